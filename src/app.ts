@@ -1,0 +1,95 @@
+/**
+ * Builds the HTTP application from the area modules. It never listens (src/main.ts does), so tests
+ * build it, listen on port 0 and close it after.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Authenticator } from './auth/authenticate.ts';
+import type { Config } from './config.ts';
+import type { DatabaseHandle } from './db/database.ts';
+import { registerCatalog } from './catalog/catalog.routes.ts';
+import { buildGraphQLSchema } from './graphql/schema.ts';
+import { registerGraphQLHttp } from './graphql/http.ts';
+import { registerHealth } from './http/health.ts';
+import { registerOpenApiDocs } from './http/openapi-docs.ts';
+import { problem, toProblem } from './http/problem.ts';
+import { RouteIndex } from './http/route-index.ts';
+import './http/fastify-types.ts';
+import { AppError } from './errors.ts';
+import { createServices, type Services } from './services.ts';
+
+export interface AppDependencies {
+  config: Config;
+  database: DatabaseHandle;
+  authenticate: Authenticator;
+}
+
+export interface App {
+  http: FastifyInstance;
+  services: Services;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp({ config, database, authenticate }: AppDependencies): Promise<App> {
+  const http = Fastify({
+    logger: { level: config.logLevel },
+    requestIdHeader: false,
+    // Accept a caller's request id only when it is a sane token; otherwise mint one.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const services = createServices(database.db);
+  const routes = new RouteIndex();
+  http.addHook('onRoute', (route) => routes.add(route.method, route.url));
+
+  http.decorateRequest('principal', null);
+  http.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  http.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.skipAuth) return;
+    request.principal = await authenticate(request.raw);
+  });
+
+  http.setErrorHandler((error, request, reply) => {
+    const body = toProblem(error, request.url);
+    if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (request.url.startsWith('/graphql') && error instanceof AppError && error.code === 'UNAUTHENTICATED') {
+      // GraphQL clients get a GraphQL-shaped error for a bad token.
+      return reply
+        .code(401)
+        .type('application/json; charset=utf-8')
+        .send({ errors: [{ message: error.message, extensions: { errorType: 'UNAUTHORIZED' } }] });
+    }
+    if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+    return reply.code(body.status).type('application/problem+json').send(body);
+  });
+
+  http.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = routes.methodsFor(path);
+    if (allowed.length) {
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .type('application/problem+json')
+        .send(problem('method-not-allowed', `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`, request.url));
+    }
+    return reply
+      .code(404)
+      .type('application/problem+json')
+      .send(problem('not-found', `No route for ${request.method} ${path}`, request.url));
+  });
+
+  registerHealth(http, database.db);
+  registerOpenApiDocs(http);
+  registerCatalog(http, services);
+  registerGraphQLHttp(http, buildGraphQLSchema(), services);
+
+  return { http, services };
+}

@@ -1,0 +1,30 @@
+/**
+ * Resolves the caller of a request through passport. Anonymous requests yield null; a present but
+ * invalid credential is an UNAUTHENTICATED error, mapped by each transport.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import passport from 'passport';
+import { unauthenticated } from '../errors.ts';
+import { BEARER_JWT, BearerJwtStrategy } from './bearer-strategy.ts';
+import type { Principal } from './principal.ts';
+
+export type Authenticator = (req: IncomingMessage, res?: ServerResponse) => Promise<Principal | null>;
+
+export function createAuthenticator(secret: string): Authenticator {
+  const instance = new passport.Passport();
+  instance.use(new BearerJwtStrategy(secret));
+  return (req, res) =>
+    new Promise((resolve, reject) => {
+      const middleware = instance.authenticate(
+        BEARER_JWT,
+        { session: false },
+        (error: unknown, user: Principal | false, info: { message?: string } | undefined) => {
+          if (error) reject(error);
+          else if (!user) reject(unauthenticated(info?.message ?? 'Invalid credentials'));
+          else resolve(user);
+        },
+      );
+      // passport calls `next` when the strategy passes (no credentials at all).
+      middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve(null)));
+    });
+}

@@ -1,0 +1,38 @@
+/** HS256 bearer tokens. The same functions sign (npm run token, tests) and verify (the server). */
+import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
+import type { Principal } from './principal.ts';
+
+export interface TokenOptions {
+  sub: string;
+  roles?: string[];
+  /** Seconds until expiry; defaults to one hour. */
+  expiresIn?: number;
+  extraClaims?: Record<string, unknown>;
+}
+
+const encoder = new TextEncoder();
+
+export async function signToken(secret: string, options: TokenOptions): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ roles: options.roles ?? [], ...options.extraClaims })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(options.sub)
+    .setIssuedAt(now)
+    .setExpirationTime(now + (options.expiresIn ?? 3600))
+    .sign(encoder.encode(secret));
+}
+
+export class InvalidTokenError extends Error {}
+
+export async function verifyToken(secret: string, token: string): Promise<Principal> {
+  try {
+    const { payload } = await jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'] });
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('token has no subject');
+    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { username: payload.sub, roles };
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw error;
+    if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('token expired');
+    throw new InvalidTokenError('token is invalid');
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The one place that reads the environment. Every other module receives a `Config`.
+ * Each variable is parsed by a small typed reader so that a bad value fails start-up with one line
+ * naming the variable, instead of surfacing later as an odd runtime error.
+ */
+import path from 'node:path';
+
+export type DatabaseTarget =
+  | { kind: 'pglite-file'; dataDir: string }
+  | { kind: 'pglite-memory' }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  database: DatabaseTarget;
+  /** Null means "not configured": outside production a secret is generated and kept under DATA_DIR. */
+  authJwtSecret: string | null;
+  graphiql: boolean;
+  graphqlSchemaPrintout: boolean;
+  graphqlWsInitTimeoutMs: number;
+  graphqlWsKeepAliveMs: number;
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  webhookDegradedAfter: number;
+  webhookDisabledAfter: number;
+  webhookConcurrency: number;
+  webhookRatePerEndpoint: number;
+  webhookAllowPrivateTargets: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Minute-based schedule from the interface document: retries 2..8 after 1m, 5m, 30m, 2h, 8h, 24h, 24h cap. */
+const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000];
+
+function readInt(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function readDatabase(env: Env, dataDir: string): DatabaseTarget {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return { kind: 'pglite-file', dataDir: path.join(dataDir, 'pglite') };
+  if (raw === 'memory:') return { kind: 'pglite-memory' };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  throw new ConfigError(
+    'DATABASE_URL',
+    `expected unset (embedded database under DATA_DIR), "memory:" or a postgres://user:pass@host:port/db URL, got "${raw}"`,
+  );
+}
+
+function readRetryDelays(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_DELAYS_MS;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_DELAYS_MS;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError('WEBHOOK_RETRY_DELAYS_MS', `expected comma-separated milliseconds like "1000,5000", got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnvRaw = env.NODE_ENV?.trim() || 'development';
+  if (!['development', 'production', 'test'].includes(nodeEnvRaw)) {
+    throw new ConfigError('NODE_ENV', `expected development, production or test, got "${nodeEnvRaw}"`);
+  }
+  const nodeEnv = nodeEnvRaw as Config['nodeEnv'];
+  const production = nodeEnv === 'production';
+  const port = readInt(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const baseUrl = (env.BASE_URL?.trim() || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    const u = new URL(baseUrl);
+    if (!['http:', 'https:'].includes(u.protocol)) throw new Error('protocol');
+  } catch {
+    throw new ConfigError('BASE_URL', `expected an http(s) URL, got "${baseUrl}"`);
+  }
+  const dataDir = path.resolve(env.DATA_DIR?.trim() || '.data');
+  const authJwtSecret = env.AUTH_JWT_SECRET?.trim() || null;
+  if (authJwtSecret !== null && authJwtSecret.length < 32) {
+    throw new ConfigError('AUTH_JWT_SECRET', 'must be at least 32 characters long');
+  }
+  if (production && authJwtSecret === null) {
+    throw new ConfigError('AUTH_JWT_SECRET', 'is required when NODE_ENV=production');
+  }
+  const degraded = readInt(env, 'WEBHOOK_DEGRADED_AFTER', 50, 1);
+  const disabled = readInt(env, 'WEBHOOK_DISABLED_AFTER', 500, 1);
+  if (disabled <= degraded) {
+    throw new ConfigError('WEBHOOK_DISABLED_AFTER', `must be greater than WEBHOOK_DEGRADED_AFTER (${degraded})`);
+  }
+  const logLevel = env.LOG_LEVEL?.trim() || (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  return {
+    nodeEnv,
+    port,
+    host,
+    baseUrl,
+    dataDir,
+    database: readDatabase(env, dataDir),
+    authJwtSecret,
+    graphiql: readBool(env, 'GRAPHIQL', !production),
+    graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
+    graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),
+    graphqlWsKeepAliveMs: readInt(env, 'GRAPHQL_WS_KEEPALIVE_MS', 30_000, 1),
+    webhookRetryDelaysMs: readRetryDelays(env),
+    webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    webhookDegradedAfter: degraded,
+    webhookDisabledAfter: disabled,
+    webhookConcurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
+    webhookRatePerEndpoint: readInt(env, 'WEBHOOK_RATE_PER_ENDPOINT', 100, 1),
+    webhookAllowPrivateTargets: readBool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    logLevel,
+  };
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_users_and_products.ts';
+
+/** Every migration, in order. Names sort lexically; add new files here. */
+export const migrations: Record<string, Migration> = {
+  '0001_users_and_products': m0001,
+};

@@ -1,0 +1,57 @@
+/**
+ * The GraphQL mapping of service errors, per the interface document's errors table. Applied once to
+ * every execution result (HTTP and WebSocket): anything not a known AppError or a GraphQL
+ * validation/syntax error becomes an opaque INTERNAL_ERROR.
+ */
+import { GraphQLError, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
+import { AppError } from '../errors.ts';
+
+export type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'INTERNAL_ERROR';
+
+const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
+  NOT_FOUND: 'NOT_FOUND',
+  FORBIDDEN: 'FORBIDDEN',
+  UNAUTHENTICATED: 'UNAUTHORIZED',
+  VALIDATION: 'BAD_REQUEST',
+  CONFLICT: 'BAD_REQUEST',
+  PAYLOAD_TOO_LARGE: 'BAD_REQUEST',
+  UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
+  NOT_ACCEPTABLE: 'BAD_REQUEST',
+};
+
+export function mapGraphQLError(error: GraphQLError, log?: (err: unknown) => void): GraphQLError {
+  const original = error.originalError;
+  if (!original || original instanceof GraphQLError) {
+    // Syntax, validation and limit errors are about the request itself.
+    if (original instanceof GraphQLError) return mapGraphQLError(original, log);
+    if (error.extensions?.errorType) return error;
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      extensions: { ...error.extensions, errorType: error.path ? 'INTERNAL_ERROR' : 'BAD_REQUEST' },
+    });
+  }
+  if (original instanceof AppError) {
+    const errorType = ERROR_TYPE[original.code] ?? 'BAD_REQUEST';
+    const extensions: Record<string, unknown> = { errorType };
+    if (original.reason) extensions.code = original.reason;
+    if (original.violations.length) extensions.violations = original.violations;
+    const message = errorType === 'FORBIDDEN' ? 'Access denied' : original.message;
+    return new GraphQLError(message, { nodes: error.nodes, path: error.path, positions: error.positions, source: error.source, extensions });
+  }
+  log?.(original);
+  return new GraphQLError('Internal server error', {
+    nodes: error.nodes,
+    path: error.path,
+    positions: error.positions,
+    source: error.source,
+    extensions: { errorType: 'INTERNAL_ERROR' },
+  });
+}
+
+export function mapResultErrors<T extends ExecutionResult | FormattedExecutionResult>(result: T, log?: (err: unknown) => void): T {
+  if (!result.errors?.length) return result;
+  return { ...result, errors: (result.errors as GraphQLError[]).map((e) => (e instanceof GraphQLError ? mapGraphQLError(e, log) : e)) };
+}

@@ -1,0 +1,37 @@
+/**
+ * Publishes every OpenAPI document the server implements, as JSON and YAML, and an index at /openapi.
+ * The bundled documents come from generated/ so what is served is exactly what was validated.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import YAML from 'yaml';
+import { documentNames } from '../../generated/openapi/index.ts';
+import { notFound } from '../errors.ts';
+
+const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
+
+export type OpenApiDocument = Record<string, any>;
+
+export function loadOpenApiDocument(name: string): OpenApiDocument {
+  return JSON.parse(fs.readFileSync(path.join(GENERATED, `${name}.json`), 'utf8'));
+}
+
+export function registerOpenApiDocs(app: FastifyInstance): void {
+  const docs = new Map<string, { json: string; yaml: string }>();
+  for (const name of documentNames) {
+    const doc = loadOpenApiDocument(name);
+    docs.set(name, { json: JSON.stringify(doc), yaml: YAML.stringify(doc, { aliasDuplicateObjects: false }) });
+  }
+  app.get('/openapi', { config: { skipAuth: true } }, async () => ({
+    documents: [...docs.keys()].map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
+  }));
+  app.get<{ Params: { file: string } }>('/openapi/:file', { config: { skipAuth: true } }, async (request, reply) => {
+    const match = /^(.+)\.(json|yaml)$/.exec(request.params.file);
+    const entry = match ? docs.get(match[1]!) : undefined;
+    if (!match || !entry) throw notFound(`No OpenAPI document named ${request.params.file}`);
+    return match[2] === 'json'
+      ? reply.type('application/json; charset=utf-8').send(entry.json)
+      : reply.type('application/yaml; charset=utf-8').send(entry.yaml);
+  });
+}

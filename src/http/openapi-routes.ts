@@ -1,0 +1,117 @@
+/**
+ * Registers Fastify routes straight from a bundled OpenAPI document. Each operation is served by the
+ * handler with its operationId, behind the ajv validators that `npm run generate` precompiled for it.
+ * The handler map is typed from the generated `operations`, so a wrong signature fails to compile.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, validationFailed, type Violation } from '../errors.ts';
+
+type Json = Record<string, any>;
+
+type Section<Op, K extends string> = Op extends { parameters: infer P } ? (P extends Record<K, infer S> ? (S extends undefined ? Record<string, never> : NonNullable<S>) : Record<string, never>) : Record<string, never>;
+type BodyOf<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : unknown;
+
+export type OperationRequest<Op> = FastifyRequest<{
+  Params: Section<Op, 'path'>;
+  Querystring: Section<Op, 'query'>;
+  Body: BodyOf<Op>;
+}>;
+
+export type OperationHandler<Op> = (request: OperationRequest<Op>, reply: FastifyReply) => Promise<unknown>;
+
+export type OperationHandlers<Ops> = { [K in keyof Ops]: OperationHandler<Ops[K]> };
+
+export interface ValidatorSet {
+  params: Record<string, ValidateFunction | undefined>;
+  bodies: Record<string, ValidateFunction | undefined>;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** `/api/v1/products/{id}` → `/api/v1/products/:id` */
+export function toFastifyPath(openapiPath: string): string {
+  return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+function joinPointer(base: string, key: string): string {
+  return `${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+/** Turns ajv errors into violations naming the JSON path (body) or `query.x` / `path.x` of each field. */
+export function violationsFrom(errors: ErrorObject[] | null | undefined, location: 'body' | 'query' | 'path'): Violation[] {
+  const seen = new Set<string>();
+  const out: Violation[] = [];
+  for (const e of errors ?? []) {
+    let pointer = e.instancePath;
+    if (e.keyword === 'required') pointer = joinPointer(pointer, (e.params as { missingProperty: string }).missingProperty);
+    if (e.keyword === 'additionalProperties') pointer = joinPointer(pointer, (e.params as { additionalProperty: string }).additionalProperty);
+    const field = location === 'body' ? pointer || '/' : `${location}.${pointer.slice(1).split('/').join('.')}`;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') message = 'is required';
+    if (e.keyword === 'additionalProperties') message = 'is not an allowed property';
+    if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    const key = `${field}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, message });
+  }
+  return out;
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+export interface RegisteredOperation {
+  method: string;
+  path: string;
+  operationId: string;
+}
+
+export function registerOperations<Ops>(
+  app: FastifyInstance,
+  doc: Json,
+  validators: ValidatorSet,
+  handlers: Partial<OperationHandlers<Ops>>,
+): RegisteredOperation[] {
+  const registered: RegisteredOperation[] = [];
+  const table = handlers as Record<string, OperationHandler<unknown> | undefined>;
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method];
+      const operationId: string | undefined = op?.operationId;
+      const handler = operationId ? table[operationId] : undefined;
+      if (!operationId || !handler) continue;
+      const validatePath = validators.params[`${operationId}_path`];
+      const validateQuery = validators.params[`${operationId}_query`];
+      const validateBody = validators.bodies[`${operationId}_body`];
+      const bodyRequired = Boolean(op.requestBody?.required);
+      app.route({
+        method: method.toUpperCase() as 'GET',
+        url: toFastifyPath(path),
+        config: { operationId },
+        handler: async (request, reply) => {
+          const violations: Violation[] = [];
+          if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));
+          if (validateQuery && !validateQuery(request.query)) violations.push(...violationsFrom(validateQuery.errors, 'query'));
+          if (validateBody) {
+            const hasBody = request.body !== undefined && request.body !== null;
+            if (hasBody || bodyRequired) {
+              if (!isJsonContentType(request.headers['content-type'])) {
+                throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This operation accepts application/json request bodies only');
+              }
+              if (!validateBody(request.body)) violations.push(...violationsFrom(validateBody.errors, 'body'));
+            }
+          }
+          if (violations.length) throw validationFailed(violations, 'The request is invalid; see `errors` for each field');
+          return handler(request as never, reply);
+        },
+      });
+      registered.push({ method: method.toUpperCase(), path, operationId });
+    }
+  }
+  return registered;
+}

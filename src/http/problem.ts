@@ -1,0 +1,105 @@
+/**
+ * RFC 7807 Problem Details: the one error format of every REST endpoint. `toProblem` is the single
+ * place where service errors, validation failures and framework errors become HTTP responses. The
+ * type table mirrors openapi/components/problem.yaml.
+ */
+import { AppError, type AppErrorCode, type Violation } from '../errors.ts';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code?: string;
+  errors?: Violation[];
+}
+
+export type ProblemKind =
+  | 'validation-error'
+  | 'malformed-json'
+  | 'invalid-cursor'
+  | 'empty-file'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'not-acceptable'
+  | 'conflict'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'internal-error'
+  | 'service-unavailable';
+
+const KINDS: Record<ProblemKind, { status: number; title: string }> = {
+  'validation-error': { status: 400, title: 'Validation failed' },
+  'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'invalid-cursor': { status: 400, title: 'Invalid cursor' },
+  'empty-file': { status: 400, title: 'Empty file' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  'not-found': { status: 404, title: 'Not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'not-acceptable': { status: 406, title: 'Not acceptable' },
+  conflict: { status: 409, title: 'Conflict' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'internal-error': { status: 500, title: 'Internal server error' },
+  'service-unavailable': { status: 503, title: 'Service unavailable' },
+};
+
+const KIND_BY_CODE: Record<AppErrorCode, ProblemKind> = {
+  NOT_FOUND: 'not-found',
+  VALIDATION: 'validation-error',
+  CONFLICT: 'conflict',
+  UNAUTHENTICATED: 'unauthorized',
+  FORBIDDEN: 'forbidden',
+  PAYLOAD_TOO_LARGE: 'payload-too-large',
+  UNSUPPORTED_MEDIA_TYPE: 'unsupported-media-type',
+  NOT_ACCEPTABLE: 'not-acceptable',
+};
+
+/** Reasons that have a problem type of their own. */
+const KIND_BY_REASON: Record<string, ProblemKind> = {
+  INVALID_CURSOR: 'invalid-cursor',
+  EMPTY_FILE: 'empty-file',
+};
+
+export function problem(kind: ProblemKind, detail: string, url: string, extra: Pick<Problem, 'code' | 'errors'> = {}): Problem {
+  const { status, title } = KINDS[kind];
+  return { type: `/problems/${kind}`, title, status, detail, instance: url.split('?')[0]!, ...extra };
+}
+
+interface FrameworkError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+/** Fastify's own client errors, by code, with messages safe to show. */
+const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['malformed-json', 'The request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['malformed-json', 'The request body is empty but the content type is JSON'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported-media-type', 'Unsupported request content type'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload-too-large', 'The request body is too large'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation-error', 'Content-Length does not match the body'],
+};
+
+/** Maps anything thrown during a request to a Problem. Unknown errors become an opaque 500. */
+export function toProblem(error: unknown, url: string): Problem {
+  if (error instanceof AppError) {
+    const kind = (error.reason && KIND_BY_REASON[error.reason]) || KIND_BY_CODE[error.code];
+    return problem(kind, error.message, url, {
+      ...(error.reason ? { code: error.reason } : {}),
+      ...(error.violations.length ? { errors: error.violations } : {}),
+    });
+  }
+  const fe = error as FrameworkError | null;
+  const known = fe?.code ? FRAMEWORK_ERRORS[fe.code] : undefined;
+  if (known) return problem(known[0], known[1], url);
+  if (typeof fe?.statusCode === 'number' && fe.statusCode === 413) return problem('payload-too-large', 'The request body is too large', url);
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return problem('validation-error', 'The request could not be processed', url);
+  }
+  return problem('internal-error', 'An unexpected error occurred; it has been logged', url);
+}

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+t.test('defaults follow the operator contract', async (t) => {
+  const c = loadConfig({});
+  t.equal(c.port, 3000);
+  t.equal(c.database.kind, 'pglite-file');
+  t.equal(c.graphqlWsInitTimeoutMs, 60_000);
+  t.equal(c.graphqlWsKeepAliveMs, 30_000);
+  t.equal(c.webhookTimeoutMs, 10_000);
+  t.equal(c.webhookDegradedAfter, 50);
+  t.equal(c.webhookDisabledAfter, 500);
+  t.equal(c.webhookConcurrency, 50);
+  t.equal(c.webhookRatePerEndpoint, 100);
+  t.same(c.webhookRetryDelaysMs, [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000]);
+  t.equal(c.graphiql, true);
+  t.equal(loadConfig({ DATABASE_URL: 'memory:' }).database.kind, 'pglite-memory');
+  t.same(loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db' }).database, { kind: 'postgres', url: 'postgres://u:p@127.0.0.1:5432/db' });
+});
+
+t.test('production turns the explorer off and requires a JWT secret', async (t) => {
+  const missing = t.throws(() => loadConfig({ NODE_ENV: 'production' })) as ConfigError;
+  t.equal(missing.variable, 'AUTH_JWT_SECRET');
+  const c = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40) });
+  t.equal(c.graphiql, false);
+  t.equal(c.graphqlSchemaPrintout, false);
+});
+
+t.test('each bad value names its variable', async (t) => {
+  const cases: [Record<string, string>, string][] = [
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'nonsense' }, 'DATABASE_URL'],
+    [{ BASE_URL: 'ftp://x' }, 'BASE_URL'],
+    [{ GRAPHIQL: 'maybe' }, 'GRAPHIQL'],
+    [{ WEBHOOK_RETRY_DELAYS_MS: '1,a' }, 'WEBHOOK_RETRY_DELAYS_MS'],
+    [{ WEBHOOK_DEGRADED_AFTER: '10', WEBHOOK_DISABLED_AFTER: '5' }, 'WEBHOOK_DISABLED_AFTER'],
+    [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+  ];
+  for (const [env, variable] of cases) {
+    const error = t.throws(() => loadConfig(env)) as ConfigError;
+    t.equal(error.variable, variable, `${JSON.stringify(env)} names ${variable}`);
+  }
+});
+
+t.test('npm start with DATABASE_URL=nonsense prints one clear line and exits 1', async (t) => {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: 'nonsense', NODE_ENV: 'development' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(result.status, 1);
+  const lines = result.stderr.trim().split('\n');
+  t.equal(lines.length, 1, `one line: ${result.stderr}`);
+  t.match(lines[0], /DATABASE_URL/);
+});

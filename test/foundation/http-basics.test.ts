@@ -1,0 +1,78 @@
+import t from 'tap';
+import { startServer } from '../helpers/server.ts';
+
+t.test('health, readiness, request ids, and Problem Details for routing errors', async (t) => {
+  const server = await startServer(t, {
+    configure: (app) => {
+      app.http.get('/__boom', async () => {
+        throw new Error('secret internal detail at /srv/app.ts:42');
+      });
+    },
+  });
+  const { api, baseUrl } = server;
+
+  const health = await api.get('/healthz', { expect: 200 });
+  t.same(health.body, { status: 'ok' });
+  const ready = await api.get('/readyz', { expect: 200 });
+  t.same(ready.body, { status: 'ready', database: 'ok' });
+
+  t.test('X-Request-Id is echoed, or minted when absent', async (t) => {
+    const echoed = await fetch(`${baseUrl}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
+    t.equal(echoed.headers.get('x-request-id'), 'abc-123');
+    const minted = await fetch(`${baseUrl}/healthz`);
+    t.match(minted.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
+    const hostile = await fetch(`${baseUrl}/healthz`, { headers: { 'x-request-id': 'a b<script>' } });
+    t.not(hostile.headers.get('x-request-id'), 'a b<script>');
+  });
+
+  t.test('unknown route is a 404 problem', async (t) => {
+    const r = await fetch(`${baseUrl}/nope/nothing`);
+    t.equal(r.status, 404);
+    t.equal(r.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    const body = (await r.json()) as any;
+    t.match(body, { type: '/problems/not-found', title: 'Not found', status: 404, instance: '/nope/nothing' });
+    t.type(body.detail, 'string');
+  });
+
+  t.test('known path with the wrong method is a 405 with Allow', async (t) => {
+    const r = await fetch(`${baseUrl}/healthz`, { method: 'DELETE' });
+    t.equal(r.status, 405);
+    t.equal(r.headers.get('allow'), 'GET');
+    t.match(await r.json(), { status: 405, type: '/problems/method-not-allowed' });
+  });
+
+  t.test('an unexpected error is an opaque 500', async (t) => {
+    const r = await fetch(`${baseUrl}/__boom`);
+    t.equal(r.status, 500);
+    const text = await r.text();
+    t.notMatch(text, /secret internal detail|app\.ts|stack/);
+    t.match(JSON.parse(text), { status: 500, type: '/problems/internal-error', title: 'Internal server error' });
+  });
+});
+
+t.test('readiness reports 503 when the database is gone', async (t) => {
+  const server = await startServer(t);
+  await server.database.db.destroy();
+  const r = await fetch(`${server.baseUrl}/readyz`);
+  t.equal(r.status, 503);
+  t.match(await r.json(), { status: 503 });
+});
+
+t.test('published OpenAPI documents', async (t) => {
+  const { api, baseUrl } = await startServer(t);
+  const index = await api.get('/openapi', { expect: 200 });
+  const names = index.body.documents.map((d: { name: string }) => d.name);
+  t.ok(names.includes('rest-v1'));
+  for (const doc of index.body.documents) {
+    const json = await fetch(`${baseUrl}${doc.json}`);
+    t.equal(json.status, 200);
+    const parsed = (await json.json()) as any;
+    t.equal(parsed.openapi, '3.1.0', `${doc.name} is OpenAPI 3.1`);
+    const yaml = await fetch(`${baseUrl}${doc.yaml}`);
+    t.equal(yaml.status, 200);
+    t.match(yaml.headers.get('content-type'), /yaml/);
+    t.match(await yaml.text(), /openapi: 3\.1\.0/);
+  }
+  const missing = await fetch(`${baseUrl}/openapi/nothing.json`);
+  t.equal(missing.status, 404);
+});

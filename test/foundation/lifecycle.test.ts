@@ -1,0 +1,78 @@
+/**
+ * The operator contract end to end: the real entry point (what `npm start` runs) serves GraphQL,
+ * stops on SIGTERM with exit code 0, and keeps its data across a restart.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { createTestDatabase } from '../helpers/database.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server not ready within 60 s: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, base, exited };
+}
+
+async function graphql(base: string, query: string) {
+  const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+t.test('start, serve, SIGTERM, restart with the data kept', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-data-'));
+  const { target, drop } = await createTestDatabase();
+  t.teardown(async () => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await drop();
+  });
+  // On the PostgreSQL run the process uses the test server; otherwise the embedded default under DATA_DIR.
+  const env: Record<string, string> = { DATA_DIR: dataDir, DATABASE_URL: target.kind === 'postgres' ? target.url : '' };
+
+  const first = await startProcess(env);
+  const before = await graphql(first.base, '{ users { totalElements } }');
+  t.equal(before.status, 200);
+  t.equal(before.body.data.users.totalElements, 0);
+  const created = await graphql(first.base, 'mutation { createUser(input: {username: "kept", email: "kept@example.com", displayName: "Kept"}) { id } }');
+  t.ok(created.body.data.createUser.id);
+  first.child.kill('SIGTERM');
+  t.equal(await first.exited, 0, 'SIGTERM exits 0');
+
+  const second = await startProcess(env);
+  const after = await graphql(second.base, '{ users { totalElements content { username } } }');
+  t.same(after.body.data.users, { totalElements: 1, content: [{ username: 'kept' }] });
+  second.child.kill('SIGINT');
+  t.equal(await second.exited, 0, 'SIGINT exits 0');
+});

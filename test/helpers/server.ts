@@ -1,0 +1,61 @@
+/**
+ * Starts the real application on a loopback port over a fresh database, for one test file.
+ * Teardown closes the server and drops the database.
+ */
+import type { Test } from 'tap';
+import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { signToken } from '../../src/auth/jwt.ts';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { createTestDatabase } from './database.ts';
+import { ContractClient } from './contract.ts';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+
+export interface TestServer {
+  baseUrl: string;
+  app: App;
+  config: Config;
+  database: DatabaseHandle;
+  /** A client whose every response is checked against the OpenAPI documents. */
+  api: ContractClient;
+  token(sub: string, roles?: string[]): Promise<string>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Runs before the server listens: tests may add routes (e.g. one that throws). */
+  configure?: (app: App) => void | Promise<void>;
+}
+
+export async function startServer(t: Test, options: StartOptions = {}): Promise<TestServer> {
+  const env = options.env ?? {};
+  const { target, drop } = await createTestDatabase();
+  const config: Config = {
+    ...loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }),
+    database: target,
+  };
+  const database = await openDatabase(target);
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database, authenticate: createAuthenticator(TEST_JWT_SECRET) });
+  await options.configure?.(app);
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.http.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  t.teardown(async () => {
+    await app.http.close();
+    await database.close();
+    await drop();
+  });
+  return {
+    baseUrl,
+    app,
+    config,
+    database,
+    api: new ContractClient(baseUrl),
+    token: (sub, roles = []) => signToken(TEST_JWT_SECRET, { sub, roles }),
+  };
+}
