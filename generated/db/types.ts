@@ -6,6 +6,60 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   : ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface CommentsTable {
+  id: Generated<number>;
+  post_id: number;
+  author_id: string;
+  parent_id: number | null;
+  content: string;
+  created_at: Generated<Date>;
+}
+
+/** A comments row as selected. */
+export type CommentsRow = Selectable<CommentsTable>;
+
+export interface FollowsTable {
+  follower_id: string;
+  followee_id: string;
+  created_at: Generated<Date>;
+}
+
+/** A follows row as selected. */
+export type FollowsRow = Selectable<FollowsTable>;
+
+export interface PostLikesTable {
+  post_id: number;
+  user_id: string;
+  created_at: Generated<Date>;
+}
+
+/** A post_likes row as selected. */
+export type PostLikesRow = Selectable<PostLikesTable>;
+
+export interface PostTagsTable {
+  post_id: number;
+  tag_id: number;
+}
+
+/** A post_tags row as selected. */
+export type PostTagsRow = Selectable<PostTagsTable>;
+
+export interface PostsTable {
+  id: Generated<number>;
+  author_id: string;
+  title: string;
+  content: string;
+  slug: string;
+  status: Generated<string>;
+  view_count: Generated<number>;
+  published_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A posts row as selected. */
+export type PostsRow = Selectable<PostsTable>;
+
 export interface ProductAttributesTable {
   product_id: string;
   position: number;
@@ -31,6 +85,14 @@ export interface ProductsTable {
 /** A products row as selected. */
 export type ProductsRow = Selectable<ProductsTable>;
 
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+}
+
+/** A tags row as selected. */
+export type TagsRow = Selectable<TagsTable>;
+
 export interface UsersTable {
   id: Generated<string>;
   tenant_id: Generated<string>;
@@ -52,7 +114,13 @@ export interface UsersTable {
 export type UsersRow = Selectable<UsersTable>;
 
 export interface DB {
+  comments: CommentsTable;
+  follows: FollowsTable;
+  post_likes: PostLikesTable;
+  post_tags: PostTagsTable;
+  posts: PostsTable;
   product_attributes: ProductAttributesTable;
   products: ProductsTable;
+  tags: TagsTable;
   users: UsersTable;
 }

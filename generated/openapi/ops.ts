@@ -183,8 +183,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/internal-error",
-                 *       "title": "Internal Server Error",
+                 *       "title": "Internal server error",
                  *       "status": 500,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Internal server error"
                  *     }
                  */
@@ -200,8 +201,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/not-found",
-                 *       "title": "Not Found",
+                 *       "title": "Not found",
                  *       "status": 404,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Product not found: 3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *     }
                  */
@@ -217,8 +219,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/service-unavailable",
-                 *       "title": "Service Unavailable",
+                 *       "title": "Service unavailable",
                  *       "status": 503,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Database unreachable"
                  *     }
                  */

@@ -236,8 +236,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/internal-error",
-                 *       "title": "Internal Server Error",
+                 *       "title": "Internal server error",
                  *       "status": 500,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Internal server error"
                  *     }
                  */
@@ -257,6 +258,7 @@ export interface components {
                  *       "type": "/problems/unauthorized",
                  *       "title": "Unauthorized",
                  *       "status": 401,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "A valid bearer token is required."
                  *     }
                  */

@@ -872,6 +872,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "A product with SKU ABC-123 already exists."
                  *     }
                  */
@@ -889,6 +890,7 @@ export interface components {
                  *       "type": "/problems/forbidden",
                  *       "title": "Forbidden",
                  *       "status": 403,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Access denied"
                  *     }
                  */
@@ -911,8 +913,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/internal-error",
-                 *       "title": "Internal Server Error",
+                 *       "title": "Internal server error",
                  *       "status": 500,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Internal server error"
                  *     }
                  */
@@ -931,8 +934,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/not-acceptable",
-                 *       "title": "Not Acceptable",
+                 *       "title": "Not acceptable",
                  *       "status": 406,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "text/csv is not available for this resource; available: application/json, application/xml"
                  *     }
                  */
@@ -948,8 +952,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/not-found",
-                 *       "title": "Not Found",
+                 *       "title": "Not found",
                  *       "status": 404,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Product not found: 3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *     }
                  */
@@ -975,8 +980,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/payload-too-large",
-                 *       "title": "Payload Too Large",
+                 *       "title": "Payload too large",
                  *       "status": 413,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "The uploaded file exceeds 10000000 bytes."
                  *     }
                  */
@@ -1024,6 +1030,7 @@ export interface components {
                  *       "type": "/problems/unauthorized",
                  *       "title": "Unauthorized",
                  *       "status": 401,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "A valid bearer token is required."
                  *     }
                  */
@@ -1039,8 +1046,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/unsupported-media-type",
-                 *       "title": "Unsupported Media Type",
+                 *       "title": "Unsupported media type",
                  *       "status": 415,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Content-Type text/csv is not supported; use application/json."
                  *     }
                  */

@@ -314,6 +314,7 @@ export interface components {
                  *       "type": "/problems/conflict",
                  *       "title": "Conflict",
                  *       "status": 409,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "A product with SKU ABC-123 already exists."
                  *     }
                  */
@@ -331,6 +332,7 @@ export interface components {
                  *       "type": "/problems/forbidden",
                  *       "title": "Forbidden",
                  *       "status": 403,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Access denied"
                  *     }
                  */
@@ -346,8 +348,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/internal-error",
-                 *       "title": "Internal Server Error",
+                 *       "title": "Internal server error",
                  *       "status": 500,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Internal server error"
                  *     }
                  */
@@ -366,8 +369,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/not-acceptable",
-                 *       "title": "Not Acceptable",
+                 *       "title": "Not acceptable",
                  *       "status": 406,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "text/csv is not available for this resource; available: application/json, application/xml"
                  *     }
                  */
@@ -383,8 +387,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/not-found",
-                 *       "title": "Not Found",
+                 *       "title": "Not found",
                  *       "status": 404,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Product not found: 3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *     }
                  */
@@ -400,8 +405,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/payload-too-large",
-                 *       "title": "Payload Too Large",
+                 *       "title": "Payload too large",
                  *       "status": 413,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "The uploaded file exceeds 10000000 bytes."
                  *     }
                  */
@@ -430,6 +436,7 @@ export interface components {
                  *       "type": "/problems/unauthorized",
                  *       "title": "Unauthorized",
                  *       "status": 401,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "A valid bearer token is required."
                  *     }
                  */
@@ -445,8 +452,9 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "/problems/unsupported-media-type",
-                 *       "title": "Unsupported Media Type",
+                 *       "title": "Unsupported media type",
                  *       "status": 415,
+                 *       "instance": "/api/v1/products",
                  *       "detail": "Content-Type text/csv is not supported; use application/json."
                  *     }
                  */
