@@ -1,5 +1,5 @@
 /**
- * The operator contract end to end: the real entry point (what `npm start` runs) serves GraphQL,
+ * The operator contract end to end: `npm start` serves GraphQL,
  * stops on SIGTERM with exit code 0, and keeps its data across a restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,7 +23,8 @@ function freePort(): Promise<number> {
 
 async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // Exactly what an operator runs: `npm start`, so that signal forwarding through npm is covered too.
+  const child = spawn('npm', ['start', '--silent'], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe'],
