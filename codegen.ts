@@ -33,6 +33,9 @@ const config: CodegenSettings = {
         mapperTypeSuffix: 'Model',
         mappers: {
           User: '../db/types.ts#UsersRow',
+          Post: '../db/types.ts#PostsRow',
+          Comment: '../db/types.ts#CommentsRow',
+          Tag: '../db/types.ts#TagsRow',
         },
         // Every field declared in the SDL must have a resolver or a mapped property of the same name.
         avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false, resolvers: false },

@@ -7,11 +7,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
-import { registerCatalog } from './catalog/catalog.routes.ts';
-import { buildGraphQLSchema } from './graphql/schema.ts';
-import { registerGraphQLHttp } from './graphql/http.ts';
+import { registerPostLists } from './content/post-lists.routes.ts';
+import { registerGraphQL } from './graphql/graphql.routes.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOpenApiDocs } from './http/openapi-docs.ts';
+import { registerRestApis } from './http/rest-routes.ts';
 import { problem, toProblem } from './http/problem.ts';
 import { RouteIndex } from './http/route-index.ts';
 import './http/fastify-types.ts';
@@ -22,6 +22,10 @@ export interface AppDependencies {
   config: Config;
   database: DatabaseHandle;
   authenticate: Authenticator;
+  /** Key of the signed list cursors (see src/http/cursor.ts: derived from the JWT secret). */
+  cursorSecret: Uint8Array;
+  /** Verifies the bearer tokens that WebSocket clients send in `connection_init`. */
+  jwtSecret: string;
 }
 
 export interface App {
@@ -31,7 +35,7 @@ export interface App {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildApp({ config, database, authenticate }: AppDependencies): Promise<App> {
+export async function buildApp({ config, database, authenticate, cursorSecret, jwtSecret }: AppDependencies): Promise<App> {
   const http = Fastify({
     logger: { level: config.logLevel },
     requestIdHeader: false,
@@ -88,8 +92,9 @@ export async function buildApp({ config, database, authenticate }: AppDependenci
 
   registerHealth(http, database.db);
   registerOpenApiDocs(http);
-  registerCatalog(http, services);
-  registerGraphQLHttp(http, buildGraphQLSchema(), services);
+  registerRestApis(http, services);
+  registerPostLists(http, services, cursorSecret);
+  await registerGraphQL(http, { config, database, services, jwtSecret });
 
   return { http, services };
 }

@@ -23,6 +23,10 @@ export interface Config {
   graphqlSchemaPrintout: boolean;
   graphqlWsInitTimeoutMs: number;
   graphqlWsKeepAliveMs: number;
+  /** Deepest field nesting a GraphQL operation may have (root fields are depth 1). */
+  graphqlMaxDepth: number;
+  /** Highest estimated cost of a GraphQL operation (cost model in src/graphql/limits.ts). */
+  graphqlMaxComplexity: number;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookDegradedAfter: number;
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),
     graphqlWsKeepAliveMs: readInt(env, 'GRAPHQL_WS_KEEPALIVE_MS', 30_000, 1),
+    graphqlMaxDepth: readInt(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 100),
+    graphqlMaxComplexity: readInt(env, 'GRAPHQL_MAX_COMPLEXITY', 200, 1),
     webhookRetryDelaysMs: readRetryDelays(env),
     webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookDegradedAfter: degraded,

@@ -8,6 +8,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { deriveCursorSecret } from './http/cursor.ts';
 
 function fail(message: string): never {
   process.stderr.write(`error: ${message}\n`);
@@ -30,7 +31,14 @@ try {
   fail(`cannot open the database (${config.database.kind}): ${(error as Error).message}`);
 }
 
-const { http } = await buildApp({ config, database, authenticate: createAuthenticator(resolveJwtSecret(config)) });
+const jwtSecret = resolveJwtSecret(config);
+const { http } = await buildApp({
+  config,
+  database,
+  authenticate: createAuthenticator(jwtSecret),
+  cursorSecret: deriveCursorSecret(jwtSecret),
+  jwtSecret,
+});
 await http.listen({ port: config.port, host: config.host });
 http.log.info({ baseUrl: config.baseUrl, database: config.database.kind }, 'server started');
 

@@ -1,16 +1,41 @@
 /** Every area's service over one database handle: what transports (REST, GraphQL, workers) call. */
 import { ProductsService } from './catalog/products.service.ts';
+import { CustomersService } from './orders/customers.service.ts';
+import { OrdersService } from './orders/orders.service.ts';
+import { FilesService } from './files/files.service.ts';
+import { ConfigService } from './files/config.service.ts';
 import { UsersService } from './content/users.service.ts';
+import { CommentsService } from './content/comments.service.ts';
+import { ContentLoaderFactory } from './content/content.loaders.ts';
+import { PostsService } from './content/posts.service.ts';
+import { PostListsService } from './content/post-lists.service.ts';
 import type { Database } from './db/database.ts';
 
 export interface Services {
   users: UsersService;
+  posts: PostsService;
+  comments: CommentsService;
+  /** Per-request batchers for the content graph (GraphQL field resolution). */
+  contentLoaders: ContentLoaderFactory;
   products: ProductsService;
+  customers: CustomersService;
+  orders: OrdersService;
+  files: FilesService;
+  config: ConfigService;
+  postLists: PostListsService;
 }
 
 export function createServices(db: Database): Services {
   return {
     users: new UsersService(db),
+    posts: new PostsService(db),
+    comments: new CommentsService(db, new PostsService(db)),
+    contentLoaders: new ContentLoaderFactory(db),
     products: new ProductsService(db),
+    customers: new CustomersService(db),
+    orders: new OrdersService(db),
+    files: new FilesService(db),
+    config: new ConfigService(db),
+    postLists: new PostListsService(db),
   };
 }

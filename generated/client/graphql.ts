@@ -27,14 +27,17 @@ export type CreatePostInput = {
   /** Body text, 1–50000 characters. */
   content: string;
   /**
-   * Optional tag names, at most 10. Each tag is trimmed and lower-cased by the
-   * server before it is checked, must then be 1–30 characters of a-z, 0-9 and
-   * hyphen and start with a letter or digit (so "GraphQL" is stored as
-   * "graphql"). Duplicates (after lower-casing) are dropped; unknown tags are
+   * Optional tag names, at most 10. Each tag is 1–30 characters of letters,
+   * digits and hyphen and starts with a letter or digit; the server lower-cases
+   * it (so "GraphQL" is stored as "graphql"). Duplicates (after lower-casing)
+   * are dropped, the first occurrence keeping its place; unknown tags are
    * created.
    */
   tags?: Array<string> | null | undefined;
-  /** Initial status; DRAFT when omitted. */
+  /**
+   * Initial status: DRAFT (the default) or PUBLISHED. A post cannot be created
+   * ARCHIVED (BAD_REQUEST, VALIDATION_ERROR with a violation on `input.status`).
+   */
   status?: PostStatus | null | undefined;
 };
 
@@ -49,8 +52,8 @@ export type UpdatePostInput = {
   content?: string | null | undefined;
   /**
    * Replacement tag list (not a merge), same rules as in CreatePostInput: at
-   * most 10 tags, each lower-cased then 1–30 characters matching
-   * ^[a-z0-9][a-z0-9-]*$. An empty list removes all tags.
+   * most 10 tags, each 1–30 characters matching ^[A-Za-z0-9][A-Za-z0-9-]*$,
+   * stored lower-cased. An empty list removes all tags.
    */
   tags?: Array<string> | null | undefined;
 };

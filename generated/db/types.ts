@@ -6,6 +6,34 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   : ColumnType<T, T | undefined, T>;
 export type Json = unknown;
 
+export interface AppConfigTable {
+  id: number;
+  revision: number;
+  settings: Json;
+  updated_at: Generated<Date>;
+}
+
+/** A app_config row as selected. */
+export type AppConfigRow = Selectable<AppConfigTable>;
+
+export interface BlobChunksTable {
+  blob_id: string;
+  seq: number;
+  data: Buffer;
+}
+
+/** A blob_chunks row as selected. */
+export type BlobChunksRow = Selectable<BlobChunksTable>;
+
+export interface BlobsTable {
+  id: Generated<string>;
+  size: number;
+  created_at: Generated<Date>;
+}
+
+/** A blobs row as selected. */
+export type BlobsRow = Selectable<BlobsTable>;
+
 export interface CommentsTable {
   id: Generated<number>;
   post_id: number;
@@ -18,6 +46,30 @@ export interface CommentsTable {
 /** A comments row as selected. */
 export type CommentsRow = Selectable<CommentsTable>;
 
+export interface CustomersTable {
+  id: Generated<string>;
+  name: string;
+  email: string;
+  user_id: string | null;
+  created_at: Generated<Date>;
+}
+
+/** A customers row as selected. */
+export type CustomersRow = Selectable<CustomersTable>;
+
+export interface FilesTable {
+  id: Generated<string>;
+  blob_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  uploaded_by: string;
+  created_at: Generated<Date>;
+}
+
+/** A files row as selected. */
+export type FilesRow = Selectable<FilesTable>;
+
 export interface FollowsTable {
   follower_id: string;
   followee_id: string;
@@ -26,6 +78,37 @@ export interface FollowsTable {
 
 /** A follows row as selected. */
 export type FollowsRow = Selectable<FollowsTable>;
+
+export interface OrderItemsTable {
+  order_id: string;
+  position: number;
+  product_id: string;
+  name: string;
+  quantity: number;
+  unit_price: string;
+  line_total: string;
+}
+
+/** A order_items row as selected. */
+export type OrderItemsRow = Selectable<OrderItemsTable>;
+
+export interface OrdersTable {
+  id: Generated<string>;
+  customer_id: string;
+  status: Generated<string>;
+  total: string;
+  currency: Generated<string>;
+  version: Generated<number>;
+  carrier: string | null;
+  tracking_number: string | null;
+  shipped_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A orders row as selected. */
+export type OrdersRow = Selectable<OrdersTable>;
 
 export interface PostLikesTable {
   post_id: number;
@@ -39,6 +122,7 @@ export type PostLikesRow = Selectable<PostLikesTable>;
 export interface PostTagsTable {
   post_id: number;
   tag_id: number;
+  position: Generated<number>;
 }
 
 /** A post_tags row as selected. */
@@ -69,6 +153,20 @@ export interface ProductAttributesTable {
 
 /** A product_attributes row as selected. */
 export type ProductAttributesRow = Selectable<ProductAttributesTable>;
+
+export interface ProductImagesTable {
+  id: Generated<string>;
+  product_id: string;
+  blob_id: string;
+  content_type: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  created_at: Generated<Date>;
+}
+
+/** A product_images row as selected. */
+export type ProductImagesRow = Selectable<ProductImagesTable>;
 
 export interface ProductsTable {
   id: Generated<string>;
@@ -114,12 +212,20 @@ export interface UsersTable {
 export type UsersRow = Selectable<UsersTable>;
 
 export interface DB {
+  app_config: AppConfigTable;
+  blob_chunks: BlobChunksTable;
+  blobs: BlobsTable;
   comments: CommentsTable;
+  customers: CustomersTable;
+  files: FilesTable;
   follows: FollowsTable;
+  order_items: OrderItemsTable;
+  orders: OrdersTable;
   post_likes: PostLikesTable;
   post_tags: PostTagsTable;
   posts: PostsTable;
   product_attributes: ProductAttributesTable;
+  product_images: ProductImagesTable;
   products: ProductsTable;
   tags: TagsTable;
   users: UsersTable;

@@ -16,11 +16,17 @@ export interface paths {
          *     together are a 400.
          *
          *     `has_next`: older posts exist beyond this page; `has_prev`: newer
-         *     posts exist beyond this page. `cursors.before` addresses the oldest
+         *     posts exist beyond this page (both exact: the side not fetched is
+         *     checked with a one-row index probe). The first page (no cursor) is
+         *     the newest, so its `has_prev` is false. `cursors.before` addresses the oldest
          *     item of the page (pass it as `before`) and is null exactly when
          *     `has_next` is false; `cursors.after` addresses the newest item (pass
          *     it as `after`) and is null exactly when `has_prev` is false.
-         *     Visibility and cursor rules as for `/posts`.
+         *     A `before` cursor is only valid as `before` and an `after` cursor only
+         *     as `after`. For an empty page (e.g. everything older was deleted) the
+         *     cursor's own position is the page's edge, so the walk can turn back.
+         *     Walking `before` from any page and then `after` back gives the same
+         *     pages in mirror order. Visibility and cursor rules as for `/posts`.
          */
         get: operations["getFeed"];
         put?: never;
@@ -104,7 +110,10 @@ export interface components {
             has_next: boolean;
             /** @description Parameters for the next page (values of the last item), or null when `has_next` is false. */
             next: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description The last item's stored `createdAt`, exact to the microsecond.
+                 */
                 created_before: string;
                 id_before: number;
             } | null;
@@ -301,7 +310,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeedPage"];
                 };
             };
-            /** @description Invalid parameter, `limit` outside 1..100, both cursors given, or an invalid cursor. */
+            /** @description Invalid parameter, `limit` outside 1..100, both cursors given, or an invalid cursor (`/problems/invalid-cursor`). */
             400: components["responses"]["BadRequest"];
             /** @description A bearer token was supplied but is invalid or expired. */
             401: components["responses"]["Unauthorized"];
@@ -313,9 +322,13 @@ export interface operations {
             query?: {
                 /** @description Cursor form. Opaque cursor from a previous `pagination.cursor` or `cursor`. */
                 after?: string;
-                /** @description Keyset form. ISO 8601 timestamp; only posts created strictly before it. */
+                /**
+                 * @description Keyset form. RFC 3339 timestamp (at most 6 fraction digits, years
+                 *     1..9999); only posts created strictly before it (or before the
+                 *     pair with `id_before`).
+                 */
                 created_before?: string;
-                /** @description Keyset form. Only posts with a smaller id (or the tiebreaker when combined with `created_before`). */
+                /** @description Keyset form, only together with `created_before`. Tiebreaker among posts created at exactly `created_before`; only posts with a smaller id. */
                 id_before?: number;
                 /** @description Page size, 1..100 (default 20). Values above 100 are a 400. */
                 limit?: components["parameters"]["limit"];
@@ -337,7 +350,7 @@ export interface operations {
                     "application/json": components["schemas"]["StandardPage"] | components["schemas"]["OffsetPage"] | components["schemas"]["CursorPage"] | components["schemas"]["KeysetPage"];
                 };
             };
-            /** @description Invalid parameter, `limit` outside 1..100, parameters of different forms mixed, or an invalid cursor. */
+            /** @description Invalid parameter, `limit` outside 1..100, parameters of different forms mixed, `id_before` without `created_before`, or an invalid cursor (`/problems/invalid-cursor`). */
             400: components["responses"]["BadRequest"];
             /** @description A bearer token was supplied but is invalid or expired. */
             401: components["responses"]["Unauthorized"];

@@ -83,8 +83,7 @@ export interface paths {
          * Download a file
          * @description Returns the stored bytes. Any authenticated caller may download any
          *     file (file ids are unguessable UUIDs). The response `Content-Type` is
-         *     the stored content type (documented here as
-         *     `application/octet-stream`, i.e. any type). `format` values map to
+         *     the stored content type (any type, hence `*\/*`). `format` values map to
          *     json/xml/csv, which are not offered here, so any `format` yields 406;
          *     an `Accept` header that excludes the stored type also yields 406.
          */
@@ -200,9 +199,10 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description PENDING → CANCELLED; the reserved stock is returned to the products.
-         *     Allowed for the owning user and ADMIN. Any other current status is a
-         *     409. No request body.
+         * @description PENDING or CONFIRMED → CANCELLED; the reserved stock is returned to the
+         *     products that still exist. Allowed for the owning user and ADMIN. Any
+         *     other current status (SHIPPED, DELIVERED, CANCELLED) is a 409 whose
+         *     `detail` names it. No request body.
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -443,10 +443,17 @@ export interface paths {
         };
         /**
          * Search products (paged)
-         * @description Case-insensitive substring match of `q` against name, description and
-         *     SKU, combined (AND) with the optional price range (inclusive bounds)
+         * @description A product matches when `q` is a case-insensitive substring of its name,
+         *     description or SKU, or when every word of `q` is the beginning of a
+         *     word of those fields (so `desk walnut` finds "Walnut Desk"). Matches
+         *     are combined (AND) with the optional price range (inclusive bounds)
          *     and category filters. `minPrice` greater than `maxPrice` is a 400
-         *     (`query.minPrice`). Sortable fields as for listProducts.
+         *     (`query.minPrice`).
+         *
+         *     Results are ordered by relevance unless `sort` is given: full-text rank
+         *     (name and SKU weigh more than the description), an exact name or SKU
+         *     match first, then a name starting with `q`. Sortable fields: those of
+         *     listProducts plus `relevance`; the default is `relevance,desc`.
          */
         get: operations["searchProducts"];
         put?: never;
@@ -515,10 +522,12 @@ export interface components {
             /** @description Not blank; 2 to 200 characters. */
             name: string;
             /**
-             * @description At least 0.01; at most 10 integer and 2 fraction digits. (Validators
-             *     must compare `multipleOf` with a decimal tolerance, e.g. Ajv
-             *     `multipleOfPrecision: 2`, because 19.99 is not an exact binary
-             *     multiple of 0.01.)
+             * @description At least 0.01; at most 10 integer and 2 fraction digits. The
+             *     fraction rule is checked exactly by the server (400 at `/price`):
+             *     the number must be the one its 2-decimal rounding denotes. It is
+             *     not expressed as `multipleOf: 0.01` because validators compute
+             *     that with binary floating point, which rejects valid prices such
+             *     as 1234567890.07 (or, with a tolerance, accepts invalid ones).
              */
             price: number;
             /** @description 3 to 20 characters from uppercase letters, digits and hyphen; unique. */
@@ -674,9 +683,10 @@ export interface components {
             tracking?: components["schemas"]["Link"];
         };
         /**
-         * @description Transitions: PENDING → CONFIRMED (confirm), PENDING → CANCELLED
-         *     (cancel), CONFIRMED → SHIPPED (ship), SHIPPED → DELIVERED (deliver).
-         *     Every other transition is a 409. CANCELLED and DELIVERED are final.
+         * @description Transitions: PENDING → CONFIRMED (confirm), PENDING or CONFIRMED →
+         *     CANCELLED (cancel), CONFIRMED → SHIPPED (ship), SHIPPED → DELIVERED
+         *     (deliver). Every other transition is a 409 naming the current status.
+         *     CANCELLED and DELIVERED are final.
          * @enum {string}
          */
         OrderStatus: "PENDING" | "CONFIRMED" | "SHIPPED" | "DELIVERED" | "CANCELLED";
@@ -725,6 +735,7 @@ export interface components {
         PatchProductRequest: {
             description?: string | null;
             name?: string | null;
+            /** @description As in CreateProductRequest (at most 2 fraction digits, checked exactly). */
             price?: number | null;
             stockQuantity?: number | null;
         };
@@ -1069,6 +1080,12 @@ export interface components {
         page: number;
         /** @description Product id. */
         productId: string;
+        /**
+         * @description As `sort`, for search operations: the allowed fields also include
+         *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
+         *     `id` ascending is always appended as a final tiebreaker.
+         */
+        searchSort: string[];
         /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
         size: number;
         /**
@@ -1244,7 +1261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1864,18 +1881,16 @@ export interface operations {
                 minPrice?: number;
                 /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
                 page?: components["parameters"]["page"];
-                /** @description Search text. */
+                /** @description Search text (no control characters). */
                 q: string;
                 /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
                 size?: components["parameters"]["size"];
                 /**
-                 * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
-                 *     earlier entries take precedence. The allowed fields are listed per
-                 *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
-                 *     always appended as a final tiebreaker so paging is deterministic.
-                 *     Default: `createdAt,desc`.
+                 * @description As `sort`, for search operations: the allowed fields also include
+                 *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
+                 *     `id` ascending is always appended as a final tiebreaker.
                  */
-                sort?: components["parameters"]["sort"];
+                sort?: components["parameters"]["searchSort"];
             };
             header?: never;
             path?: never;

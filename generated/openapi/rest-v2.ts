@@ -60,7 +60,9 @@ export interface paths {
         };
         /**
          * Search products (paged, v2 shape)
-         * @description Same matching rules and parameters as v1 searchProducts.
+         * @description Same matching rules, relevance order and parameters as v1
+         *     searchProducts. Sortable fields: those of listProductsV2 plus
+         *     `relevance` (the default, `relevance,desc`).
          */
         get: operations["searchProductsV2"];
         put?: never;
@@ -467,6 +469,12 @@ export interface components {
         format: "json" | "xml" | "csv";
         /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
         page: number;
+        /**
+         * @description As `sort`, for search operations: the allowed fields also include
+         *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
+         *     `id` ascending is always appended as a final tiebreaker.
+         */
+        searchSort: string[];
         /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
         size: number;
         /**
@@ -652,18 +660,16 @@ export interface operations {
                 minPrice?: number;
                 /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
                 page?: components["parameters"]["page"];
-                /** @description Search text (case-insensitive substring of name, description or SKU). */
+                /** @description Search text (no control characters); matching and relevance as in v1. */
                 q: string;
                 /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
                 size?: components["parameters"]["size"];
                 /**
-                 * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
-                 *     earlier entries take precedence. The allowed fields are listed per
-                 *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
-                 *     always appended as a final tiebreaker so paging is deterministic.
-                 *     Default: `createdAt,desc`.
+                 * @description As `sort`, for search operations: the allowed fields also include
+                 *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
+                 *     `id` ascending is always appended as a final tiebreaker.
                  */
-                sort?: components["parameters"]["sort"];
+                sort?: components["parameters"]["searchSort"];
             };
             header?: never;
             path?: never;

@@ -214,8 +214,9 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listPosts_query = validate21;
-const schema32 = {"type":"object","properties":{"offset":{"type":"integer","minimum":0,"maximum":2147483647},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"after":{"type":"string","minLength":1,"maxLength":1024},"created_before":{"type":"string","format":"date-time"},"id_before":{"type":"integer","minimum":1}},"required":[],"additionalProperties":true,"$id":"listPosts_query"};
+const schema32 = {"type":"object","properties":{"offset":{"type":"integer","minimum":0,"maximum":2147483647},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"after":{"type":"string","minLength":1,"maxLength":1024},"created_before":{"type":"string","format":"date-time","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?([Zz]|[+-]\\d{2}:\\d{2})$"},"id_before":{"type":"integer","minimum":1,"maximum":2147483647}},"required":[],"additionalProperties":true,"$id":"listPosts_query"};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const pattern4 = new RegExp("^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?([Zz]|[+-]\\d{2}:\\d{2})$", "u");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listPosts_query" */;
@@ -444,13 +445,33 @@ data["created_before"] = coerced3;
 }
 }
 if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err10 = {instancePath:instancePath+"/created_before",schemaPath:"#/properties/created_before/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(func1(data3) > 40){
+const err10 = {instancePath:instancePath+"/created_before",schemaPath:"#/properties/created_before/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern4.test(data3)){
+const err11 = {instancePath:instancePath+"/created_before",schemaPath:"#/properties/created_before/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?([Zz]|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?([Zz]|[+-]\\d{2}:\\d{2})$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!(formats0.validate(data3))){
+const err12 = {instancePath:instancePath+"/created_before",schemaPath:"#/properties/created_before/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -474,12 +495,12 @@ if(dataType4 === "boolean" || data4 === null
 coerced4 = +data4;
 }
 else {
-const err11 = {instancePath:instancePath+"/id_before",schemaPath:"#/properties/id_before/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err13 = {instancePath:instancePath+"/id_before",schemaPath:"#/properties/id_before/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err13];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -492,13 +513,23 @@ data["id_before"] = coerced4;
 }
 }
 if(typeof data4 == "number"){
-if(data4 < 1 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/id_before",schemaPath:"#/properties/id_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data4 > 2147483647 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/id_before",schemaPath:"#/properties/id_before/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err14];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err14);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/id_before",schemaPath:"#/properties/id_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -506,12 +537,12 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err16];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err16);
 }
 errors++;
 }

@@ -2304,9 +2304,10 @@ return errors === 0;
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const searchProducts_query = validate41;
-const schema52 = {"type":"object","properties":{"q":{"type":"string","minLength":1,"maxLength":200},"minPrice":{"type":"number","minimum":0},"maxPrice":{"type":"number","minimum":0},"category":{"$ref":"#/$defs/ProductCategory"},"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"sort":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[A-Za-z]+,(asc|desc)$"},"default":["createdAt,desc"]},"format":{"type":"string","enum":["json","xml","csv"]}},"required":["q"],"additionalProperties":true,"$defs":{"ProductCategory":{"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]}},"$id":"searchProducts_query"};
+const schema52 = {"type":"object","properties":{"q":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\u0000-\\u001f]*\\S[^\\u0000-\\u001f]*$"},"minPrice":{"type":"number","minimum":0},"maxPrice":{"type":"number","minimum":0},"category":{"$ref":"#/$defs/ProductCategory"},"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"sort":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[A-Za-z]+,(asc|desc)$"}},"format":{"type":"string","enum":["json","xml","csv"]}},"required":["q"],"additionalProperties":true,"$defs":{"ProductCategory":{"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]}},"$id":"searchProducts_query"};
 const schema53 = {"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
+const pattern6 = new RegExp("^[^\\u0000-\\u001f]*\\S[^\\u0000-\\u001f]*$", "u");
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="searchProducts_query" */;
@@ -2325,9 +2326,6 @@ data.page = 0;
 }
 if(data.size === undefined){
 data.size = 20;
-}
-if(data.sort === undefined){
-data.sort = ["createdAt,desc"];
 }
 if(data.q === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "q"},message:"must have required property '"+"q"+"'"};
@@ -2397,6 +2395,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(!pattern6.test(data0)){
+const err4 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f]*\\S[^\\u0000-\\u001f]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f]*\\S[^\\u0000-\\u001f]*$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 }
 }
 if(data.minPrice !== undefined){
@@ -2417,12 +2425,12 @@ if(dataType1 == "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-const err4 = {instancePath:instancePath+"/minPrice",schemaPath:"#/properties/minPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err5 = {instancePath:instancePath+"/minPrice",schemaPath:"#/properties/minPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err5];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err5);
 }
 errors++;
 }
@@ -2436,12 +2444,12 @@ data["minPrice"] = coerced1;
 }
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/minPrice",schemaPath:"#/properties/minPrice/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err6 = {instancePath:instancePath+"/minPrice",schemaPath:"#/properties/minPrice/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err6];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -2465,12 +2473,12 @@ if(dataType2 == "boolean" || data2 === null
 coerced2 = +data2;
 }
 else {
-const err6 = {instancePath:instancePath+"/maxPrice",schemaPath:"#/properties/maxPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err7 = {instancePath:instancePath+"/maxPrice",schemaPath:"#/properties/maxPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err7];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -2484,12 +2492,12 @@ data["maxPrice"] = coerced2;
 }
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/maxPrice",schemaPath:"#/properties/maxPrice/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err8 = {instancePath:instancePath+"/maxPrice",schemaPath:"#/properties/maxPrice/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -2515,12 +2523,12 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -2533,12 +2541,12 @@ data["category"] = coerced3;
 }
 }
 if(!((((((((data3 === "ELECTRONICS") || (data3 === "BOOKS")) || (data3 === "CLOTHING")) || (data3 === "HOME")) || (data3 === "SPORTS")) || (data3 === "TOYS")) || (data3 === "FOOD")) || (data3 === "OTHER"))){
-const err9 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -2560,12 +2568,12 @@ if(dataType4 === "boolean" || data4 === null
 coerced4 = +data4;
 }
 else {
-const err10 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err11 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err11];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -2579,22 +2587,22 @@ data["page"] = coerced4;
 }
 if(typeof data4 == "number"){
 if(data4 > 2147483647 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data4 < 0 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err12 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -2616,12 +2624,12 @@ if(dataType5 === "boolean" || data5 === null
 coerced5 = +data5;
 }
 else {
-const err13 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err14 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err14];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -2635,17 +2643,7 @@ data["size"] = coerced5;
 }
 if(typeof data5 == "number"){
 if(data5 > 100 || isNaN(data5)){
-const err14 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data5 < 1 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err15 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2654,7 +2652,18 @@ vErrors.push(err15);
 }
 errors++;
 }
+if(data5 < 1 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err16];
 }
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.sort !== undefined){
 let data6 = data.sort;
 if(!(Array.isArray(data6))){
 let dataType6 = typeof data6;
@@ -2672,12 +2681,12 @@ if(dataType6 === "string" || dataType6 === "number"
 coerced6 = [data6];
 }
 else {
-const err16 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err17];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -2691,12 +2700,12 @@ data["sort"] = coerced6;
 }
 if(Array.isArray(data6)){
 if(data6.length > 5){
-const err17 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"};
+const err18 = {instancePath:instancePath+"/sort",schemaPath:"#/properties/sort/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err18];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -2721,12 +2730,12 @@ else if(data7 === null){
 coerced7 = "";
 }
 else {
-const err18 = {instancePath:instancePath+"/sort/" + i0,schemaPath:"#/properties/sort/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/sort/" + i0,schemaPath:"#/properties/sort/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err19];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -2740,14 +2749,15 @@ data6[i0] = coerced7;
 }
 if(typeof data7 === "string"){
 if(!pattern4.test(data7)){
-const err19 = {instancePath:instancePath+"/sort/" + i0,schemaPath:"#/properties/sort/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+,(asc|desc)$"},message:"must match pattern \""+"^[A-Za-z]+,(asc|desc)$"+"\""};
+const err20 = {instancePath:instancePath+"/sort/" + i0,schemaPath:"#/properties/sort/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+,(asc|desc)$"},message:"must match pattern \""+"^[A-Za-z]+,(asc|desc)$"+"\""};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err20];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err20);
 }
 errors++;
+}
 }
 }
 }
@@ -2772,12 +2782,12 @@ else if(data8 === null){
 coerced8 = "";
 }
 else {
-const err20 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err21 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err21];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -2790,24 +2800,24 @@ data["format"] = coerced8;
 }
 }
 if(!(((data8 === "json") || (data8 === "xml")) || (data8 === "csv"))){
-const err21 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema52.properties.format.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/format",schemaPath:"#/properties/format/enum",keyword:"enum",params:{allowedValues: schema52.properties.format.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err22];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err22);
 }
 errors++;
 }
 }
 }
 else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err23];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err23);
 }
 errors++;
 }

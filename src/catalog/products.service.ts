@@ -1,10 +1,13 @@
 /** The product catalog's rules, shared by REST v1, REST v2 and anything else that needs products. */
+import type { ProductImagesRow } from '../../generated/db/types.ts';
 import type { Database } from '../db/database.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { conflict, isUniqueViolation, notFound } from '../errors.ts';
+import { conflict, isUniqueViolation, notFound, validationFailed, type Violation } from '../errors.ts';
+import { insertBlob, readBlob } from '../files/blobs.repository.ts';
+import { detectImage, type StoredImageType } from './images.ts';
 import * as repo from './products.repository.ts';
 
-export type { ProductRecord, ProductAttribute } from './products.repository.ts';
+export type { ProductRecord, ProductAttribute, ProductImageSummary, ProductSortField } from './products.repository.ts';
 
 export interface CreateProductCommand {
   name: string;
@@ -17,7 +20,74 @@ export interface CreateProductCommand {
   attributes?: repo.ProductAttribute[];
 }
 
+/** A full replacement has the fields and rules of creation; omitted optional fields are reset. */
+export type ReplaceProductCommand = CreateProductCommand;
+
+/** null or undefined: leave unchanged. */
+export interface PatchProductCommand {
+  name?: string | null;
+  description?: string | null;
+  price?: string | null;
+  stockQuantity?: number | null;
+}
+
+export interface ProductPageQuery {
+  orders: repo.ProductQuery['orders'];
+  page: number;
+  size: number;
+}
+
+export interface ProductSearchQuery extends ProductPageQuery {
+  q: string;
+  minPrice?: number;
+  maxPrice?: number;
+  category?: string;
+}
+
+export interface ProductPage {
+  items: repo.ProductRecord[];
+  totalElements: number;
+}
+
+export interface NewImage {
+  /** The first bytes of the content (at least IMAGE_HEAD_BYTES when the file is that long). */
+  head: Uint8Array;
+  content: AsyncIterable<Uint8Array>;
+}
+
+export interface StoredImage {
+  image: ProductImagesRow & { content_type: StoredImageType };
+  content: AsyncIterable<Buffer>;
+}
+
+/** Fields every list can sort by; search adds `relevance`. */
+export const PRODUCT_SORT_FIELDS = ['name', 'price', 'sku', 'category', 'stockQuantity', 'createdAt', 'updatedAt'] as const;
+export const PRODUCT_SEARCH_SORT_FIELDS = ['relevance', ...PRODUCT_SORT_FIELDS] as const;
+
 export const productNotFound = (id: string) => notFound(`Product not found: ${id}`, 'PRODUCT_NOT_FOUND');
+const duplicateSku = (sku: string) => conflict(`A product with SKU ${sku} already exists`, 'DUPLICATE_SKU');
+
+/** Attribute keys are unique within a product; the later occurrence is reported. */
+function checkAttributes(attributes: repo.ProductAttribute[] | undefined, pointer: (index: number) => string): void {
+  const seen = new Set<string>();
+  const violations: Violation[] = [];
+  (attributes ?? []).forEach((a, i) => {
+    if (seen.has(a.key)) violations.push({ field: pointer(i), message: `duplicate attribute key "${a.key}"` });
+    seen.add(a.key);
+  });
+  if (violations.length) throw validationFailed(violations);
+}
+
+function rowOf(command: CreateProductCommand): repo.NewProduct {
+  return {
+    name: command.name,
+    description: command.description ?? null,
+    price: command.price,
+    sku: command.sku,
+    category: command.category,
+    stock_quantity: command.stockQuantity ?? 0,
+  };
+}
 
 export class ProductsService {
   constructor(private readonly db: Database) {}
@@ -28,26 +98,89 @@ export class ProductsService {
     return product;
   }
 
-  async create(command: CreateProductCommand): Promise<repo.ProductRecord> {
+  async list(query: ProductPageQuery): Promise<ProductPage> {
+    const { rows, total } = await repo.pageProducts(this.db, query);
+    return { items: rows, totalElements: total };
+  }
+
+  async search(query: ProductSearchQuery): Promise<ProductPage> {
+    if (query.minPrice !== undefined && query.maxPrice !== undefined && query.minPrice > query.maxPrice) {
+      throw validationFailed([{ field: 'query.minPrice', message: 'must not be greater than maxPrice' }]);
+    }
+    const { q, minPrice, maxPrice, category, ...paging } = query;
+    const { rows, total } = await repo.pageProducts(this.db, { ...paging, search: { q, minPrice, maxPrice, category } });
+    return { items: rows, totalElements: total };
+  }
+
+  /** `attributePointer` names a duplicate key in the caller's input shape (a list in v1, a map in v2). */
+  async create(command: CreateProductCommand, attributePointer = (i: number) => `/attributes/${i}/key`): Promise<repo.ProductRecord> {
+    checkAttributes(command.attributes, attributePointer);
     try {
       return await inTransaction(this.db, async (trx) => {
-        const id = await repo.insertProduct(
-          trx,
-          {
-            name: command.name,
-            description: command.description ?? null,
-            price: command.price,
-            sku: command.sku,
-            category: command.category,
-            stock_quantity: command.stockQuantity ?? 0,
-          },
-          command.attributes ?? [],
-        );
+        const id = await repo.insertProduct(trx, rowOf(command), command.attributes ?? []);
         return (await repo.findProductById(trx, id))!;
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`A product with SKU ${command.sku} already exists`, 'DUPLICATE_SKU');
+      if (isUniqueViolation(error)) throw duplicateSku(command.sku);
       throw error;
     }
+  }
+
+  async replace(id: string, command: ReplaceProductCommand): Promise<repo.ProductRecord> {
+    checkAttributes(command.attributes, (i) => `/attributes/${i}/key`);
+    try {
+      return await inTransaction(this.db, async (trx) => {
+        if (!(await repo.updateProduct(trx, id, rowOf(command)))) throw productNotFound(id);
+        await repo.replaceAttributes(trx, id, command.attributes ?? []);
+        return (await repo.findProductById(trx, id))!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateSku(command.sku);
+      throw error;
+    }
+  }
+
+  async patch(id: string, command: PatchProductCommand): Promise<repo.ProductRecord> {
+    const changes: repo.ProductChanges = {};
+    if (command.name != null) changes.name = command.name;
+    if (command.description != null) changes.description = command.description;
+    if (command.price != null) changes.price = command.price;
+    if (command.stockQuantity != null) changes.stock_quantity = command.stockQuantity;
+    if (Object.keys(changes).length === 0) return this.get(id);
+    return inTransaction(this.db, async (trx) => {
+      if (!(await repo.updateProduct(trx, id, changes))) throw productNotFound(id);
+      return (await repo.findProductById(trx, id))!;
+    });
+  }
+
+  async delete(id: string): Promise<void> {
+    const deleted = await inTransaction(this.db, (trx) => repo.deleteProduct(trx, id));
+    if (!deleted) throw productNotFound(id);
+  }
+
+  /**
+   * Stores an image after checking its bytes: only PNG, JPEG, GIF and WebP are accepted, whatever
+   * the uploader claims. The product row is locked so a concurrent delete cannot orphan the image.
+   */
+  async addImage(productId: string, upload: NewImage): Promise<ProductImagesRow> {
+    const detected = await detectImage(upload.head);
+    return inTransaction(this.db, async (trx) => {
+      if (!(await repo.productExists(trx, productId, true))) throw productNotFound(productId);
+      const blob = await insertBlob(trx, upload.content);
+      return repo.insertImage(trx, {
+        product_id: productId,
+        blob_id: blob.id,
+        content_type: detected.contentType,
+        size: blob.size,
+        width: detected.width,
+        height: detected.height,
+      });
+    });
+  }
+
+  async getImage(productId: string, imageId: string): Promise<StoredImage> {
+    const image = await repo.findImage(this.db, productId, imageId);
+    if (!image) throw notFound(`Image not found: ${imageId}`, 'IMAGE_NOT_FOUND');
+    return { image: image as StoredImage['image'], content: readBlob(this.db, image.blob_id) };
   }
 }

@@ -1,22 +1,136 @@
 /** REST v1 product handlers: one thin hop from the validated request to the service. */
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
+import { BLOB_CHUNK_BYTES } from '../files/blobs.repository.ts';
+import { requirePrincipal, requireRole } from '../http/guards.ts';
+import { receiveUpload } from '../http/multipart-upload.ts';
+import { negotiate, negotiateStored, type MediaType } from '../http/negotiation.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
-import { priceToDecimal } from './money.ts';
-import { toProductResponse } from './products.v1.representation.ts';
+import { MAX_UPLOAD_BYTES } from '../http/rest-area.ts';
+import { parseSort } from '../http/sort-params.ts';
+import { ADMIN } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
-import { requirePrincipal } from '../http/guards.ts';
+import { IMAGE_HEAD_BYTES } from './images.ts';
+import { priceToDecimal } from './money.ts';
+import { PRODUCT_SEARCH_SORT_FIELDS, PRODUCT_SORT_FIELDS, type ProductPage } from './products.service.ts';
+import {
+  imageUrl,
+  productPageCsv,
+  productPageXml,
+  productXml,
+  toImageResponse,
+  toPagedProductResponse,
+  toProductResponse,
+} from './products.v1.representation.ts';
 
-export function productV1Handlers(services: Services): Partial<OperationHandlers<operations>> {
+type ProductHandlers = Pick<
+  OperationHandlers<operations>,
+  | 'listProducts'
+  | 'searchProducts'
+  | 'getProduct'
+  | 'createProduct'
+  | 'replaceProduct'
+  | 'patchProduct'
+  | 'deleteProduct'
+  | 'uploadProductImage'
+  | 'getProductImage'
+>;
+
+const PRODUCT_TYPES = ['application/json', 'application/xml'] as const;
+const PAGE_TYPES = ['application/json', 'application/xml', 'text/csv'] as const;
+function sendPage(reply: FastifyReply, type: MediaType, page: ProductPage, number: number, size: number) {
+  if (type === 'text/csv') return reply.type('text/csv; charset=utf-8').send(productPageCsv(page));
+  const body = toPagedProductResponse(page, number, size);
+  if (type === 'application/xml') return reply.type('application/xml; charset=utf-8').send(productPageXml(body));
+  return body;
+}
+
+/** The request URL's path without a trailing slash, for `Location` = request URL + `/{id}`. */
+function requestPath(request: FastifyRequest): string {
+  return request.url.split('?')[0]!.replace(/\/+$/, '');
+}
+
+export function productV1Handlers(services: Services): ProductHandlers {
+  const products = services.products;
   return {
-    getProduct: async (request) => toProductResponse(await services.products.get(request.params.id)),
+    listProducts: async (request, reply) => {
+      // Negotiated before touching the database: a 406 costs no query.
+      const type = negotiate(request, PAGE_TYPES);
+      const { page = 0, size = 20, sort } = request.query;
+      const orders = parseSort(sort, PRODUCT_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]);
+      return sendPage(reply, type, await products.list({ orders, page, size }), page, size);
+    },
+
+    searchProducts: async (request, reply) => {
+      const type = negotiate(request, PAGE_TYPES);
+      const { q, minPrice, maxPrice, category, page = 0, size = 20, sort } = request.query;
+      const orders = parseSort(sort, PRODUCT_SEARCH_SORT_FIELDS, [{ field: 'relevance', direction: 'desc' }]);
+      const result = await products.search({ q, minPrice, maxPrice, category, orders, page, size });
+      return sendPage(reply, type, result, page, size);
+    },
+
+    getProduct: async (request, reply) => {
+      const type = negotiate(request, PRODUCT_TYPES);
+      const body = toProductResponse(await products.get(request.params.id));
+      if (type === 'application/xml') return reply.type('application/xml; charset=utf-8').send(productXml(body));
+      return body;
+    },
 
     createProduct: async (request, reply) => {
       requirePrincipal(request);
       const body = request.body;
-      const product = await services.products.create({ ...body, price: priceToDecimal(body.price) });
-      const url = new URL(request.url, 'http://placeholder');
-      reply.code(201).header('Location', `${url.pathname.replace(/\/+$/, '')}/${product.id}`);
+      const product = await products.create({ ...body, price: priceToDecimal(body.price) });
+      reply.code(201).header('Location', `${requestPath(request)}/${product.id}`);
       return toProductResponse(product);
+    },
+
+    replaceProduct: async (request) => {
+      requirePrincipal(request);
+      const body = request.body;
+      return toProductResponse(await products.replace(request.params.id, { ...body, price: priceToDecimal(body.price) }));
+    },
+
+    patchProduct: async (request) => {
+      requirePrincipal(request);
+      const { name, description, price, stockQuantity } = request.body;
+      const product = await products.patch(request.params.id, {
+        name,
+        description,
+        price: price == null ? null : priceToDecimal(price),
+        stockQuantity,
+      });
+      return toProductResponse(product);
+    },
+
+    deleteProduct: async (request, reply) => {
+      requireRole(request, ADMIN);
+      await products.delete(request.params.id);
+      return reply.code(204).send();
+    },
+
+    uploadProductImage: async (request, reply) => {
+      requirePrincipal(request);
+      // Fail fast on an unknown product before reading a possibly large body.
+      await products.get(request.params.id);
+      const upload = await receiveUpload(request, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, headBytes: IMAGE_HEAD_BYTES });
+      try {
+        const image = await products.addImage(request.params.id, { head: upload.head, content: upload.open(BLOB_CHUNK_BYTES) });
+        reply.code(201).header('Location', imageUrl(image.product_id, image.id));
+        return toImageResponse(image);
+      } finally {
+        await upload.discard();
+      }
+    },
+
+    getProductImage: async (request, reply) => {
+      const { image, content } = await products.getImage(request.params.id, request.params.imageId);
+      negotiateStored(request, image.content_type);
+      return reply
+        .type(image.content_type)
+        .header('Content-Length', String(image.size))
+        .header('Cache-Control', 'public, max-age=86400')
+        .send(Readable.from(content));
     },
   };
 }

@@ -1,8 +1,33 @@
+import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../generated/openapi/rest-v1.ts';
+import { pageMetadata } from '../http/page-metadata.ts';
+import { toXml } from '../http/xml.ts';
 import { decimalToPrice } from './money.ts';
-import type { ProductRecord } from './products.service.ts';
+import type { ProductImageSummary, ProductPage, ProductRecord } from './products.service.ts';
 
 export type ProductResponse = components['schemas']['ProductResponse'];
+export type ImageResponse = components['schemas']['ImageResponse'];
+export type PagedProductResponse = components['schemas']['PagedProductResponse'];
+
+/** Item element names of lists in XML, as declared by the schemas' `xml.name`. */
+const XML_ITEMS = { content: 'product', attributes: 'attribute', images: 'image' } as const;
+
+export function imageUrl(productId: string, imageId: string): string {
+  return `/api/v1/products/${productId}/images/${imageId}`;
+}
+
+export function toImageResponse(image: ProductImageSummary): ImageResponse {
+  return {
+    id: image.id,
+    productId: image.product_id,
+    url: imageUrl(image.product_id, image.id),
+    contentType: image.content_type as ImageResponse['contentType'],
+    size: image.size,
+    ...(image.width !== null ? { width: image.width } : {}),
+    ...(image.height !== null ? { height: image.height } : {}),
+    createdAt: new Date(image.created_at).toISOString(),
+  };
+}
 
 export function toProductResponse(p: ProductRecord): ProductResponse {
   return {
@@ -15,8 +40,31 @@ export function toProductResponse(p: ProductRecord): ProductResponse {
     stockQuantity: p.stock_quantity,
     inStock: p.stock_quantity > 0,
     attributes: p.attributes,
-    images: [],
+    images: p.images.map(toImageResponse),
     createdAt: p.created_at.toISOString(),
     updatedAt: p.updated_at.toISOString(),
   };
+}
+
+export function toPagedProductResponse(page: ProductPage, number: number, size: number): PagedProductResponse {
+  return { content: page.items.map(toProductResponse), page: pageMetadata(number, size, page.totalElements) };
+}
+
+export function productXml(product: ProductResponse): string {
+  return toXml('product', product, XML_ITEMS);
+}
+
+export function productPageXml(page: PagedProductResponse): string {
+  return toXml('products', page, XML_ITEMS);
+}
+
+/**
+ * CSV of one page: `id,name,price,sku,category`, the price as stored (numeric(12,2) text, so always 2
+ * decimals and never passed through a float), RFC 4180 quoting by csv-stringify, CRLF line ends.
+ */
+export function productPageCsv(page: ProductPage): string {
+  return stringify(
+    page.items.map((p) => [p.id, p.name, p.price, p.sku, p.category]),
+    { header: true, columns: ['id', 'name', 'price', 'sku', 'category'], record_delimiter: 'windows' },
+  );
 }

@@ -10,6 +10,12 @@ export interface NewUser {
   avatar_url?: string | null;
 }
 
+export interface UserChanges {
+  display_name?: string;
+  bio?: string | null;
+  avatar_url?: string | null;
+}
+
 export function findUserById(db: Executor, id: string): Promise<UsersRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -26,8 +32,8 @@ export async function listUsers(db: Executor, offset: number, limit: number): Pr
     .selectAll()
     .select(sql<number>`count(*) over ()`.as('total_count'))
     .where('active', '=', true)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
     .offset(offset)
     .limit(limit)
     .execute();
@@ -40,6 +46,53 @@ export async function listUsers(db: Executor, offset: number, limit: number): Pr
   return { rows: [], total: Number(count) };
 }
 
+export function listAllUsers(db: Executor): Promise<UsersRow[]> {
+  return db.selectFrom('users').selectAll().where('active', '=', true).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+}
+
+/**
+ * Ranked search (the order documented on `searchUsers`): exact, then prefix, then word-start in the
+ * display name, then any substring; within a rank the shortest matching text (the closest to the
+ * query, i.e. the most similar) first. `strpos`/`starts_with` instead of LIKE, so `%` and `_` in the
+ * query are plain characters and need no escaping.
+ */
+export function searchUsers(db: Executor, query: string, limit: number): Promise<UsersRow[]> {
+  const q = sql<string>`lower(${query})`;
+  const inUsername = sql<boolean>`strpos(lower(username), ${q}) > 0`;
+  const inDisplayName = sql<boolean>`strpos(lower(display_name), ${q}) > 0`;
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('active', '=', true)
+    .where(sql<boolean>`(${inUsername} or ${inDisplayName})`)
+    .orderBy(
+      sql`case
+        when lower(username) = ${q} or lower(display_name) = ${q} then 0
+        when starts_with(lower(username), ${q}) or starts_with(lower(display_name), ${q}) then 1
+        when strpos(lower(display_name), ' ' || ${q}) > 0 then 2
+        else 3 end`,
+    )
+    .orderBy(sql`least(case when ${inUsername} then length(username) end, case when ${inDisplayName} then length(display_name) end)`)
+    .orderBy(sql`lower(username)`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
 export function insertUser(db: Executor, user: NewUser): Promise<UsersRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateUser(db: Executor, id: string, changes: UserChanges): Promise<UsersRow | undefined> {
+  return db
+    .updateTable('users')
+    .set({ ...changes, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteUser(db: Executor, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -1,21 +1,39 @@
 import type { MutationResolvers, QueryResolvers, UserResolvers } from '../../generated/graphql/resolvers.ts';
+import { requirePrincipal } from '../graphql/context.ts';
 import type { Page } from '../paging.ts';
 
+/** The GraphQL connection shape of a service page. */
 export function toConnection<T>(page: Page<T>) {
   return { content: page.items, totalElements: page.totalElements, totalPages: page.totalPages, hasNext: page.hasNext };
 }
 
+/** Defaults of paged and limited arguments, applied when a client passes an explicit null. */
+export const DEFAULT_USERS_SIZE = 20;
+export const DEFAULT_NESTED_SIZE = 10;
+export const DEFAULT_SEARCH_LIMIT = 10;
+
 export const userQueries = {
   user: (_parent, { id }, { services }) => services.users.get(id),
-  users: async (_parent, { page, size }, { services }) => toConnection(await services.users.list(page, size)),
-} satisfies Pick<QueryResolvers, 'user' | 'users'>;
+  users: async (_parent, { page, size }, { services }) => toConnection(await services.users.list(page ?? 0, size ?? DEFAULT_USERS_SIZE)),
+  searchUsers: (_parent, { query, limit }, { services }) => services.users.search(query, limit ?? DEFAULT_SEARCH_LIMIT),
+  allUsers: (_parent, _args, { services }) => services.users.all(),
+} satisfies Pick<QueryResolvers, 'user' | 'users' | 'searchUsers' | 'allUsers'>;
 
 export const userMutations = {
   createUser: (_parent, { input }, { services }) => services.users.create(input),
-} satisfies Pick<MutationResolvers, 'createUser'>;
+  updateUser: (_parent, { id, input }, context) => context.services.users.update(requirePrincipal(context), id, input),
+  deleteUser: (_parent, { id }, { services }) => services.users.delete(id),
+  followUser: (_parent, { userId }, context) => context.services.users.follow(requirePrincipal(context), userId),
+  unfollowUser: (_parent, { userId }, context) => context.services.users.unfollow(requirePrincipal(context), userId),
+} satisfies Pick<MutationResolvers, 'createUser' | 'updateUser' | 'deleteUser' | 'followUser' | 'unfollowUser'>;
 
 export const userFields = {
   displayName: (user) => user.display_name,
   avatarUrl: (user) => user.avatar_url,
   createdAt: (user) => user.created_at,
+  posts: async (user, { page, size }, { loaders }) =>
+    toConnection(await loaders.postsByAuthor(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(user.id)),
+  followers: (user, _args, { loaders }) => loaders.followers.load(user.id),
+  following: (user, _args, { loaders }) => loaders.following.load(user.id),
+  followerCount: (user, _args, { loaders }) => loaders.followerCount.load(user.id),
 } satisfies UserResolvers;

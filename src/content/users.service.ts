@@ -1,8 +1,10 @@
 /** Users: the rules of the content API's user record, independent of any transport. */
 import type { UsersRow } from '../../generated/db/types.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, isUniqueViolation, notFound } from '../errors.ts';
+import { forbidden, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
 import { pageOf, type Page } from '../paging.ts';
+import * as follows from './follows.repository.ts';
 import * as repo from './users.repository.ts';
 
 export interface CreateUserCommand {
@@ -10,6 +12,13 @@ export interface CreateUserCommand {
   email: string;
   displayName: string;
   bio?: string | null;
+}
+
+/** Null or absent means "leave unchanged"; an empty bio clears it. */
+export interface UpdateUserCommand {
+  displayName?: string | null;
+  bio?: string | null;
+  avatarUrl?: string | null;
 }
 
 export const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
@@ -28,6 +37,14 @@ export class UsersService {
     return pageOf(rows, page, size, total);
   }
 
+  search(query: string, limit: number): Promise<UsersRow[]> {
+    return repo.searchUsers(this.db, query, limit);
+  }
+
+  all(): Promise<UsersRow[]> {
+    return repo.listAllUsers(this.db);
+  }
+
   async create(command: CreateUserCommand): Promise<UsersRow> {
     try {
       return await repo.insertUser(this.db, {
@@ -37,9 +54,42 @@ export class UsersService {
         bio: command.bio ?? null,
       });
     } catch (error) {
-      if (isUniqueViolation(error, 'users_tenant_username_uq')) throw conflict(`Username already taken: ${command.username}`, 'USERNAME_TAKEN');
-      if (isUniqueViolation(error, 'users_tenant_email_uq')) throw conflict(`E-mail already registered: ${command.email}`, 'EMAIL_TAKEN');
+      if (isUniqueViolation(error, 'users_tenant_username_uq')) throw validationFailed([{ field: 'input.username', message: 'is already taken' }]);
+      if (isUniqueViolation(error, 'users_tenant_email_uq')) throw validationFailed([{ field: 'input.email', message: 'is already registered' }]);
       throw error;
     }
+  }
+
+  /** Users edit only themselves: ownership is checked before existence, so ids of others leak nothing. */
+  async update(actor: Principal, id: string, command: UpdateUserCommand): Promise<UsersRow> {
+    if (actor.username !== id) throw forbidden();
+    const changes: repo.UserChanges = {};
+    if (command.displayName != null) changes.display_name = command.displayName;
+    if (command.bio != null) changes.bio = command.bio === '' ? null : command.bio;
+    if (command.avatarUrl != null) changes.avatar_url = command.avatarUrl;
+    const updated = await repo.updateUser(this.db, id, changes);
+    if (!updated) throw userNotFound(id);
+    return updated;
+  }
+
+  async delete(id: string): Promise<true> {
+    if (!(await repo.deleteUser(this.db, id))) throw userNotFound(id);
+    return true;
+  }
+
+  async follow(actor: Principal, userId: string): Promise<UsersRow> {
+    if (actor.username === userId) throw validationFailed([{ field: 'userId', message: 'cannot follow yourself' }]);
+    const [followee, follower] = await Promise.all([repo.findUserById(this.db, userId), repo.findUserById(this.db, actor.username)]);
+    if (!followee) throw userNotFound(userId);
+    // A token may name a user that no longer exists: the follow row needs a real follower.
+    if (!follower) throw userNotFound(actor.username);
+    await follows.follow(this.db, actor.username, userId);
+    return followee;
+  }
+
+  async unfollow(actor: Principal, userId: string): Promise<UsersRow> {
+    const followee = await this.get(userId);
+    await follows.unfollow(this.db, actor.username, userId);
+    return followee;
   }
 }

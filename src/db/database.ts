@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DB } from '../../generated/db/types.ts';
@@ -19,7 +19,26 @@ export interface DatabaseHandle {
   pglite?: PGlite;
   /** Present on PostgreSQL: the pool, from which a dedicated LISTEN client can be taken. */
   pool?: pg.Pool;
+  /**
+   * Calls `listener` with the SQL of every statement run through `db` until the returned function is
+   * called. Tests use it to prove that batching keeps the statement count flat.
+   */
+  observeQueries(listener: (sql: string) => void): () => void;
   close(): Promise<void>;
+}
+
+/** Kysely's `log` hook fanned out to the current observers (none in production: one Set lookup). */
+function queryObservers(): { log: (event: LogEvent) => void; observe: DatabaseHandle['observeQueries'] } {
+  const listeners = new Set<(sql: string) => void>();
+  return {
+    log: (event) => {
+      for (const listener of listeners) listener(event.query.sql);
+    },
+    observe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 // Keep int8 (counts, sums) as JS numbers: every count we return fits comfortably below 2^53.
@@ -31,8 +50,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     // Fail at start with the driver's reason rather than on the first request.
     const client = await pool.connect();
     client.release();
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', pool, close: () => db.destroy() };
+    const observers = queryObservers();
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observers.log });
+    return { db, kind: 'postgres', pool, observeQueries: observers.observe, close: () => db.destroy() };
   }
   let pglite: PGlite;
   if (target.kind === 'pglite-file') {
@@ -41,11 +61,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   } else {
     pglite = await PGlite.create({ parsers: { 20: (v: string) => Number(v) } });
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const observers = queryObservers();
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite), log: observers.log });
   return {
     db,
     kind: 'pglite',
     pglite,
+    observeQueries: observers.observe,
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

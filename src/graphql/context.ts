@@ -1,4 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
+import type { ContentEventListener } from '../content/content-events.listener.ts';
+import type { ContentLoaders } from '../content/content.loaders.ts';
+import { unauthenticated } from '../errors.ts';
 import type { Services } from '../services.ts';
 
 /** What every resolver receives: the caller, the services, and per-operation batching loaders. */
@@ -6,10 +9,21 @@ export interface GraphQLContext {
   [key: string | symbol]: unknown;
   principal: Principal | null;
   services: Services;
-  /** Operation-scoped DataLoaders, created lazily by each area (see src/content/loaders.ts). */
-  loaders: Map<string, unknown>;
+  /** Operation-scoped DataLoaders; a subscription replaces them for each event it delivers. */
+  loaders: ContentLoaders;
+  /** The event stream subscriptions read from; present on the WebSocket transport only. */
+  events: ContentEventListener | null;
 }
 
-export function createContext(principal: Principal | null, services: Services): GraphQLContext {
-  return { principal, services, loaders: new Map() };
+export function createContext(principal: Principal | null, services: Services, events: ContentEventListener | null = null): GraphQLContext {
+  return { principal, services, loaders: services.contentLoaders.forRequest(principal), events };
+}
+
+/**
+ * The principal of a field guarded by @authenticated or @hasRole. The directive has already refused
+ * anonymous callers; this narrows the type and keeps the field safe should the directive be removed.
+ */
+export function requirePrincipal(context: GraphQLContext): Principal {
+  if (!context.principal) throw unauthenticated();
+  return context.principal;
 }

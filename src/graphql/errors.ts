@@ -21,34 +21,24 @@ const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
 
 export function mapGraphQLError(error: GraphQLError, log?: (err: unknown) => void): GraphQLError {
   const original = error.originalError;
-  if (!original || original instanceof GraphQLError) {
-    // Syntax, validation and limit errors are about the request itself.
-    if (original instanceof GraphQLError) return mapGraphQLError(original, log);
-    if (error.extensions?.errorType) return error;
-    return new GraphQLError(error.message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      extensions: { ...error.extensions, errorType: error.path ? 'INTERNAL_ERROR' : 'BAD_REQUEST' },
-    });
-  }
+  const located = { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
   if (original instanceof AppError) {
     const errorType = ERROR_TYPE[original.code] ?? 'BAD_REQUEST';
     const extensions: Record<string, unknown> = { errorType };
     if (original.reason) extensions.code = original.reason;
     if (original.violations.length) extensions.violations = original.violations;
     const message = errorType === 'FORBIDDEN' ? 'Access denied' : original.message;
-    return new GraphQLError(message, { nodes: error.nodes, path: error.path, positions: error.positions, source: error.source, extensions });
+    return new GraphQLError(message, { ...located, extensions });
   }
-  log?.(original);
-  return new GraphQLError('Internal server error', {
-    nodes: error.nodes,
-    path: error.path,
-    positions: error.positions,
-    source: error.source,
-    extensions: { errorType: 'INTERNAL_ERROR' },
-  });
+  if (error.extensions?.errorType) return error;
+  if (original instanceof GraphQLError && original.extensions?.errorType) return new GraphQLError(original.message, { ...located, extensions: original.extensions });
+  if (!error.path) {
+    // No path: the request itself (syntax, validation, variables that do not coerce). Its message is
+    // graphql-js's own description of what is wrong with the document, safe and useful to show.
+    return new GraphQLError(error.message, { ...located, extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' } });
+  }
+  log?.(original ?? error);
+  return new GraphQLError('Internal server error', { ...located, extensions: { errorType: 'INTERNAL_ERROR' } });
 }
 
 export function mapResultErrors<T extends ExecutionResult | FormattedExecutionResult>(result: T, log?: (err: unknown) => void): T {

@@ -1,12 +1,23 @@
-/** Assembles every area's resolvers into the one map the schema is built from. */
+/**
+ * Assembles every area's resolvers into the one map the schema is built from. Declared as
+ * `StrictResolvers`, so a field added to the SDL without a resolver (or a row column of the same
+ * name) fails `npm run typecheck`.
+ */
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
-import type { Resolvers } from '../../generated/graphql/resolvers.ts';
+import type { StrictResolvers } from '../../generated/graphql/resolvers.ts';
+import { commentFields, commentMutations, commentSubscriptions } from '../content/comments.resolvers.ts';
+import { postFields, postMutations, postQueries, postSubscriptions } from '../content/posts.resolvers.ts';
+import { tagFields } from '../content/tags.resolvers.ts';
 import { userFields, userMutations, userQueries } from '../content/users.resolvers.ts';
 
-export const resolvers: Resolvers = {
+export const resolvers: StrictResolvers = {
   DateTime: DateTimeResolver,
   Json: JSONResolver,
-  Query: { ...userQueries },
-  Mutation: { ...userMutations },
+  Query: { ...userQueries, ...postQueries },
+  Mutation: { ...userMutations, ...postMutations, ...commentMutations },
+  Subscription: { ...postSubscriptions, ...commentSubscriptions },
   User: userFields,
+  Post: postFields,
+  Comment: commentFields,
+  Tag: tagFields,
 };

@@ -83,6 +83,12 @@ const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported-media-type', 'Unsupported request content type'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload-too-large', 'The request body is too large'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation-error', 'Content-Length does not match the body'],
+  // @fastify/multipart limits and content-type checks (uploads of product images and files).
+  FST_REQ_FILE_TOO_LARGE: ['payload-too-large', 'The uploaded file is too large'],
+  FST_PARTS_LIMIT: ['payload-too-large', 'The multipart body has too many parts'],
+  FST_FILES_LIMIT: ['payload-too-large', 'The multipart body has too many files'],
+  FST_FIELDS_LIMIT: ['payload-too-large', 'The multipart body has too many fields'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: ['unsupported-media-type', 'The request is not multipart/form-data'],
 };
 
 /** Maps anything thrown during a request to a Problem. Unknown errors become an opaque 500. */
@@ -97,6 +103,11 @@ export function toProblem(error: unknown, url: string): Problem {
   const fe = error as FrameworkError | null;
   const known = fe?.code ? FRAMEWORK_ERRORS[fe.code] : undefined;
   if (known) return problem(known[0], known[1], url);
+  // PostgreSQL "data exception" (SQLSTATE class 22): a value passed the schema but cannot be stored,
+  // e.g. a NUL character in text or jsonb. The client's input is at fault, so it is a 400, not a 500.
+  if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined) {
+    return problem('validation-error', 'The request contains a value that cannot be stored (for example a NUL character)', url);
+  }
   if (typeof fe?.statusCode === 'number' && fe.statusCode === 413) return problem('payload-too-large', 'The request body is too large', url);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return problem('validation-error', 'The request could not be processed', url);

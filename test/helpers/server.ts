@@ -9,6 +9,7 @@ import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { deriveCursorSecret } from '../../src/http/cursor.ts';
 import { createTestDatabase } from './database.ts';
 import { ContractClient } from './contract.ts';
 
@@ -39,7 +40,13 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
   };
   const database = await openDatabase(target);
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database, authenticate: createAuthenticator(TEST_JWT_SECRET) });
+  const app = await buildApp({
+    config,
+    database,
+    authenticate: createAuthenticator(TEST_JWT_SECRET),
+    cursorSecret: deriveCursorSecret(TEST_JWT_SECRET),
+    jwtSecret: TEST_JWT_SECRET,
+  });
   await options.configure?.(app);
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();

@@ -1,9 +1,15 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_users_and_products.ts';
 import * as m0002 from './0002_content.ts';
+import * as m0003 from './0003_commerce_and_files.ts';
+import * as m0004 from './0004_post_list_indexes.ts';
+import * as m0005 from './0005_post_tag_position.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
   '0001_users_and_products': m0001,
   '0002_content': m0002,
+  '0003_commerce_and_files': m0003,
+  '0004_post_list_indexes': m0004,
+  '0005_post_tag_position': m0005,
 };

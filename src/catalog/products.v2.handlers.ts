@@ -1,0 +1,73 @@
+/** REST v2 product handlers: the v1 services behind the v2 shapes. v2 is JSON only. */
+import type { operations } from '../../generated/openapi/rest-v2.ts';
+import { ADMIN } from '../auth/principal.ts';
+import { requirePrincipal, requireRole } from '../http/guards.ts';
+import { negotiate } from '../http/negotiation.ts';
+import type { OperationHandlers } from '../http/openapi-routes.ts';
+import { parseSort, type SortOrder } from '../http/sort-params.ts';
+import type { Services } from '../services.ts';
+import type { ProductSortField } from './products.service.ts';
+import { attributesFromMap, toPagedProductV2, toProductV2 } from './products.v2.representation.ts';
+
+const JSON_ONLY = ['application/json'] as const;
+
+export const V2_SORT_FIELDS = ['name', 'price', 'sku', 'category', 'quantity', 'createdAt', 'updatedAt'] as const;
+export const V2_SEARCH_SORT_FIELDS = ['relevance', ...V2_SORT_FIELDS] as const;
+
+/** v2 calls the stock quantity `quantity`; the service sorts by its own field names. */
+function toServiceOrders(orders: SortOrder<(typeof V2_SEARCH_SORT_FIELDS)[number]>[]): SortOrder<ProductSortField>[] {
+  return orders.map((o) => ({ field: o.field === 'quantity' ? 'stockQuantity' : o.field, direction: o.direction }));
+}
+
+export function productV2Handlers(services: Services): OperationHandlers<operations> {
+  const products = services.products;
+  return {
+    listProductsV2: async (request) => {
+      negotiate(request, JSON_ONLY);
+      const { page = 0, size = 20, sort } = request.query;
+      const orders = toServiceOrders(parseSort(sort, V2_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]));
+      return toPagedProductV2(await products.list({ orders, page, size }), page, size);
+    },
+
+    searchProductsV2: async (request) => {
+      negotiate(request, JSON_ONLY);
+      const { q, minPrice, maxPrice, category, page = 0, size = 20, sort } = request.query;
+      const orders = toServiceOrders(parseSort(sort, V2_SEARCH_SORT_FIELDS, [{ field: 'relevance', direction: 'desc' }]));
+      return toPagedProductV2(await products.search({ q, minPrice, maxPrice, category, orders, page, size }), page, size);
+    },
+
+    getProductV2: async (request) => {
+      negotiate(request, JSON_ONLY);
+      return toProductV2(await products.get(request.params.id));
+    },
+
+    createProductV2: async (request, reply) => {
+      requirePrincipal(request);
+      const { name, description, price, sku, category, quantity, attributes } = request.body;
+      const product = await products.create({
+        name,
+        description,
+        price: price.amount,
+        sku,
+        category,
+        stockQuantity: quantity,
+        attributes: attributesFromMap(attributes),
+      });
+      reply.code(201).header('Location', `/api/v2/products/${product.id}`);
+      return toProductV2(product);
+    },
+
+    patchProductV2: async (request) => {
+      requirePrincipal(request);
+      const { name, description, price, quantity } = request.body;
+      const product = await products.patch(request.params.id, { name, description, price: price?.amount ?? null, stockQuantity: quantity });
+      return toProductV2(product);
+    },
+
+    deleteProductV2: async (request, reply) => {
+      requireRole(request, ADMIN);
+      await products.delete(request.params.id);
+      return reply.code(204).send();
+    },
+  };
+}

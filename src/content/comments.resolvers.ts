@@ -1,0 +1,46 @@
+import type { CommentResolvers, MutationResolvers, SubscriptionResolvers } from '../../generated/graphql/resolvers.ts';
+import { requirePrincipal, type GraphQLContext } from '../graphql/context.ts';
+import { commentNotFound } from './comments.service.ts';
+import type { CommentAddedEvent, ContentEvent } from './content.events.ts';
+import { postNotFound } from './posts.service.ts';
+import { eventsOf, freshLoaders } from './posts.resolvers.ts';
+import { userNotFound } from './users.service.ts';
+
+export const commentMutations = {
+  addComment: (_parent, { postId, content }, context) => context.services.comments.add(requirePrincipal(context), postId, content),
+  replyToComment: (_parent, { commentId, content }, context) =>
+    context.services.comments.reply(requirePrincipal(context), commentId, content),
+} satisfies Pick<MutationResolvers, 'addComment' | 'replyToComment'>;
+
+export const commentSubscriptions = {
+  commentAdded: {
+    subscribe: async (_parent, { postId }, context) => {
+      // Listen first, then check the post: a comment committed in between is not lost.
+      const events = eventsOf(context).subscribe(
+        (event: ContentEvent): event is CommentAddedEvent => event.type === 'commentAdded' && String(event.postId) === postId,
+      );
+      try {
+        await context.services.posts.getVisible(context.principal, postId);
+      } catch (error) {
+        await events.return?.();
+        throw error;
+      }
+      return events;
+    },
+    resolve: async (event: CommentAddedEvent, _args: unknown, context: GraphQLContext) => {
+      freshLoaders(context);
+      const comment = await context.loaders.comment.load(event.commentId);
+      if (!comment) throw commentNotFound(String(event.commentId));
+      return comment;
+    },
+  },
+} satisfies Pick<SubscriptionResolvers, 'commentAdded'>;
+
+export const commentFields = {
+  createdAt: (comment) => comment.created_at,
+  author: async (comment, _args, { loaders }) =>
+    (await loaders.user.load(comment.author_id)) ?? Promise.reject(userNotFound(comment.author_id)),
+  post: async (comment, _args, { loaders }) => (await loaders.post.load(comment.post_id)) ?? Promise.reject(postNotFound(comment.post_id)),
+  parentComment: (comment, _args, { loaders }) => (comment.parent_id === null ? null : loaders.comment.load(comment.parent_id)),
+  replies: (comment, _args, { loaders }) => loaders.replies.load(comment.id),
+} satisfies CommentResolvers;

@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { PostsRow } from '../../generated/db/types.ts';
+import type { Executor } from '../db/transaction.ts';
+import { visiblePosts, type Viewer } from './viewer.ts';
+
+export interface NewPost {
+  author_id: string;
+  title: string;
+  content: string;
+  slug: string;
+  status: string;
+  published_at: Date | null;
+}
+
+export interface PostChanges {
+  title?: string;
+  content?: string;
+  status?: string;
+  published_at?: Date;
+}
+
+/** A row of a page computed per parent in one statement: its rank and the parent's total. */
+export type Ranked<T> = T & { rn: number; total: number };
+
+export function findPostById(db: Executor, id: number): Promise<PostsRow | undefined> {
+  return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findPostsByIds(db: Executor, ids: readonly number[]): Promise<PostsRow[]> {
+  return db.selectFrom('posts').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Counts one read and returns the post, in one statement; undefined when absent or not visible. */
+export function readPost(db: Executor, id: number, viewer: Viewer): Promise<PostsRow | undefined> {
+  return db
+    .updateTable('posts')
+    .set({ view_count: sql`view_count + 1` })
+    .where('id', '=', id)
+    .where(visiblePosts(viewer))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * One page of posts for each author, newest first, in one statement: the window numbers each
+ * author's visible posts and counts them. Rank 1 is always kept so an author whose page is past the
+ * end still reports a total; the caller drops rows outside the page.
+ */
+export function pagePostsByAuthors(
+  db: Executor,
+  authorIds: readonly string[],
+  viewer: Viewer,
+  offset: number,
+  limit: number,
+): Promise<Ranked<PostsRow>[]> {
+  const ranked = db
+    .selectFrom('posts')
+    .selectAll('posts')
+    .select([
+      sql<number>`row_number() over (partition by author_id order by created_at desc, id desc)`.as('rn'),
+      sql<number>`count(*) over (partition by author_id)`.as('total'),
+    ])
+    .where('author_id', 'in', authorIds)
+    .where(visiblePosts(viewer));
+  return db
+    .selectFrom(ranked.as('t'))
+    .selectAll()
+    .where((eb) => eb.or([eb('rn', '=', 1), eb.and([eb('rn', '>', offset), eb('rn', '<=', offset + limit)])]))
+    .orderBy('author_id')
+    .orderBy('rn')
+    .execute();
+}
+
+/** Slugs already taken among `base` and `base-<n>`: the service picks the first free one. */
+export async function takenSlugs(db: Executor, base: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('posts')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .execute();
+  return new Set(rows.map((r) => r.slug));
+}
+
+export function insertPost(db: Executor, post: NewPost): Promise<PostsRow> {
+  return db.insertInto('posts').values(post).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updatePost(db: Executor, id: number, changes: PostChanges): Promise<PostsRow> {
+  return db
+    .updateTable('posts')
+    .set({ ...changes, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The post locked for a state change, so concurrent transitions serialize on the row. */
+export function lockPost(db: Executor, id: number): Promise<PostsRow | undefined> {
+  return db.selectFrom('posts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function like(db: Executor, postId: number, userId: string): Promise<void> {
+  await db.insertInto('post_likes').values({ post_id: postId, user_id: userId }).onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function unlike(db: Executor, postId: number, userId: string): Promise<void> {
+  await db.deleteFrom('post_likes').where('post_id', '=', postId).where('user_id', '=', userId).execute();
+}
+
+export function likeCounts(db: Executor, postIds: readonly number[]): Promise<{ post_id: number; count: number }[]> {
+  return db
+    .selectFrom('post_likes')
+    .select(['post_id', sql<number>`count(*)`.as('count')])
+    .where('post_id', 'in', postIds)
+    .groupBy('post_id')
+    .execute();
+}

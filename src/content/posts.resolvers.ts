@@ -1,0 +1,65 @@
+import type { MutationResolvers, PostResolvers, QueryResolvers, SubscriptionResolvers } from '../../generated/graphql/resolvers.ts';
+import { requirePrincipal, type GraphQLContext } from '../graphql/context.ts';
+import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
+import { postNotFound } from './posts.service.ts';
+import { userNotFound } from './users.service.ts';
+import { DEFAULT_NESTED_SIZE, toConnection } from './users.resolvers.ts';
+
+/** The event stream of a subscription; only the WebSocket transport provides one. */
+export function eventsOf(context: GraphQLContext) {
+  if (!context.events) throw new Error('subscriptions are served over WebSocket only');
+  return context.events;
+}
+
+/**
+ * graphql-js runs every event of a subscription with the same context, so the loaders created when
+ * the client subscribed would serve stale counts and pages: each event gets its own set. Events of
+ * one subscription are executed one after another, so replacing them here is safe.
+ */
+export function freshLoaders(context: GraphQLContext): void {
+  context.loaders = context.services.contentLoaders.forRequest(context.principal);
+}
+
+export const postQueries = {
+  post: (_parent, { id }, { services, principal }) => services.posts.read(principal, id),
+} satisfies Pick<QueryResolvers, 'post'>;
+
+export const postMutations = {
+  createPost: (_parent, { input }, context) => context.services.posts.create(requirePrincipal(context), input),
+  updatePost: (_parent, { id, input }, context) => context.services.posts.update(requirePrincipal(context), id, input),
+  publishPost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'publish'),
+  archivePost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'archive'),
+  restorePost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'restore'),
+  likePost: (_parent, { postId }, context) => context.services.posts.like(requirePrincipal(context), postId),
+  unlikePost: (_parent, { postId }, context) => context.services.posts.unlike(requirePrincipal(context), postId),
+} satisfies Pick<
+  MutationResolvers,
+  'createPost' | 'updatePost' | 'publishPost' | 'archivePost' | 'restorePost' | 'likePost' | 'unlikePost'
+>;
+
+export const postSubscriptions = {
+  postCreated: {
+    subscribe: (_parent, { authorId }, context) =>
+      eventsOf(context).subscribe(
+        (event: ContentEvent): event is PostCreatedEvent => event.type === 'postCreated' && (authorId == null || event.authorId === authorId),
+      ),
+    resolve: async (event: PostCreatedEvent, _args: unknown, context: GraphQLContext) => {
+      freshLoaders(context);
+      const post = await context.services.posts.getById(event.postId);
+      // Deleted between the commit and this delivery (its author was removed): nothing to show.
+      if (!post) throw postNotFound(event.postId);
+      return post;
+    },
+  },
+} satisfies Pick<SubscriptionResolvers, 'postCreated'>;
+
+export const postFields = {
+  createdAt: (post) => post.created_at,
+  updatedAt: (post) => post.updated_at,
+  viewCount: (post) => post.view_count,
+  author: async (post, _args, { loaders }) => (await loaders.user.load(post.author_id)) ?? Promise.reject(userNotFound(post.author_id)),
+  comments: async (post, { page, size }, { loaders }) =>
+    toConnection(await loaders.commentsByPost(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(post.id)),
+  tags: (post, _args, { loaders }) => loaders.tags.load(post.id),
+  likeCount: (post, _args, { loaders }) => loaders.likeCount.load(post.id),
+} satisfies PostResolvers;

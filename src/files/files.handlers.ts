@@ -1,0 +1,83 @@
+/** REST v1 file and config handlers. */
+import { Readable } from 'node:stream';
+import type { operations } from '../../generated/openapi/rest-v1.ts';
+import { ADMIN } from '../auth/principal.ts';
+import { attachment } from '../http/content-disposition.ts';
+import { ifNoneMatchMatches, strongTag } from '../http/etag.ts';
+import { requirePrincipal, requireRole } from '../http/guards.ts';
+import { receiveUpload } from '../http/multipart-upload.ts';
+import { negotiate, negotiateStored } from '../http/negotiation.ts';
+import type { OperationHandlers } from '../http/openapi-routes.ts';
+import { MAX_UPLOAD_BYTES } from '../http/rest-area.ts';
+import type { Services } from '../services.ts';
+import { BLOB_CHUNK_BYTES } from './blobs.repository.ts';
+import type { AppConfigRecord } from './config.service.ts';
+import type { FileRecord } from './files.service.ts';
+
+type FileHandlers = Pick<OperationHandlers<operations>, 'uploadFile' | 'downloadFile' | 'getConfig' | 'updateConfig'>;
+
+const JSON_ONLY = ['application/json'] as const;
+const CONFIG_CACHE = 'max-age=300';
+const FILE_CACHE = 'max-age=86400';
+
+const filePath = (id: string) => `/api/v1/files/${id}`;
+
+function toFileResponse(file: FileRecord) {
+  return {
+    id: file.id,
+    filename: file.filename,
+    contentType: file.content_type,
+    size: file.size,
+    createdAt: file.created_at.toISOString(),
+    url: filePath(file.id),
+  };
+}
+
+function toConfigResponse(config: AppConfigRecord) {
+  return { version: config.version, settings: config.settings, updatedAt: config.updatedAt.toISOString() };
+}
+
+export function fileHandlers(services: Services): FileHandlers {
+  const { files, config } = services;
+  return {
+    uploadFile: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const upload = await receiveUpload(request, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, headBytes: 0 });
+      try {
+        const file = await files.store(actor, { filename: upload.filename, contentType: upload.declaredType, content: upload.open(BLOB_CHUNK_BYTES) });
+        reply.code(201).header('Location', filePath(file.id));
+        return toFileResponse(file);
+      } finally {
+        await upload.discard();
+      }
+    },
+
+    downloadFile: async (request, reply) => {
+      requirePrincipal(request);
+      const { file, content } = await files.open(request.params.fileId);
+      negotiateStored(request, file.content_type);
+      return reply
+        .type(file.content_type)
+        .header('Content-Length', String(file.size))
+        .header('Content-Disposition', attachment(file.filename))
+        .header('Cache-Control', FILE_CACHE)
+        .send(Readable.from(content));
+    },
+
+    getConfig: async (request, reply) => {
+      negotiate(request, JSON_ONLY);
+      const current = await config.get();
+      const tag = strongTag(current.version);
+      reply.header('ETag', tag).header('Cache-Control', CONFIG_CACHE);
+      if (ifNoneMatchMatches(request.headers['if-none-match'], tag)) return reply.code(304).send();
+      return toConfigResponse(current);
+    },
+
+    updateConfig: async (request, reply) => {
+      requireRole(request, ADMIN);
+      const updated = await config.replaceSettings(request.body.settings);
+      reply.header('ETag', strongTag(updated.version));
+      return toConfigResponse(updated);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/** Stored files: metadata in `files`, bytes in chunked blobs, written in one transaction. */
+import type { Principal } from '../auth/principal.ts';
+import type { Database } from '../db/database.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { notFound } from '../errors.ts';
+import { insertBlob, readBlob } from './blobs.repository.ts';
+import * as repo from './files.repository.ts';
+
+export type { FileRecord } from './files.repository.ts';
+
+export interface NewFile {
+  filename: string;
+  contentType: string;
+  content: AsyncIterable<Uint8Array>;
+}
+
+const DEFAULT_TYPE = 'application/octet-stream';
+// A bare `type/subtype` token pair (RFC 9110 §8.3.1); anything else is stored as octet-stream.
+const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}$/;
+
+/** Keeps the name printable and bounded; the original is otherwise stored as given. */
+function cleanFilename(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = name.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return cleaned || 'file';
+}
+
+export class FilesService {
+  constructor(private readonly db: Database) {}
+
+  async store(actor: Principal, file: NewFile): Promise<repo.FileRecord> {
+    return inTransaction(this.db, async (trx) => {
+      const blob = await insertBlob(trx, file.content);
+      return repo.insertFile(trx, {
+        blob_id: blob.id,
+        filename: cleanFilename(file.filename),
+        content_type: MEDIA_TYPE.test(file.contentType) ? file.contentType.toLowerCase() : DEFAULT_TYPE,
+        size: blob.size,
+        uploaded_by: actor.username,
+      });
+    });
+  }
+
+  async open(id: string): Promise<{ file: repo.FileRecord; content: AsyncIterable<Buffer> }> {
+    const file = await repo.findFile(this.db, id);
+    if (!file) throw notFound(`File not found: ${id}`, 'FILE_NOT_FOUND');
+    return { file, content: readBlob(this.db, file.blob_id) };
+  }
+}

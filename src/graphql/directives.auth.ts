@@ -1,0 +1,45 @@
+/**
+ * @authenticated and @hasRole(role): field-level authorization declared in the SDL. Each guarded
+ * field's resolver (and, for subscriptions, its subscribe function) is wrapped so the check runs
+ * before anything else, including the @constraint checks (see schema.ts for the order).
+ */
+import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
+import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { hasRole } from '../auth/principal.ts';
+import { forbidden, unauthenticated } from '../errors.ts';
+import type { GraphQLContext } from './context.ts';
+
+type Check = (context: GraphQLContext) => void;
+
+function guard(check: Check, resolve: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
+  return (source, args, context, info) => {
+    check(context);
+    return resolve(source, args, context, info);
+  };
+}
+
+export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (fieldConfig) => {
+      const checks: Check[] = [];
+      if (getDirective(schema, fieldConfig, 'authenticated')?.length) {
+        checks.push((context) => {
+          if (!context.principal) throw unauthenticated();
+        });
+      }
+      for (const { role } of getDirective(schema, fieldConfig, 'hasRole') ?? []) {
+        checks.push((context) => {
+          if (!context.principal) throw unauthenticated();
+          if (!hasRole(context.principal, role as string)) throw forbidden();
+        });
+      }
+      if (!checks.length) return fieldConfig;
+      const check: Check = (context) => checks.forEach((c) => c(context));
+      return {
+        ...fieldConfig,
+        resolve: guard(check, fieldConfig.resolve ?? defaultFieldResolver),
+        ...(fieldConfig.subscribe ? { subscribe: guard(check, fieldConfig.subscribe) } : {}),
+      };
+    },
+  });
+}

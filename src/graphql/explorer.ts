@@ -1,0 +1,69 @@
+/**
+ * The schema printout (`GET /graphql/schema`, the SDL exactly as written in schema/) and the GraphiQL
+ * explorer (`GET /graphiql`), each only when configuration enables it (on outside production).
+ * GraphiQL and React are served from the installed npm packages, never from a CDN, so the explorer
+ * works offline and its version is the one in package-lock.json.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { typeDefs } from '../../generated/graphql/typedefs.ts';
+import { problem } from '../http/problem.ts';
+
+const require = createRequire(import.meta.url);
+
+/** Every file the explorer page loads, by the name it is served under /graphiql/assets/. */
+const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
+  'react.production.min.js': { pkg: 'react', file: 'umd/react.production.min.js', type: 'text/javascript' },
+  'react-dom.production.min.js': { pkg: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript' },
+  'graphiql.min.js': { pkg: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript' },
+  'graphiql.min.css': { pkg: 'graphiql', file: 'graphiql.min.css', type: 'text/css' },
+};
+
+/** A file inside an installed package; the UMD builds are not in the packages' `exports` maps. */
+function packageFile(pkg: string, file: string): Buffer {
+  return fs.readFileSync(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file));
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>GraphiQL · schemaforge</title>
+    <link rel="stylesheet" href="/graphiql/assets/graphiql.min.css" />
+    <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+  </head>
+  <body>
+    <div id="graphiql">Loading…</div>
+    <script src="/graphiql/assets/react.production.min.js"></script>
+    <script src="/graphiql/assets/react-dom.production.min.js"></script>
+    <script src="/graphiql/assets/graphiql.min.js"></script>
+    <script>
+      const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
+      ReactDOM.createRoot(document.getElementById('graphiql')).render(
+        React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true }),
+      );
+    </script>
+  </body>
+</html>
+`;
+
+export function registerSchemaPrintout(app: FastifyInstance): void {
+  app.get('/graphql/schema', { config: { skipAuth: true } }, async (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').send(typeDefs),
+  );
+}
+
+export function registerGraphiQL(app: FastifyInstance): void {
+  // Read once at start: a missing package fails the start, not the first visitor.
+  const files = new Map(Object.entries(ASSETS).map(([name, { pkg, file, type }]) => [name, { body: packageFile(pkg, file), type }]));
+  app.get('/graphiql', { config: { skipAuth: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+  app.get<{ Params: { name: string } }>('/graphiql/assets/:name', { config: { skipAuth: true } }, async (request, reply) => {
+    const file = files.get(request.params.name);
+    if (!file) {
+      return reply.code(404).type('application/problem+json').send(problem('not-found', `No explorer asset ${request.params.name}`, request.url));
+    }
+    return reply.type(`${file.type}; charset=utf-8`).header('Cache-Control', 'public, max-age=86400').send(file.body);
+  });
+}

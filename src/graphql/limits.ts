@@ -1,0 +1,177 @@
+/**
+ * Request limits, all checked before execution so an expensive operation never starts.
+ *
+ * Cost model (complexity), the one documented in the README:
+ * - every field costs 1, plus what its selection costs;
+ * - a field with a `size` or `limit` argument (the paged connections and `searchUsers`) multiplies
+ *   its selection's cost by that argument (its default when omitted or null): `users(size: 20)
+ *   { content { id } }` costs 1 + 20 × (1 + 1) = 41;
+ * - `content` inside a connection is not multiplied again (the page size already was);
+ * - any other list field (`followers`, `following`, `tags`, `replies`, `allUsers`) multiplies its
+ *   selection by UNPAGED_LIST_FACTOR, an assumed typical length;
+ * - introspection (`__schema`, `__type`, `__typename`) costs nothing; it is bounded instead by the
+ *   introspection rule below, the alias cap and the length cap.
+ * Depth counts nested field levels, root fields being depth 1 (`{ user { id } }` has depth 2);
+ * introspection subtrees are exempt from depth and covered by the introspection rule.
+ */
+import {
+  GraphQLError,
+  getNullableType,
+  isIntrospectionType,
+  isListType,
+  Kind,
+  type ASTVisitor,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+
+export interface GraphQLLimits {
+  maxDepth: number;
+  maxComplexity: number;
+  maxAliases: number;
+  /** Characters of the query text. */
+  maxQueryLength: number;
+}
+
+export const UNPAGED_LIST_FACTOR = 10;
+export const DEFAULT_MAX_ALIASES = 20;
+export const DEFAULT_MAX_QUERY_LENGTH = 16_384;
+
+/** Introspection fields that list types or fields: selecting one inside another is the classic blow-up. */
+const INTROSPECTION_LISTS = new Set(['types', 'fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues', 'args']);
+
+export function limitError(code: string, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { errorType: 'BAD_REQUEST', code } });
+}
+
+function isIntrospectionRoot(name: string): boolean {
+  return name === '__schema' || name === '__type';
+}
+
+/** Walks selections through fragments; `visitField` returns the value carried into the field's children. */
+function walk<T>(
+  selectionSet: SelectionSetNode,
+  fragments: (name: string) => FragmentDefinitionNode | undefined | null,
+  state: T,
+  visitField: (name: string, state: T) => T | null,
+  seen: ReadonlySet<string> = new Set(),
+): void {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const next = visitField(selection.name.value, state);
+      if (next !== null && selection.selectionSet) walk(selection.selectionSet, fragments, next, visitField, seen);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      walk(selection.selectionSet, fragments, state, visitField, seen);
+    } else {
+      const name = selection.name.value;
+      const fragment = fragments(name);
+      // Fragment cycles are reported by the standard NoFragmentCycles rule; just do not loop here.
+      if (fragment && !seen.has(name)) walk(fragment.selectionSet, fragments, state, visitField, new Set([...seen, name]));
+    }
+  }
+}
+
+export function depthLimitRule(maxDepth: number): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(operation) {
+      let deepest = 0;
+      walk(operation.selectionSet, (n) => context.getFragment(n), 0, (name, depth) => {
+        if (isIntrospectionRoot(name)) return null;
+        deepest = Math.max(deepest, depth + 1);
+        // Stop descending once over the limit: the answer is already "too deep".
+        return depth + 1 > maxDepth ? null : depth + 1;
+      });
+      if (deepest > maxDepth) {
+        context.reportError(limitError('QUERY_TOO_DEEP', `Query depth ${deepest} exceeds the maximum depth of ${maxDepth}`));
+      }
+    },
+  });
+}
+
+export function introspectionRule(): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(operation) {
+      let offending: string | null = null;
+      walk<{ inside: boolean; lists: ReadonlySet<string> }>(
+        operation.selectionSet,
+        (n) => context.getFragment(n),
+        { inside: false, lists: new Set() },
+        (name, state) => {
+          if (offending) return null;
+          if (!state.inside) return isIntrospectionRoot(name) ? { inside: true, lists: new Set() } : state;
+          if (!INTROSPECTION_LISTS.has(name)) return state;
+          if (state.lists.has(name)) {
+            offending = name;
+            return null;
+          }
+          return { inside: true, lists: new Set([...state.lists, name]) };
+        },
+      );
+      if (offending) {
+        context.reportError(
+          limitError('QUERY_TOO_DEEP', `Introspection may select "${offending}" only once along a path (no recursive introspection)`),
+        );
+      }
+    },
+  });
+}
+
+export function aliasLimitRule(maxAliases: number): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => {
+    let aliases = 0;
+    return {
+      Field(node) {
+        if (node.alias) aliases++;
+      },
+      Document: {
+        leave() {
+          if (aliases > maxAliases) {
+            context.reportError(limitError('TOO_MANY_ALIASES', `Query uses ${aliases} aliases; at most ${maxAliases} are allowed`));
+          }
+        },
+      },
+    };
+  };
+}
+
+/** The estimator of the cost model above. */
+export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
+  const sized = field.args.find((a) => a.name === 'size' || a.name === 'limit');
+  if (sized) {
+    const value = args[sized.name] ?? sized.defaultValue;
+    return 1 + (typeof value === 'number' ? Math.max(value, 0) : 1) * childComplexity;
+  }
+  if (isListType(getNullableType(field.type)) && !type.name.endsWith('Connection')) {
+    return 1 + UNPAGED_LIST_FACTOR * childComplexity;
+  }
+  return 1 + childComplexity;
+};
+
+/**
+ * The estimated cost of the operation, or null when it cannot be estimated because its variables do
+ * not coerce: execution then refuses it with the precise variable error, before any resolver runs.
+ */
+export function operationComplexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+  operationName: string | null | undefined,
+): number | null {
+  try {
+    return getComplexity({
+      schema,
+      query: document,
+      variables: variables ?? {},
+      ...(operationName ? { operationName } : {}),
+      estimators: [costEstimator],
+    });
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,12 @@
+import type { CustomersRow } from '../../generated/db/types.ts';
+import type { Executor } from '../db/transaction.ts';
+
+export type CustomerRecord = CustomersRow;
+
+export function insertCustomer(db: Executor, customer: { name: string; email: string; user_id: string | null }): Promise<CustomerRecord> {
+  return db.insertInto('customers').values(customer).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findCustomer(db: Executor, id: string): Promise<CustomerRecord | undefined> {
+  return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,95 @@
+/** REST v1 customer and order handlers (HAL). */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { operations } from '../../generated/openapi/rest-v1.ts';
+import { ADMIN } from '../auth/principal.ts';
+import { requirePrincipal, requireRole } from '../http/guards.ts';
+import { negotiate, type MediaType } from '../http/negotiation.ts';
+import type { OperationHandlers } from '../http/openapi-routes.ts';
+import { parseSort } from '../http/sort-params.ts';
+import type { Services } from '../services.ts';
+import { ORDER_SORT_FIELDS, type OrderRecord } from './orders.service.ts';
+import { orderPath, customerPath, toCustomerResponse, toOrderCollection, toOrderResponse, toOrderTracking } from './orders.representation.ts';
+
+type OrderHandlers = Pick<
+  OperationHandlers<operations>,
+  | 'createCustomer'
+  | 'getCustomer'
+  | 'listOrders'
+  | 'createOrder'
+  | 'getOrder'
+  | 'confirmOrder'
+  | 'cancelOrder'
+  | 'shipOrder'
+  | 'deliverOrder'
+  | 'getOrderTracking'
+>;
+
+const JSON_ONLY = ['application/json'] as const;
+/** Same body either way; plain JSON unless the client asks for HAL by name. */
+const HAL = ['application/json', 'application/hal+json'] as const;
+
+/** A transition's response: negotiated like a read (its 200 documents both JSON types). */
+function sendOrder(request: FastifyRequest, reply: FastifyReply, order: OrderRecord, type: MediaType = negotiateHal(request)) {
+  return reply.type(`${type}; charset=utf-8`).send(toOrderResponse(order));
+}
+
+function negotiateHal(request: FastifyRequest): MediaType {
+  // Transitions and creation document no 406: an unmatched Accept falls back to plain JSON.
+  try {
+    return negotiate(request, HAL);
+  } catch {
+    return 'application/json';
+  }
+}
+
+export function orderHandlers(services: Services): OrderHandlers {
+  const { customers, orders } = services;
+  return {
+    createCustomer: async (request, reply) => {
+      const customer = await customers.create(requirePrincipal(request), request.body);
+      reply.code(201).header('Location', customerPath(customer.id));
+      return toCustomerResponse(customer);
+    },
+
+    getCustomer: async (request) => {
+      const actor = requirePrincipal(request);
+      negotiate(request, JSON_ONLY);
+      return toCustomerResponse(await customers.get(actor, request.params.id));
+    },
+
+    listOrders: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const type = negotiate(request, HAL);
+      const { page = 0, size = 20, sort } = request.query;
+      const order = parseSort(sort, ORDER_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]);
+      const result = await orders.list(actor, { orders: order, page, size });
+      return reply.type(`${type}; charset=utf-8`).send(toOrderCollection(result, page, size, sort));
+    },
+
+    createOrder: async (request, reply) => {
+      const order = await orders.create(requirePrincipal(request), request.body);
+      reply.code(201).header('Location', orderPath(order.id));
+      return sendOrder(request, reply, order);
+    },
+
+    getOrder: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const type = negotiate(request, HAL);
+      return sendOrder(request, reply, await orders.get(actor, request.params.id), type);
+    },
+
+    confirmOrder: async (request, reply) => sendOrder(request, reply, await orders.confirm(requirePrincipal(request), request.params.id)),
+
+    cancelOrder: async (request, reply) => sendOrder(request, reply, await orders.cancel(requirePrincipal(request), request.params.id)),
+
+    shipOrder: async (request, reply) => sendOrder(request, reply, await orders.ship(requireRole(request, ADMIN), request.params.id, request.body)),
+
+    deliverOrder: async (request, reply) => sendOrder(request, reply, await orders.deliver(requireRole(request, ADMIN), request.params.id)),
+
+    getOrderTracking: async (request) => {
+      const actor = requirePrincipal(request);
+      negotiate(request, JSON_ONLY);
+      return toOrderTracking(await orders.tracking(actor, request.params.id));
+    },
+  };
+}

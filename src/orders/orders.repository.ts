@@ -1,0 +1,150 @@
+import { sql, type ExpressionBuilder } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import type { DB, OrdersRow } from '../../generated/db/types.ts';
+import type { Executor } from '../db/transaction.ts';
+
+export type OrderStatus = 'PENDING' | 'CONFIRMED' | 'SHIPPED' | 'DELIVERED' | 'CANCELLED';
+
+/** Decimals travel as text (numeric columns, `::text` inside JSON) so nothing parses them into floats. */
+export interface OrderItemRecord {
+  product_id: string;
+  name: string;
+  quantity: number;
+  unit_price: string;
+  line_total: string;
+}
+
+export type OrderRecord = Omit<OrdersRow, 'status'> & { status: OrderStatus; owner_id: string | null; items: OrderItemRecord[] };
+
+export type OrderSortField = 'createdAt' | 'updatedAt' | 'total' | 'status';
+
+const COLUMNS: Record<OrderSortField, string> = {
+  createdAt: 'orders.created_at',
+  updatedAt: 'orders.updated_at',
+  total: 'orders.total',
+  status: 'orders.status',
+};
+
+function items(eb: ExpressionBuilder<DB, 'orders'>) {
+  return jsonArrayFrom(
+    eb
+      .selectFrom('order_items')
+      .select(['product_id', 'name', 'quantity', sql<string>`unit_price::text`.as('unit_price'), sql<string>`line_total::text`.as('line_total')])
+      .whereRef('order_items.order_id', '=', 'orders.id')
+      .orderBy('order_items.position'),
+  ).as('items');
+}
+
+function orderQuery(db: Executor) {
+  return db
+    .selectFrom('orders')
+    .innerJoin('customers', 'customers.id', 'orders.customer_id')
+    .selectAll('orders')
+    .select('customers.user_id as owner_id')
+    .select(items);
+}
+
+export async function findOrder(db: Executor, id: string): Promise<OrderRecord | undefined> {
+  return (await orderQuery(db).where('orders.id', '=', id).executeTakeFirst()) as OrderRecord | undefined;
+}
+
+/** Takes the stock if enough is left, atomically; returns the product's snapshot, or undefined. */
+export function takeStock(db: Executor, productId: string, quantity: number) {
+  return db
+    .updateTable('products')
+    .set({ stock_quantity: sql<number>`stock_quantity - ${quantity}` })
+    .where('id', '=', productId)
+    .where('stock_quantity', '>=', quantity)
+    .returning(['id', 'name', 'price'])
+    .executeTakeFirst();
+}
+
+export async function stockOf(db: Executor, productId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('products').select('stock_quantity').where('id', '=', productId).executeTakeFirst();
+  return row?.stock_quantity;
+}
+
+export interface NewOrderLine {
+  productId: string;
+  name: string;
+  /** The product's numeric price as text. */
+  unitPrice: string;
+  quantity: number;
+}
+
+/** Inserts the order and its lines; line totals and the order total are computed in SQL numeric. */
+export async function insertOrder(db: Executor, customerId: string, lines: NewOrderLine[]): Promise<string> {
+  const { id } = await db.insertInto('orders').values({ customer_id: customerId, total: '0' }).returning('id').executeTakeFirstOrThrow();
+  await db
+    .insertInto('order_items')
+    .values(
+      lines.map((line, position) => ({
+        order_id: id,
+        position,
+        product_id: line.productId,
+        name: line.name,
+        quantity: line.quantity,
+        unit_price: line.unitPrice,
+        line_total: sql<string>`${line.unitPrice}::numeric * ${line.quantity}`,
+      })),
+    )
+    .execute();
+  await db
+    .updateTable('orders')
+    .set({ total: sql<string>`(select sum(line_total) from order_items where order_id = ${id})` })
+    .where('id', '=', id)
+    .execute();
+  return id;
+}
+
+export interface TransitionChanges {
+  carrier?: string;
+  tracking_number?: string;
+  shipped_at?: Date;
+  delivered_at?: Date;
+}
+
+/**
+ * Moves the order to `to` only if its status is one of `from`, in one conditional UPDATE: of two
+ * concurrent transitions exactly one wins, the other sees no row. Every change bumps `version`.
+ */
+export async function transition(db: Executor, id: string, from: OrderStatus[], to: OrderStatus, changes: TransitionChanges = {}): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({ ...changes, status: to, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Returns the order's quantities to the products that still exist. */
+export async function releaseStock(db: Executor, orderId: string): Promise<void> {
+  await sql`
+    update products set stock_quantity = products.stock_quantity + order_items.quantity
+    from order_items
+    where order_items.order_id = ${orderId} and products.id = order_items.product_id`.execute(db);
+}
+
+export interface OrderPageQuery {
+  /** Only orders of customers owned by this user; null for every order. */
+  ownerId: string | null;
+  orders: { field: OrderSortField; direction: 'asc' | 'desc' }[];
+  page: number;
+  size: number;
+}
+
+export async function pageOrders(db: Executor, query: OrderPageQuery): Promise<{ rows: OrderRecord[]; total: number }> {
+  let rows = orderQuery(db);
+  let count = db.selectFrom('orders').innerJoin('customers', 'customers.id', 'orders.customer_id');
+  if (query.ownerId !== null) {
+    rows = rows.where('customers.user_id', '=', query.ownerId);
+    count = count.where('customers.user_id', '=', query.ownerId);
+  }
+  for (const order of query.orders) rows = rows.orderBy(sql.ref(COLUMNS[order.field]), order.direction);
+  const [items, total] = await Promise.all([
+    rows.orderBy('orders.id', 'asc').limit(query.size).offset(query.page * query.size).execute(),
+    count.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: items as OrderRecord[], total: Number(total.n) };
+}

@@ -1,0 +1,57 @@
+/**
+ * The schema-first contract (issue 2): adding a field to the SDL and regenerating breaks the
+ * typecheck, naming the field, until a resolver exists. Runs on a scratch copy of the project so
+ * the working tree is never touched.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+const COPIED = ['schema', 'src', 'generated', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json'];
+
+async function tsc(dir: string): Promise<{ ok: boolean; output: string }> {
+  try {
+    const { stdout } = await run(path.join(dir, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+    return { ok: true, output: stdout };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+t.test('a new SDL field fails typecheck until it has a resolver', { timeout: 180_000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-schema-first-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const entry of COPIED) fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  // Typecheck the application (src/ against generated/) only: the contract is about resolvers, and
+  // scripts/ or benchmarks being edited elsewhere must not decide this test.
+  const tsconfigPath = path.join(dir, 'tsconfig.json');
+  const tsconfig = JSON.parse(fs.readFileSync(tsconfigPath, 'utf8')) as { include: string[] };
+  fs.writeFileSync(tsconfigPath, JSON.stringify({ ...tsconfig, include: ['src', 'generated'] }, null, 2));
+
+  const sdl = path.join(dir, 'schema/users.graphql');
+  const before = fs.readFileSync(sdl, 'utf8');
+  const withField = before.replace('  "When the account was created."\n  createdAt: DateTime!', '  "When the account was created."\n  createdAt: DateTime!\n  "How often the user was pinged."\n  pingCount: Int!');
+  t.not(withField, before, 'the field was added to the SDL copy');
+  fs.writeFileSync(sdl, withField);
+
+  await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
+  t.match(fs.readFileSync(path.join(dir, 'generated/graphql/resolvers.ts'), 'utf8'), /'pingCount'/, 'StrictResolvers requires it');
+  const broken = await tsc(dir);
+  t.notOk(broken.ok, 'typecheck fails');
+  t.match(broken.output, /src\/graphql\/resolvers\.ts.*pingCount/s, 'and names the field');
+
+  const resolvers = path.join(dir, 'src/content/users.resolvers.ts');
+  const source = fs.readFileSync(resolvers, 'utf8');
+  const implemented = source.replace('export const userFields = {\n', 'export const userFields = {\n  pingCount: () => 0,\n');
+  t.not(implemented, source, 'a resolver was added to the copy');
+  fs.writeFileSync(resolvers, implemented);
+  const fixed = await tsc(dir);
+  t.ok(fixed.ok, `typecheck passes with the resolver${fixed.ok ? '' : `:\n${fixed.output}`}`);
+});

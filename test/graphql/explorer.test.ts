@@ -1,0 +1,67 @@
+/**
+ * GET /graphql/schema and GET /graphiql, each behind its configuration switch, and a real browser
+ * (Debian's Chromium through playwright-core) running a query in GraphiQL served from npm assets.
+ */
+import fs from 'node:fs';
+import { chromium } from 'playwright-core';
+import t from 'tap';
+import { typeDefs } from '../../generated/graphql/typedefs.ts';
+import { startServer } from '../helpers/server.ts';
+import { seed } from './gql.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const QUERY = '{ searchUsers(query: "browser") { username displayName } }';
+
+t.test('schema printout and explorer are served when enabled', async (t) => {
+  const server = await startServer(t);
+  const sdl = await fetch(`${server.baseUrl}/graphql/schema`);
+  t.equal(sdl.status, 200);
+  t.match(sdl.headers.get('content-type'), /^text\/plain/);
+  const text = await sdl.text();
+  t.equal(text, typeDefs);
+  t.match(text, /directive @hasRole/);
+  const page = await fetch(`${server.baseUrl}/graphiql`);
+  t.equal(page.status, 200);
+  const html = await page.text();
+  t.match(html, /\/graphiql\/assets\/graphiql\.min\.js/);
+  t.notMatch(html, /https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'no CDN: every asset is local');
+  for (const asset of ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql.min.css']) {
+    const r = await fetch(`${server.baseUrl}/graphiql/assets/${asset}`);
+    t.equal(r.status, 200, asset);
+    t.ok((await r.arrayBuffer()).byteLength > 1000, `${asset} has content`);
+  }
+  t.equal((await fetch(`${server.baseUrl}/graphiql/assets/package.json`)).status, 404, 'only the listed assets');
+});
+
+t.test('both are 404 when disabled (the production default)', async (t) => {
+  const server = await startServer(t, { env: { GRAPHIQL: 'false', GRAPHQL_SCHEMA_PRINTOUT: 'false' } });
+  for (const path of ['/graphql/schema', '/graphiql', '/graphiql/assets/graphiql.min.js']) {
+    const r = await fetch(`${server.baseUrl}${path}`);
+    t.equal(r.status, 404, path);
+  }
+});
+
+t.test('GraphiQL in a real browser runs a query and shows the result', { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, async (t) => {
+  const server = await startServer(t);
+  await seed(server).user('browser_user', 'Seen In Browser');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+  const external: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.baseUrl)) external.push(request.url());
+  });
+  await page.goto(`${server.baseUrl}/graphiql`);
+  await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
+  // Replace the editor's text through CodeMirror itself, as typing would, then run it.
+  await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(QUERY)})`);
+  await page.locator('.graphiql-execute-button').click();
+  const result = page.locator('.result-window');
+  await result.getByText('Seen In Browser').waitFor({ timeout: 20_000 });
+  t.match(await result.innerText(), /"username": "browser_user"/);
+  await page.screenshot({ path: '/tmp/graphiql.png' });
+  t.same(external, [], 'the page loads nothing from outside the server');
+});
