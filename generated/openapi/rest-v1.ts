@@ -522,12 +522,12 @@ export interface components {
             /** @description Not blank; 2 to 200 characters. */
             name: string;
             /**
-             * @description At least 0.01; at most 10 integer and 2 fraction digits. The
-             *     fraction rule is checked exactly by the server (400 at `/price`):
-             *     the number must be the one its 2-decimal rounding denotes. It is
-             *     not expressed as `multipleOf: 0.01` because validators compute
-             *     that with binary floating point, which rejects valid prices such
-             *     as 1234567890.07 (or, with a tolerance, accepts invalid ones).
+             * @description At least 0.01; at most 10 integer and 2 fraction digits (400 at
+             *     `/price` otherwise). Validators compute `multipleOf` in binary
+             *     floating point, so the server's generated validator compares it
+             *     with a tolerance (ajv `multipleOfPrecision: 3`, which accepts every
+             *     valid price up to the maximum) and then checks the rule exactly:
+             *     the number must be the one its 2-decimal rounding denotes.
              */
             price: number;
             /** @description 3 to 20 characters from uppercase letters, digits and hyphen; unique. */

@@ -404,8 +404,8 @@ return errors === 0;
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createProduct_body = validate24;
-const schema36 = {"$ref":"#/$defs/CreateProductRequest","$defs":{"CreateProductRequest":{"type":"object","description":"Product creation payload.","required":["name","price","sku","category"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":2,"maxLength":200,"pattern":"\\S","description":"Not blank; 2 to 200 characters."},"description":{"type":"string","maxLength":5000,"description":"At most 5000 characters."},"price":{"type":"number","minimum":0.01,"maximum":9999999999.99,"description":"At least 0.01; at most 10 integer and 2 fraction digits. The\nfraction rule is checked exactly by the server (400 at `/price`):\nthe number must be the one its 2-decimal rounding denotes. It is\nnot expressed as `multipleOf: 0.01` because validators compute\nthat with binary floating point, which rejects valid prices such\nas 1234567890.07 (or, with a tolerance, accepts invalid ones).\n"},"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"3 to 20 characters from uppercase letters, digits and hyphen; unique."},"category":{"$ref":"#/$defs/ProductCategory"},"stockQuantity":{"type":"integer","minimum":0,"maximum":2147483647,"default":0,"description":"At least 0; 0 when omitted."},"attributes":{"type":"array","description":"Each element validated; keys unique. Empty when omitted.","items":{"$ref":"#/$defs/ProductAttributeRequest"}}},"examples":[{"name":"Desk lamp","description":"LED desk lamp with dimmer.","price":25,"sku":"LAMP-001","category":"HOME","stockQuantity":12,"attributes":[{"key":"color","value":"black"}]}]},"ProductAttributeRequest":{"type":"object","description":"A product attribute. Keys are unique within a product.","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."},"value":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."}}},"ProductCategory":{"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]}},"$id":"createProduct_body"};
-const schema37 = {"type":"object","description":"Product creation payload.","required":["name","price","sku","category"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":2,"maxLength":200,"pattern":"\\S","description":"Not blank; 2 to 200 characters."},"description":{"type":"string","maxLength":5000,"description":"At most 5000 characters."},"price":{"type":"number","minimum":0.01,"maximum":9999999999.99,"description":"At least 0.01; at most 10 integer and 2 fraction digits. The\nfraction rule is checked exactly by the server (400 at `/price`):\nthe number must be the one its 2-decimal rounding denotes. It is\nnot expressed as `multipleOf: 0.01` because validators compute\nthat with binary floating point, which rejects valid prices such\nas 1234567890.07 (or, with a tolerance, accepts invalid ones).\n"},"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"3 to 20 characters from uppercase letters, digits and hyphen; unique."},"category":{"$ref":"#/$defs/ProductCategory"},"stockQuantity":{"type":"integer","minimum":0,"maximum":2147483647,"default":0,"description":"At least 0; 0 when omitted."},"attributes":{"type":"array","description":"Each element validated; keys unique. Empty when omitted.","items":{"$ref":"#/$defs/ProductAttributeRequest"}}},"examples":[{"name":"Desk lamp","description":"LED desk lamp with dimmer.","price":25,"sku":"LAMP-001","category":"HOME","stockQuantity":12,"attributes":[{"key":"color","value":"black"}]}]};
+const schema36 = {"$ref":"#/$defs/CreateProductRequest","$defs":{"CreateProductRequest":{"type":"object","description":"Product creation payload.","required":["name","price","sku","category"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":2,"maxLength":200,"pattern":"\\S","description":"Not blank; 2 to 200 characters."},"description":{"type":"string","maxLength":5000,"description":"At most 5000 characters."},"price":{"type":"number","minimum":0.01,"maximum":9999999999.99,"multipleOf":0.01,"description":"At least 0.01; at most 10 integer and 2 fraction digits (400 at\n`/price` otherwise). Validators compute `multipleOf` in binary\nfloating point, so the server's generated validator compares it\nwith a tolerance (ajv `multipleOfPrecision: 3`, which accepts every\nvalid price up to the maximum) and then checks the rule exactly:\nthe number must be the one its 2-decimal rounding denotes.\n"},"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"3 to 20 characters from uppercase letters, digits and hyphen; unique."},"category":{"$ref":"#/$defs/ProductCategory"},"stockQuantity":{"type":"integer","minimum":0,"maximum":2147483647,"default":0,"description":"At least 0; 0 when omitted."},"attributes":{"type":"array","description":"Each element validated; keys unique. Empty when omitted.","items":{"$ref":"#/$defs/ProductAttributeRequest"}}},"examples":[{"name":"Desk lamp","description":"LED desk lamp with dimmer.","price":25,"sku":"LAMP-001","category":"HOME","stockQuantity":12,"attributes":[{"key":"color","value":"black"}]}]},"ProductAttributeRequest":{"type":"object","description":"A product attribute. Keys are unique within a product.","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."},"value":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."}}},"ProductCategory":{"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]}},"$id":"createProduct_body"};
+const schema37 = {"type":"object","description":"Product creation payload.","required":["name","price","sku","category"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":2,"maxLength":200,"pattern":"\\S","description":"Not blank; 2 to 200 characters."},"description":{"type":"string","maxLength":5000,"description":"At most 5000 characters."},"price":{"type":"number","minimum":0.01,"maximum":9999999999.99,"multipleOf":0.01,"description":"At least 0.01; at most 10 integer and 2 fraction digits (400 at\n`/price` otherwise). Validators compute `multipleOf` in binary\nfloating point, so the server's generated validator compares it\nwith a tolerance (ajv `multipleOfPrecision: 3`, which accepts every\nvalid price up to the maximum) and then checks the rule exactly:\nthe number must be the one its 2-decimal rounding denotes.\n"},"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"3 to 20 characters from uppercase letters, digits and hyphen; unique."},"category":{"$ref":"#/$defs/ProductCategory"},"stockQuantity":{"type":"integer","minimum":0,"maximum":2147483647,"default":0,"description":"At least 0; 0 when omitted."},"attributes":{"type":"array","description":"Each element validated; keys unique. Empty when omitted.","items":{"$ref":"#/$defs/ProductAttributeRequest"}}},"examples":[{"name":"Desk lamp","description":"LED desk lamp with dimmer.","price":25,"sku":"LAMP-001","category":"HOME","stockQuantity":12,"attributes":[{"key":"color","value":"black"}]}]};
 const schema38 = {"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]};
 const schema39 = {"type":"object","description":"A product attribute. Keys are unique within a product.","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."},"value":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."}}};
 const pattern6 = new RegExp("^[A-Z0-9-]{3,20}$", "u");
@@ -569,9 +569,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+let res0;
+if((0.01 === 0 || (res0 = data2/0.01, Math.abs(Math.round(res0) - res0) > 1e-3))){
+const err13 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/multipleOf",keyword:"multipleOf",params:{multipleOf: 0.01},message:"must be multiple of 0.01"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -581,11 +581,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.sku !== undefined){
-let data3 = data.sku;
-if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
-const err14 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9-]{3,20}$"},message:"must match pattern \""+"^[A-Z0-9-]{3,20}$"+"\""};
+else {
+const err14 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -595,8 +592,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.sku !== undefined){
+let data3 = data.sku;
+if(typeof data3 === "string"){
+if(!pattern6.test(data3)){
+const err15 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9-]{3,20}$"},message:"must match pattern \""+"^[A-Z0-9-]{3,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -606,10 +606,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.category !== undefined){
-let data4 = data.category;
-if(typeof data4 !== "string"){
-const err16 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err16 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -618,8 +616,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!((((((((data4 === "ELECTRONICS") || (data4 === "BOOKS")) || (data4 === "CLOTHING")) || (data4 === "HOME")) || (data4 === "SPORTS")) || (data4 === "TOYS")) || (data4 === "FOOD")) || (data4 === "OTHER"))){
-const err17 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.category !== undefined){
+let data4 = data.category;
+if(typeof data4 !== "string"){
+const err17 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -628,10 +629,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-let data5 = data.stockQuantity;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err18 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((((((data4 === "ELECTRONICS") || (data4 === "BOOKS")) || (data4 === "CLOTHING")) || (data4 === "HOME")) || (data4 === "SPORTS")) || (data4 === "TOYS")) || (data4 === "FOOD")) || (data4 === "OTHER"))){
+const err18 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -640,9 +639,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 2147483647 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+let data5 = data.stockQuantity;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err19 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -651,13 +651,24 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data5 < 0 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data5 == "number"){
+if(data5 > 2147483647 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+if(data5 < 0 || isNaN(data5)){
+const err21 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -670,17 +681,7 @@ for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.key === undefined){
-const err21 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data7.value === undefined){
-const err22 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+const err22 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -689,9 +690,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-for(const key1 in data7){
-if(!((key1 === "key") || (key1 === "value"))){
-const err23 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data7.value === undefined){
+const err23 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -700,12 +700,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data7.key !== undefined){
-let data8 = data7.key;
-if(typeof data8 === "string"){
-if(func1(data8) < 1){
-const err24 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 in data7){
+if(!((key1 === "key") || (key1 === "value"))){
+const err24 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -714,8 +711,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern4.test(data8)){
-const err25 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+if(data7.key !== undefined){
+let data8 = data7.key;
+if(typeof data8 === "string"){
+if(func1(data8) < 1){
+const err25 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -724,9 +725,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-else {
-const err26 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err26 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -736,11 +736,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data7.value !== undefined){
-let data9 = data7.value;
-if(typeof data9 === "string"){
-if(func1(data9) < 1){
-const err27 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err27 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -749,8 +746,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern4.test(data9)){
-const err28 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+if(data7.value !== undefined){
+let data9 = data7.value;
+if(typeof data9 === "string"){
+if(func1(data9) < 1){
+const err28 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -759,9 +760,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data9)){
+const err29 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -771,9 +771,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
 else {
-const err30 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -785,7 +784,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/attributes",schemaPath:"#/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err31 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -797,12 +796,24 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/attributes",schemaPath:"#/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -833,8 +844,8 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const patchProduct_body = validate27;
-const schema40 = {"$ref":"#/$defs/PatchProductRequest","$defs":{"PatchProductRequest":{"type":"object","description":"All fields optional; null or absent means unchanged. Present values follow the creation rules.","additionalProperties":false,"properties":{"name":{"type":["string","null"],"minLength":2,"maxLength":200,"pattern":"\\S"},"description":{"type":["string","null"],"maxLength":5000},"price":{"type":["number","null"],"minimum":0.01,"maximum":9999999999.99,"description":"As in CreateProductRequest (at most 2 fraction digits, checked exactly)."},"stockQuantity":{"type":["integer","null"],"minimum":0,"maximum":2147483647}}}},"$id":"patchProduct_body"};
-const schema41 = {"type":"object","description":"All fields optional; null or absent means unchanged. Present values follow the creation rules.","additionalProperties":false,"properties":{"name":{"type":["string","null"],"minLength":2,"maxLength":200,"pattern":"\\S"},"description":{"type":["string","null"],"maxLength":5000},"price":{"type":["number","null"],"minimum":0.01,"maximum":9999999999.99,"description":"As in CreateProductRequest (at most 2 fraction digits, checked exactly)."},"stockQuantity":{"type":["integer","null"],"minimum":0,"maximum":2147483647}}};
+const schema40 = {"$ref":"#/$defs/PatchProductRequest","$defs":{"PatchProductRequest":{"type":"object","description":"All fields optional; null or absent means unchanged. Present values follow the creation rules.","additionalProperties":false,"properties":{"name":{"type":["string","null"],"minLength":2,"maxLength":200,"pattern":"\\S"},"description":{"type":["string","null"],"maxLength":5000},"price":{"type":["number","null"],"minimum":0.01,"maximum":9999999999.99,"multipleOf":0.01,"description":"As in CreateProductRequest (at most 2 fraction digits, checked exactly)."},"stockQuantity":{"type":["integer","null"],"minimum":0,"maximum":2147483647}}}},"$id":"patchProduct_body"};
+const schema41 = {"type":"object","description":"All fields optional; null or absent means unchanged. Present values follow the creation rules.","additionalProperties":false,"properties":{"name":{"type":["string","null"],"minLength":2,"maxLength":200,"pattern":"\\S"},"description":{"type":["string","null"],"maxLength":5000},"price":{"type":["number","null"],"minimum":0.01,"maximum":9999999999.99,"multipleOf":0.01,"description":"As in CreateProductRequest (at most 2 fraction digits, checked exactly)."},"stockQuantity":{"type":["integer","null"],"minimum":0,"maximum":2147483647}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="patchProduct_body" */;
@@ -963,12 +974,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.stockQuantity !== undefined){
-let data3 = data.stockQuantity;
-if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/$defs/PatchProductRequest/properties/stockQuantity/type",keyword:"type",params:{type: schema41.properties.stockQuantity.type},message:"must be integer,null"};
+let res0;
+if((0.01 === 0 || (res0 = data2/0.01, Math.abs(Math.round(res0) - res0) > 1e-3))){
+const err10 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PatchProductRequest/properties/price/multipleOf",keyword:"multipleOf",params:{multipleOf: 0.01},message:"must be multiple of 0.01"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -977,9 +985,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 > 2147483647 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/$defs/PatchProductRequest/properties/stockQuantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+}
+if(data.stockQuantity !== undefined){
+let data3 = data.stockQuantity;
+if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
+const err11 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/$defs/PatchProductRequest/properties/stockQuantity/type",keyword:"type",params:{type: schema41.properties.stockQuantity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -988,8 +999,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data3 < 0 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/$defs/PatchProductRequest/properties/stockQuantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data3 == "number"){
+if(data3 > 2147483647 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/$defs/PatchProductRequest/properties/stockQuantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -998,16 +1010,26 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/$defs/PatchProductRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3 < 0 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/$defs/PatchProductRequest/properties/stockQuantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/$defs/PatchProductRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -1017,7 +1039,7 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const replaceProduct_body = validate28;
-const schema42 = {"$ref":"#/$defs/UpdateProductRequest","$defs":{"CreateProductRequest":{"type":"object","description":"Product creation payload.","required":["name","price","sku","category"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":2,"maxLength":200,"pattern":"\\S","description":"Not blank; 2 to 200 characters."},"description":{"type":"string","maxLength":5000,"description":"At most 5000 characters."},"price":{"type":"number","minimum":0.01,"maximum":9999999999.99,"description":"At least 0.01; at most 10 integer and 2 fraction digits. The\nfraction rule is checked exactly by the server (400 at `/price`):\nthe number must be the one its 2-decimal rounding denotes. It is\nnot expressed as `multipleOf: 0.01` because validators compute\nthat with binary floating point, which rejects valid prices such\nas 1234567890.07 (or, with a tolerance, accepts invalid ones).\n"},"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"3 to 20 characters from uppercase letters, digits and hyphen; unique."},"category":{"$ref":"#/$defs/ProductCategory"},"stockQuantity":{"type":"integer","minimum":0,"maximum":2147483647,"default":0,"description":"At least 0; 0 when omitted."},"attributes":{"type":"array","description":"Each element validated; keys unique. Empty when omitted.","items":{"$ref":"#/$defs/ProductAttributeRequest"}}},"examples":[{"name":"Desk lamp","description":"LED desk lamp with dimmer.","price":25,"sku":"LAMP-001","category":"HOME","stockQuantity":12,"attributes":[{"key":"color","value":"black"}]}]},"ProductAttributeRequest":{"type":"object","description":"A product attribute. Keys are unique within a product.","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."},"value":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."}}},"ProductCategory":{"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]},"UpdateProductRequest":{"description":"Full replacement: the same fields and rules as CreateProductRequest.\nOmitted optional fields are reset (description null, stockQuantity 0,\nattributes empty).\n","$ref":"#/$defs/CreateProductRequest"}},"$id":"replaceProduct_body"};
+const schema42 = {"$ref":"#/$defs/UpdateProductRequest","$defs":{"CreateProductRequest":{"type":"object","description":"Product creation payload.","required":["name","price","sku","category"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":2,"maxLength":200,"pattern":"\\S","description":"Not blank; 2 to 200 characters."},"description":{"type":"string","maxLength":5000,"description":"At most 5000 characters."},"price":{"type":"number","minimum":0.01,"maximum":9999999999.99,"multipleOf":0.01,"description":"At least 0.01; at most 10 integer and 2 fraction digits (400 at\n`/price` otherwise). Validators compute `multipleOf` in binary\nfloating point, so the server's generated validator compares it\nwith a tolerance (ajv `multipleOfPrecision: 3`, which accepts every\nvalid price up to the maximum) and then checks the rule exactly:\nthe number must be the one its 2-decimal rounding denotes.\n"},"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"3 to 20 characters from uppercase letters, digits and hyphen; unique."},"category":{"$ref":"#/$defs/ProductCategory"},"stockQuantity":{"type":"integer","minimum":0,"maximum":2147483647,"default":0,"description":"At least 0; 0 when omitted."},"attributes":{"type":"array","description":"Each element validated; keys unique. Empty when omitted.","items":{"$ref":"#/$defs/ProductAttributeRequest"}}},"examples":[{"name":"Desk lamp","description":"LED desk lamp with dimmer.","price":25,"sku":"LAMP-001","category":"HOME","stockQuantity":12,"attributes":[{"key":"color","value":"black"}]}]},"ProductAttributeRequest":{"type":"object","description":"A product attribute. Keys are unique within a product.","required":["key","value"],"additionalProperties":false,"properties":{"key":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."},"value":{"type":"string","minLength":1,"pattern":"\\S","description":"Not blank."}}},"ProductCategory":{"type":"string","description":"Product category (decided; the interface document does not list the values).","enum":["ELECTRONICS","BOOKS","CLOTHING","HOME","SPORTS","TOYS","FOOD","OTHER"]},"UpdateProductRequest":{"description":"Full replacement: the same fields and rules as CreateProductRequest.\nOmitted optional fields are reset (description null, stockQuantity 0,\nattributes empty).\n","$ref":"#/$defs/CreateProductRequest"}},"$id":"replaceProduct_body"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1178,9 +1200,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+let res0;
+if((0.01 === 0 || (res0 = data2/0.01, Math.abs(Math.round(res0) - res0) > 1e-3))){
+const err13 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/multipleOf",keyword:"multipleOf",params:{multipleOf: 0.01},message:"must be multiple of 0.01"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1190,11 +1212,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.sku !== undefined){
-let data3 = data.sku;
-if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
-const err14 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9-]{3,20}$"},message:"must match pattern \""+"^[A-Z0-9-]{3,20}$"+"\""};
+else {
+const err14 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1204,8 +1223,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.sku !== undefined){
+let data3 = data.sku;
+if(typeof data3 === "string"){
+if(!pattern6.test(data3)){
+const err15 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9-]{3,20}$"},message:"must match pattern \""+"^[A-Z0-9-]{3,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1215,10 +1237,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.category !== undefined){
-let data4 = data.category;
-if(typeof data4 !== "string"){
-const err16 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err16 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1227,8 +1247,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!((((((((data4 === "ELECTRONICS") || (data4 === "BOOKS")) || (data4 === "CLOTHING")) || (data4 === "HOME")) || (data4 === "SPORTS")) || (data4 === "TOYS")) || (data4 === "FOOD")) || (data4 === "OTHER"))){
-const err17 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.category !== undefined){
+let data4 = data.category;
+if(typeof data4 !== "string"){
+const err17 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1237,10 +1260,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-let data5 = data.stockQuantity;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err18 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((((((data4 === "ELECTRONICS") || (data4 === "BOOKS")) || (data4 === "CLOTHING")) || (data4 === "HOME")) || (data4 === "SPORTS")) || (data4 === "TOYS")) || (data4 === "FOOD")) || (data4 === "OTHER"))){
+const err18 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ProductCategory/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1249,9 +1270,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 2147483647 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+}
+let data5 = data.stockQuantity;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err19 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1260,13 +1282,24 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data5 < 0 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data5 == "number"){
+if(data5 > 2147483647 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+if(data5 < 0 || isNaN(data5)){
+const err21 = {instancePath:instancePath+"/stockQuantity",schemaPath:"#/properties/stockQuantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -1279,17 +1312,7 @@ for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.key === undefined){
-const err21 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data7.value === undefined){
-const err22 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+const err22 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1298,9 +1321,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-for(const key1 in data7){
-if(!((key1 === "key") || (key1 === "value"))){
-const err23 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data7.value === undefined){
+const err23 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1309,12 +1331,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data7.key !== undefined){
-let data8 = data7.key;
-if(typeof data8 === "string"){
-if(func1(data8) < 1){
-const err24 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 in data7){
+if(!((key1 === "key") || (key1 === "value"))){
+const err24 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1323,8 +1342,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern4.test(data8)){
-const err25 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+if(data7.key !== undefined){
+let data8 = data7.key;
+if(typeof data8 === "string"){
+if(func1(data8) < 1){
+const err25 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1333,9 +1356,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-else {
-const err26 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err26 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1345,11 +1367,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data7.value !== undefined){
-let data9 = data7.value;
-if(typeof data9 === "string"){
-if(func1(data9) < 1){
-const err27 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err27 = {instancePath:instancePath+"/attributes/" + i0+"/key",schemaPath:"#/$defs/ProductAttributeRequest/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1358,8 +1377,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern4.test(data9)){
-const err28 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+}
+if(data7.value !== undefined){
+let data9 = data7.value;
+if(typeof data9 === "string"){
+if(func1(data9) < 1){
+const err28 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1368,9 +1391,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data9)){
+const err29 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1380,9 +1402,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
 else {
-const err30 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath:instancePath+"/attributes/" + i0+"/value",schemaPath:"#/$defs/ProductAttributeRequest/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1394,7 +1415,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/attributes",schemaPath:"#/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err31 = {instancePath:instancePath+"/attributes/" + i0,schemaPath:"#/$defs/ProductAttributeRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1406,12 +1427,24 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/attributes",schemaPath:"#/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }

@@ -114,8 +114,10 @@ function compileModule(schemas: Record<string, Json>, coerce: boolean): string {
     code: { source: true, esm: true, lines: true },
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
-    // Prices are multiples of 0.01; compare with tolerance so 19.99 is not rejected for float noise.
-    multipleOfPrecision: 9,
+    // Prices are multiples of 0.01. The quotient carries float error that grows with magnitude
+    // (9999999999.99 / 0.01 is off by ~2e-4), so compare with 1e-3 tolerance; the services then check
+    // 2 fraction digits exactly (src/catalog/money.ts).
+    multipleOfPrecision: 3,
     discriminator: true,
   });
   addFormats.default(ajv);
