@@ -26,10 +26,11 @@ export interface Services {
 }
 
 export function createServices(db: Database): Services {
+  const posts = new PostsService(db);
   return {
     users: new UsersService(db),
-    posts: new PostsService(db),
-    comments: new CommentsService(db, new PostsService(db)),
+    posts,
+    comments: new CommentsService(db, posts),
     contentLoaders: new ContentLoaderFactory(db),
     products: new ProductsService(db),
     customers: new CustomersService(db),
