@@ -37,7 +37,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp({ config, database, authenticate, cursorSecret, jwtSecret }: AppDependencies): Promise<App> {
   const http = Fastify({
-    logger: { level: config.logLevel },
+    // At level silent nothing is ever written, yet Fastify would still build a child logger for every
+    // request; without a logger it uses a no-op one, and app.log / request.log keep working.
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     requestIdHeader: false,
     // Accept a caller's request id only when it is a sane token; otherwise mint one.
     genReqId: (req) => {
@@ -52,12 +54,20 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
   http.addHook('onRoute', (route) => routes.add(route.method, route.url));
 
   http.decorateRequest('principal', null);
-  http.addHook('onSend', async (request, reply) => {
+  // Both hooks run on every request, so they take Fastify's callback form: an async hook costs a
+  // promise and an extra turn of the microtask queue each.
+  http.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
+    done(null, payload);
   });
-  http.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.skipAuth) return;
-    request.principal = await authenticate(request.raw);
+  http.addHook('onRequest', (request, _reply, done) => {
+    // No Authorization header means anonymous (bearer-strategy.ts): settled here, without reading
+    // the route's options (a getter that builds an object) or a round through passport.
+    if (!request.headers.authorization || request.routeOptions.config.skipAuth) return done();
+    authenticate(request.raw).then((principal) => {
+      request.principal = principal;
+      done();
+    }, done);
   });
 
   http.setErrorHandler((error, request, reply) => {

@@ -4,6 +4,11 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    /** Worker threads firing the requests, so the load generator does not share the servers' thread. */
+    workers?: number;
   }
   interface Result {
     requests: { average: number };

@@ -19,26 +19,35 @@ const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
   NOT_ACCEPTABLE: 'BAD_REQUEST',
 };
 
+/**
+ * A new error at the same place as `error`. graphql-js errors carry their AST nodes; graphql-jit's
+ * carry only the locations it computed when compiling, so those are copied when there are no nodes.
+ */
+function relocated(error: GraphQLError, message: string, extensions: Record<string, unknown>): GraphQLError {
+  const mapped = new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions });
+  if (mapped.locations === undefined && error.locations?.length) (mapped as { locations: GraphQLError['locations'] }).locations = error.locations;
+  return mapped;
+}
+
 export function mapGraphQLError(error: GraphQLError, log?: (err: unknown) => void): GraphQLError {
   const original = error.originalError;
-  const located = { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
   if (original instanceof AppError) {
     const errorType = ERROR_TYPE[original.code] ?? 'BAD_REQUEST';
     const extensions: Record<string, unknown> = { errorType };
     if (original.reason) extensions.code = original.reason;
     if (original.violations.length) extensions.violations = original.violations;
     const message = errorType === 'FORBIDDEN' ? 'Access denied' : original.message;
-    return new GraphQLError(message, { ...located, extensions });
+    return relocated(error, message, extensions);
   }
   if (error.extensions?.errorType) return error;
-  if (original instanceof GraphQLError && original.extensions?.errorType) return new GraphQLError(original.message, { ...located, extensions: original.extensions });
+  if (original instanceof GraphQLError && original.extensions?.errorType) return relocated(error, original.message, original.extensions);
   if (!error.path) {
     // No path: the request itself (syntax, validation, variables that do not coerce). Its message is
     // graphql-js's own description of what is wrong with the document, safe and useful to show.
-    return new GraphQLError(error.message, { ...located, extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' } });
+    return relocated(error, error.message, { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' });
   }
   log?.(original ?? error);
-  return new GraphQLError('Internal server error', { ...located, extensions: { errorType: 'INTERNAL_ERROR' } });
+  return relocated(error, 'Internal server error', { errorType: 'INTERNAL_ERROR' });
 }
 
 export function mapResultErrors<T extends ExecutionResult | FormattedExecutionResult>(result: T, log?: (err: unknown) => void): T {

@@ -7,9 +7,11 @@ import type { Config } from '../config.ts';
 import { ContentEventListener } from '../content/content-events.listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import type { Services } from '../services.ts';
+import { createContext } from './context.ts';
+import { OperationExecutor } from './execute.ts';
 import { registerGraphiQL, registerSchemaPrintout } from './explorer.ts';
 import { registerGraphQLHttp } from './http.ts';
-import { DEFAULT_MAX_ALIASES, DEFAULT_MAX_QUERY_LENGTH } from './limits.ts';
+import { DEFAULT_MAX_ALIASES, DEFAULT_MAX_QUERY_LENGTH, type GraphQLLimits } from './limits.ts';
 import { OperationPreparer } from './operation.ts';
 import { buildGraphQLSchema } from './schema.ts';
 import { registerGraphQLWs } from './ws.ts';
@@ -22,23 +24,33 @@ export interface GraphQLDependencies {
   jwtSecret: string;
 }
 
-export async function registerGraphQL(app: FastifyInstance, { config, database, services, jwtSecret }: GraphQLDependencies): Promise<void> {
-  const schema = buildGraphQLSchema();
-  const preparer = new OperationPreparer(schema, {
+/** The limits every GraphQL operation is held to, from configuration. */
+export function graphqlLimits(config: Config): GraphQLLimits {
+  return {
     maxDepth: config.graphqlMaxDepth,
     maxComplexity: config.graphqlMaxComplexity,
     maxAliases: DEFAULT_MAX_ALIASES,
     maxQueryLength: DEFAULT_MAX_QUERY_LENGTH,
-  });
+  };
+}
+
+export async function registerGraphQL(app: FastifyInstance, { config, database, services, jwtSecret }: GraphQLDependencies): Promise<void> {
+  const schema = buildGraphQLSchema();
+  const preparer = new OperationPreparer(schema, graphqlLimits(config));
   const events = await ContentEventListener.open(database, app.log);
   // After the HTTP server has stopped (sockets are gone), and before the database closes.
   app.addHook('onClose', async () => events.close());
 
-  registerGraphQLHttp(app, schema, services, preparer);
+  const executor = new OperationExecutor(schema, {
+    onCompileError: (errors, operationName) => app.log.warn({ errors, operationName }, 'GraphQL operation runs on graphql-js: graphql-jit cannot compile it'),
+  });
+
+  registerGraphQLHttp(app, { schema, preparer, executor, context: (principal) => createContext(principal, services) });
   registerGraphQLWs(app, {
     schema,
     services,
     preparer,
+    executor,
     events,
     jwtSecret,
     initTimeoutMs: config.graphqlWsInitTimeoutMs,

@@ -2,9 +2,25 @@
  * Parses, validates and checks the limits of one GraphQL request, the same way for HTTP and
  * WebSocket: length first (before parsing), then the standard rules plus depth, alias and
  * introspection rules, then the cost estimate with the request's variables.
+ *
+ * Parsing and validation depend only on the schema and the query text, so a valid document is
+ * cached by its text (bounded LRU): a repeated query skips parse, validate and the depth, alias and
+ * introspection rules. The cost estimate can depend on variables (a `size: $n`, an
+ * `@include(if: $flag)`), so it is cached per operation only when that operation declares no
+ * variables; otherwise it is recomputed with each request's variables.
  */
-import { parse, specifiedRules, validate, GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  GraphQLError,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import { aliasLimitRule, depthLimitRule, introspectionRule, limitError, operationComplexity, type GraphQLLimits } from './limits.ts';
+import { LruCache } from './lru.ts';
 
 export interface OperationRequest {
   query: string;
@@ -15,14 +31,35 @@ export interface OperationRequest {
 /** Bounds the parser's work on top of the length cap (a token-dense query is still cheap to refuse). */
 const MAX_TOKENS = 5_000;
 
+/** Distinct valid query texts kept parsed and validated. */
+export const DEFAULT_DOCUMENT_CACHE_SIZE = 1_000;
+
+interface CachedDocument {
+  document: DocumentNode;
+  /**
+   * The cost of each operation of the document that declares no variables (so its cost cannot
+   * change between requests), by the request's operationName (null when none was given).
+   */
+  costs: Map<string | null, number>;
+}
+
 export class OperationPreparer {
-  private readonly rules;
+  private readonly rules: readonly ValidationRule[];
+  /** Only documents that passed validation: refused texts are never cached, so junk cannot evict them. */
+  private readonly documents: LruCache<string, CachedDocument>;
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly limits: GraphQLLimits,
+    cacheSize = DEFAULT_DOCUMENT_CACHE_SIZE,
   ) {
     this.rules = [...specifiedRules, depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases), introspectionRule()];
+    this.documents = new LruCache(cacheSize);
+  }
+
+  /** Number of validated documents currently cached. */
+  get cachedDocuments(): number {
+    return this.documents.size;
   }
 
   /** The parsed document ready to execute, or the errors that refuse it. */
@@ -31,19 +68,38 @@ export class OperationPreparer {
     if (request.query.length > maxQueryLength) {
       return [limitError('QUERY_TOO_LONG', `Query is ${request.query.length} characters long; at most ${maxQueryLength} are allowed`)];
     }
-    let document: DocumentNode;
-    try {
-      document = parse(request.query, { maxTokens: MAX_TOKENS });
-    } catch (error) {
-      if (error instanceof GraphQLError) return [error];
-      throw error;
+    let entry = this.documents.get(request.query);
+    if (!entry) {
+      let document: DocumentNode;
+      try {
+        document = parse(request.query, { maxTokens: MAX_TOKENS });
+      } catch (error) {
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      const errors = validate(this.schema, document, this.rules);
+      if (errors.length) return errors;
+      entry = { document, costs: new Map() };
+      this.documents.set(request.query, entry);
     }
-    const errors = validate(this.schema, document, this.rules);
-    if (errors.length) return errors;
-    const complexity = operationComplexity(this.schema, document, request.variables, request.operationName);
+    const complexity = this.complexity(entry, request);
     if (complexity !== null && complexity > maxComplexity) {
       return [limitError('QUERY_TOO_COMPLEX', `Query complexity ${complexity} exceeds the maximum complexity of ${maxComplexity}`)];
     }
-    return document;
+    return entry.document;
+  }
+
+  private complexity(entry: CachedDocument, request: OperationRequest): number | null {
+    const key = request.operationName ?? null;
+    const known = entry.costs.get(key);
+    if (known !== undefined) return known;
+    const cost = operationComplexity(this.schema, entry.document, request.variables, request.operationName);
+    // Variables of an operation are all declared (validation guarantees it, fragments included), so
+    // an operation declaring none has one cost whatever the request carries. null (not estimable)
+    // is never cached: it depends on the request.
+    if (cost !== null && getOperationAST(entry.document, request.operationName)?.variableDefinitions?.length === 0) {
+      entry.costs.set(key, cost);
+    }
+    return cost;
   }
 }

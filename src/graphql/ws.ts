@@ -18,6 +18,7 @@ import type { ContentEventListener } from '../content/content-events.listener.ts
 import type { Services } from '../services.ts';
 import { createContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
+import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';
@@ -26,6 +27,8 @@ export interface GraphQLWsOptions {
   schema: GraphQLSchema;
   services: Services;
   preparer: OperationPreparer;
+  /** Queries and mutations sent over the socket; subscriptions stay on graphql-js's subscribe. */
+  executor: OperationExecutor;
   events: ContentEventListener;
   jwtSecret: string;
   initTimeoutMs: number;
@@ -58,6 +61,7 @@ export function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOption
   const server = useServer<Record<string, unknown> | undefined, { principal: Principal | null }>(
     {
       schema,
+      execute: options.executor.execute,
       connectionInitWaitTimeout: options.initTimeoutMs,
       onConnect: async (ctx) => {
         const principal = await principalOf(options.jwtSecret, ctx.extra.request, ctx.connectionParams);

@@ -1,0 +1,109 @@
+/**
+ * Executes prepared operations, compiled by graphql-jit where it can and by graphql-js otherwise.
+ *
+ * graphql-jit turns an operation into a JavaScript function specialised to its selection set (no
+ * per-request walk of the AST, argument coercion done once at compile time, resolver info built
+ * lazily). It calls the same resolvers of the same schema, so the directive wrappers, DataLoaders
+ * and scalars behave as under graphql-js. The compiled function is cached per document and
+ * operation name; documents come from OperationPreparer's cache, so the same query text yields the
+ * same DocumentNode and the WeakMap lets a compilation go when its document leaves that cache.
+ *
+ * graphql-js runs instead:
+ * - for subscriptions (graphql-ws subscribes through graphql-js; HTTP refuses them before this);
+ * - when graphql-jit cannot compile an operation (it answers with errors instead of a function);
+ * - when graphql-jit refuses the variables: no resolver has run then, and graphql-js reports the
+ *   problem in its own (tested, documented) words, or runs the operation should it accept them;
+ * - for a schema other than the one compiled against (a caller passing its own args).
+ */
+import { execute as executeJs, getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
+
+type MaybePromise<T> = T | Promise<T>;
+
+export type Compile = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  options: Partial<CompilerOptions>,
+) => CompiledQuery | ExecutionResult;
+
+export interface ExecutorOptions {
+  /** The compiler; graphql-jit's compileQuery unless a caller (a test) needs to observe or refuse compilation. */
+  compile?: Compile;
+  /** Told once per operation graphql-jit could not compile (the operation then runs on graphql-js). */
+  onCompileError?: (errors: readonly unknown[], operationName: string | undefined) => void;
+}
+
+const COMPILER_OPTIONS: Partial<CompilerOptions> = {
+  // Stack traces never leave the server (errors.ts replaces unknown errors), so capturing one for
+  // every field error is wasted work; errors thrown by resolvers keep their own stacks for the log.
+  disablingCapturingStackErrors: true,
+  // Off: the fast-json-stringify serializer it would build trusts every value to have its declared
+  // type (a stray value is coerced silently), and http.ts serialises with JSON.stringify, which in
+  // our profiles took no longer per response than Mercurius's compiled serializer.
+  customJSONSerializer: false,
+};
+
+/** Not compiled: run on graphql-js (kept, so a refused operation is not recompiled on every request). */
+const INTERPRETED = null;
+
+export class OperationExecutor {
+  private readonly compiled = new WeakMap<DocumentNode, Map<string | null, CompiledQuery | typeof INTERPRETED>>();
+  private readonly compile: Compile;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly options: ExecutorOptions = {},
+  ) {
+    this.compile = options.compile ?? compileQuery;
+  }
+
+  /** graphql-js's execute signature, so it plugs into graphql-http and graphql-ws as their `execute`. */
+  readonly execute = (args: ExecutionArgs): MaybePromise<ExecutionResult> => {
+    const query = args.schema === this.schema ? this.compiledFor(args.document, args.operationName) : INTERPRETED;
+    if (query === INTERPRETED) return executeJs(args);
+    const result = query.query(args.rootValue, args.contextValue, args.variableValues);
+    return result instanceof Promise ? result.then((r) => this.checked(r, args)) : this.checked(result, args);
+  };
+
+  /** Whether an operation runs compiled (compiling it if that has not been tried yet). */
+  isCompiled(document: DocumentNode, operationName?: string | null): boolean {
+    return this.compiledFor(document, operationName) !== INTERPRETED;
+  }
+
+  /** A result without `data` means graphql-jit refused the variables before running anything. */
+  private checked(result: ExecutionResult, args: ExecutionArgs): MaybePromise<ExecutionResult> {
+    return 'data' in result ? result : executeJs(args);
+  }
+
+  private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | typeof INTERPRETED {
+    let byName = this.compiled.get(document);
+    if (!byName) {
+      byName = new Map();
+      this.compiled.set(document, byName);
+    }
+    const key = operationName ?? null;
+    let query = byName.get(key);
+    if (query === undefined) {
+      const operation = getOperationAST(document, operationName);
+      // Unknown or ambiguous operation: graphql-js produces the error. Not remembered, so that
+      // arbitrary operation names cannot grow the map (the transports refuse them before anyway).
+      if (!operation) return INTERPRETED;
+      query = operation.operation === 'subscription' ? INTERPRETED : this.tryCompile(document, operationName ?? undefined);
+      byName.set(key, query);
+    }
+    return query;
+  }
+
+  private tryCompile(document: DocumentNode, operationName: string | undefined): CompiledQuery | typeof INTERPRETED {
+    let compiled: CompiledQuery | ExecutionResult;
+    try {
+      compiled = this.compile(this.schema, document, operationName, COMPILER_OPTIONS);
+    } catch (error) {
+      compiled = { errors: [error as never] };
+    }
+    if (isCompiledQuery(compiled)) return compiled;
+    this.options.onCompileError?.(compiled.errors ?? [], operationName);
+    return INTERPRETED;
+  }
+}
