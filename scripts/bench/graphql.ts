@@ -20,7 +20,7 @@
  *
  * Database: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL.
  */
-import { randomBytes } from 'node:crypto';
+import { listen, startBenchApp } from './_app.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
@@ -29,11 +29,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { parse } from 'graphql';
 import mercurius from 'mercurius';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import type { DatabaseHandle } from '../../src/db/database.ts';
 import { createContext, type GraphQLContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/graphql.routes.ts';
@@ -41,7 +37,6 @@ import { registerGraphQLHttp } from '../../src/graphql/http.ts';
 import { operationComplexity } from '../../src/graphql/limits.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildGraphQLSchema, buildGraphQLSchemaWith } from '../../src/graphql/schema.ts';
-import { deriveCursorSecret } from '../../src/http/cursor.ts';
 
 /**
  * graphql-yoga loaded without its types: they reference the DOM lib (through @whatwg-node/fetch),
@@ -137,12 +132,6 @@ function memorySchema(): GraphQLSchema {
 // ---------------------------------------------------------------------------------------------
 // Baselines.
 
-async function listenFastify(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as { port: number };
-  return `http://127.0.0.1:${port}`;
-}
-
 async function yogaServer(schema: GraphQLSchema, context: () => GraphQLContext): Promise<{ server: Server; url: string }> {
   const yoga = createYoga({ schema, context, logging: false, graphqlEndpoint: '/graphql', landingPage: false });
   const server = createServer(yoga);
@@ -154,7 +143,7 @@ async function yogaServer(schema: GraphQLSchema, context: () => GraphQLContext):
 async function mercuriusServer(schema: GraphQLSchema, context: () => GraphQLContext): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify({ logger: false });
   await app.register(mercurius, { schema, jit: 1, context });
-  return { app, url: `${await listenFastify(app)}/graphql` };
+  return { app, url: `${await listen(app)}/graphql` };
 }
 
 function median(values: number[]): number {
@@ -209,23 +198,11 @@ async function seed(database: DatabaseHandle): Promise<void> {
 }
 
 export async function run(): Promise<string> {
-  const env = loadConfig();
-  const secret = env.authJwtSecret ?? randomBytes(32).toString('hex');
-  const config: Config = {
-    ...env,
-    nodeEnv: 'production',
-    logLevel: 'silent',
-    graphiql: false,
-    graphqlSchemaPrintout: false,
-    database: env.database.kind === 'postgres' ? env.database : { kind: 'pglite-memory' },
-  };
+  const { http, services, config, database } = await startBenchApp({ graphiql: false, graphqlSchemaPrintout: false });
   const limits = graphqlLimits(config);
   const cost = operationComplexity(buildGraphQLSchema(), parse(QUERY), {}, null);
   if (cost === null || cost > limits.maxComplexity) throw new Error(`the benchmark query costs ${cost}, over the limit of ${limits.maxComplexity}`);
 
-  const database = await openDatabase(config.database);
-  await migrateToLatest(database.db);
-  const { http, services } = await buildApp({ config, database, authenticate: createAuthenticator(secret), cursorSecret: deriveCursorSecret(secret), jwtSecret: secret });
   const context = () => createContext(null, services);
 
   // Our stack over the in-memory resolvers: the same application, our transport on a second route.
@@ -242,7 +219,7 @@ export async function run(): Promise<string> {
   const closers: (() => Promise<unknown>)[] = [() => http.close()];
   try {
     await seed(database);
-    const ours = await listenFastify(http);
+    const ours = await listen(http);
     const yogaDb = await yogaServer(databaseSchema, context);
     closers.push(() => new Promise((resolve) => yogaDb.server.close(resolve)));
     const yogaMemory = await yogaServer(memory, context);

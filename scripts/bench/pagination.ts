@@ -6,14 +6,9 @@
  *
  * Samples are interleaved (one request per case per round) so drift affects every case alike.
  */
+import { listen, startBenchApp } from './_app.ts';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
-import { deriveCursorSecret } from '../../src/http/cursor.ts';
 
 const POSTS = 10_000;
 const PAGE_SIZE = 20;
@@ -32,11 +27,7 @@ async function fetchJson(url: string): Promise<any> {
 }
 
 export async function run(): Promise<string> {
-  const secret = 'bench-secret-that-is-at-least-32-characters-long';
-  const config = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: secret, DATABASE_URL: 'memory:', LOG_LEVEL: 'silent' });
-  const database = await openDatabase(config.database);
-  await migrateToLatest(database.db);
-  const { http } = await buildApp({ config, database, authenticate: createAuthenticator(secret), cursorSecret: deriveCursorSecret(secret), jwtSecret: secret });
+  const { http, database } = await startBenchApp({ database: { kind: 'pglite-memory' } });
   try {
     await database.db.insertInto('users').values({ id: 'bench', username: 'bench', email: 'bench@example.test', display_name: 'Bench' }).execute();
     // One statement, three posts per second of created_at, so the id tiebreaker is exercised too.
@@ -46,9 +37,7 @@ export async function run(): Promise<string> {
              timestamptz '2024-01-01' + (g / 3) * interval '1 second', timestamptz '2024-01-01' + (g / 3) * interval '1 second'
       from generate_series(1, ${POSTS}) g`.execute(database.db);
     await sql`analyze posts`.execute(database.db);
-    await http.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = http.server.address() as { port: number };
-    const base = `http://127.0.0.1:${port}`;
+    const base = await listen(http);
 
     // Walk to the cursor that opens page 500, as a client would.
     let cursor: string = (await fetchJson(`${base}/posts?limit=${PAGE_SIZE}`)).pagination.cursor;

@@ -7,17 +7,13 @@
  *
  * Database: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL.
  */
+import { listen, startBenchApp } from './_app.ts';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
-import { buildApp } from '../../src/app.ts';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
-import { deriveCursorSecret } from '../../src/http/cursor.ts';
+import { type Database } from '../../src/db/database.ts';
 
 const PRODUCTS = 1_000;
 const CONNECTIONS = 10;
@@ -47,24 +43,8 @@ function bareApp(db: Database): FastifyInstance {
   return bare;
 }
 
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as { port: number };
-  return `http://127.0.0.1:${port}`;
-}
-
 export async function run(): Promise<string> {
-  const env = loadConfig();
-  const secret = env.authJwtSecret ?? randomBytes(32).toString('hex');
-  const config: Config = {
-    ...env,
-    nodeEnv: 'production',
-    logLevel: 'silent',
-    database: env.database.kind === 'postgres' ? env.database : { kind: 'pglite-memory' },
-  };
-  const database = await openDatabase(config.database);
-  await migrateToLatest(database.db);
-  const { http } = await buildApp({ config, database, authenticate: createAuthenticator(secret), cursorSecret: deriveCursorSecret(secret), jwtSecret: secret });
+  const { http, database, config } = await startBenchApp();
   const bare = bareApp(database.db);
   try {
     const prefix = `BENCH-${randomBytes(3).toString('hex').toUpperCase()}`;
