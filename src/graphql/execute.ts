@@ -14,9 +14,13 @@
  * - when graphql-jit refuses the variables: no resolver has run then, and graphql-js reports the
  *   problem in its own (tested, documented) words, or runs the operation should it accept them;
  * - for a schema other than the one compiled against (a caller passing its own args).
+ *
+ * Each compiled operation also carries a JSON serializer for its results without errors
+ * (response-serializer.ts), compiled alongside, which the HTTP transport writes responses with.
  */
 import { execute as executeJs, getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
+import { compileDataSerializer, type DataSerializer } from './response-serializer.ts';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -38,17 +42,22 @@ const COMPILER_OPTIONS: Partial<CompilerOptions> = {
   // Stack traces never leave the server (errors.ts replaces unknown errors), so capturing one for
   // every field error is wasted work; errors thrown by resolvers keep their own stacks for the log.
   disablingCapturingStackErrors: true,
-  // Off: the fast-json-stringify serializer it would build trusts every value to have its declared
-  // type (a stray value is coerced silently), and http.ts serialises with JSON.stringify, which in
-  // our profiles took no longer per response than Mercurius's compiled serializer.
+  // Off: ours (response-serializer.ts) is compiled instead; graphql-jit's refuses custom scalars.
   customJSONSerializer: false,
 };
 
 /** Not compiled: run on graphql-js (kept, so a refused operation is not recompiled on every request). */
 const INTERPRETED = null;
 
+/** One operation of one document, compiled. */
+export interface CompiledOperation {
+  query: CompiledQuery;
+  /** Writes a result of this operation that has no errors (JSON.stringify is the fallback). */
+  serialize: DataSerializer;
+}
+
 export class OperationExecutor {
-  private readonly compiled = new WeakMap<DocumentNode, Map<string | null, CompiledQuery | typeof INTERPRETED>>();
+  private readonly compiled = new WeakMap<DocumentNode, Map<string | null, CompiledOperation | typeof INTERPRETED>>();
   private readonly compile: Compile;
 
   constructor(
@@ -60,50 +69,66 @@ export class OperationExecutor {
 
   /** graphql-js's execute signature, so it plugs into graphql-http and graphql-ws as their `execute`. */
   readonly execute = (args: ExecutionArgs): MaybePromise<ExecutionResult> => {
-    const query = args.schema === this.schema ? this.compiledFor(args.document, args.operationName) : INTERPRETED;
-    if (query === INTERPRETED) return executeJs(args);
-    const result = query.query(args.rootValue, args.contextValue, args.variableValues);
-    return result instanceof Promise ? result.then((r) => this.checked(r, args)) : this.checked(result, args);
+    const operation = args.schema === this.schema ? this.compiledFor(args.document, args.operationName) : INTERPRETED;
+    return operation === INTERPRETED ? executeJs(args) : this.run(operation, args);
   };
+
+  /** Runs a compiled operation; args are what graphql-js runs should graphql-jit refuse the variables. */
+  run(operation: CompiledOperation, args: ExecutionArgs): MaybePromise<ExecutionResult> {
+    const result = operation.query.query(args.rootValue, args.contextValue, args.variableValues);
+    return result instanceof Promise ? result.then((r) => checked(r, args)) : checked(result, args);
+  }
 
   /** Whether an operation runs compiled (compiling it if that has not been tried yet). */
   isCompiled(document: DocumentNode, operationName?: string | null): boolean {
     return this.compiledFor(document, operationName) !== INTERPRETED;
   }
 
-  /** A result without `data` means graphql-jit refused the variables before running anything. */
-  private checked(result: ExecutionResult, args: ExecutionArgs): MaybePromise<ExecutionResult> {
-    return 'data' in result ? result : executeJs(args);
-  }
-
-  private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | typeof INTERPRETED {
+  /** The operation compiled (compiling it if that has not been tried yet), or null when it runs on graphql-js. */
+  compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledOperation | null {
     let byName = this.compiled.get(document);
     if (!byName) {
       byName = new Map();
       this.compiled.set(document, byName);
     }
     const key = operationName ?? null;
-    let query = byName.get(key);
-    if (query === undefined) {
-      const operation = getOperationAST(document, operationName);
+    let operation = byName.get(key);
+    if (operation === undefined) {
+      const ast = getOperationAST(document, operationName);
       // Unknown or ambiguous operation: graphql-js produces the error. Not remembered, so that
       // arbitrary operation names cannot grow the map (the transports refuse them before anyway).
-      if (!operation) return INTERPRETED;
-      query = operation.operation === 'subscription' ? INTERPRETED : this.tryCompile(document, operationName ?? undefined);
-      byName.set(key, query);
+      if (!ast) return INTERPRETED;
+      operation = ast.operation === 'subscription' ? INTERPRETED : this.tryCompile(document, operationName ?? undefined);
+      byName.set(key, operation);
     }
-    return query;
+    return operation;
   }
 
-  private tryCompile(document: DocumentNode, operationName: string | undefined): CompiledQuery | typeof INTERPRETED {
+  private tryCompile(document: DocumentNode, operationName: string | undefined): CompiledOperation | typeof INTERPRETED {
     let compiled: CompiledQuery | ExecutionResult;
     try {
       compiled = this.compile(this.schema, document, operationName, COMPILER_OPTIONS);
     } catch (error) {
       compiled = { errors: [error as never] };
     }
-    if (isCompiledQuery(compiled)) return compiled;
-    this.options.onCompileError?.(compiled.errors ?? [], operationName);
-    return INTERPRETED;
+    if (!isCompiledQuery(compiled)) {
+      this.options.onCompileError?.(compiled.errors ?? [], operationName);
+      return INTERPRETED;
+    }
+    return { query: compiled, serialize: serializerFor(this.schema, document, operationName) };
+  }
+}
+
+/** A result without `data` means graphql-jit refused the variables before running anything. */
+function checked(result: ExecutionResult, args: ExecutionArgs): MaybePromise<ExecutionResult> {
+  return 'data' in result ? result : executeJs(args);
+}
+
+/** The compiled serializer, or JSON.stringify should fast-json-stringify refuse the derived schema. */
+function serializerFor(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): DataSerializer {
+  try {
+    return compileDataSerializer(schema, document, operationName) ?? JSON.stringify;
+  } catch {
+    return JSON.stringify;
   }
 }

@@ -1,16 +1,23 @@
 /**
- * GraphQL over HTTP (GET and POST on /graphql) through graphql-http, spec compliant. Parsing,
+ * GraphQL over HTTP (GET and POST on /graphql), spec compliant through graphql-http. Parsing,
  * validation and limits go through the shared OperationPreparer (cached per query text), and
  * execution through the shared OperationExecutor (graphql-jit, graphql-js where it must), so HTTP
  * refuses and runs exactly what the WebSocket transport does.
+ *
+ * The common request takes a shorter road than graphql-http's pipeline (see answerDirectly): a POST
+ * of a JSON body whose query the caches already hold as a valid, compiled operation. It gives the
+ * answer graphql-http would give, byte for byte (test/graphql/http-fast-path.test.ts compares the
+ * two); everything else (GET, other media types, malformed parameters, refused or uncompilable
+ * operations) goes through graphql-http unchanged.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/fastify';
 import type { Principal } from '../auth/principal.ts';
 import type { GraphQLContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
+import type { DataSerializer } from './response-serializer.ts';
 import type { OperationPreparer } from './operation.ts';
 
 function isExecutionResult(value: unknown): value is ExecutionResult {
@@ -25,17 +32,21 @@ export interface GraphQLHttpOptions {
   context: (principal: Principal | null) => GraphQLContext;
   /** Where to serve; `/graphql` unless a caller (the benchmark) mounts a second schema elsewhere. */
   url?: string;
+  /**
+   * Whether the common request skips graphql-http's pipeline (answerDirectly); on unless a test
+   * mounts graphql-http alone as the reference the direct answers are compared with.
+   */
+  direct?: boolean;
 }
 
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
- * The response media type graphql-http negotiated for this Accept header (the same walk as its
- * handler: the first acceptable entry wins). Only called once graphql-http has accepted the request,
- * so one of the two always applies.
+ * The response media type graphql-http negotiates for this Accept header (the same walk as its
+ * handler: the first acceptable entry wins), or null when it would answer 406.
  */
-export function negotiatedMediaType(accept: string | undefined): string {
+export function negotiatedMediaType(accept: string | undefined): string | null {
   if (accept === lastAccept) return lastMediaType;
   lastMediaType = negotiate(accept);
   lastAccept = accept;
@@ -44,9 +55,9 @@ export function negotiatedMediaType(accept: string | undefined): string {
 
 /** Clients send the same Accept header request after request: remember the last answer. */
 let lastAccept: string | undefined = '*/*';
-let lastMediaType = JSON_UTF8;
+let lastMediaType: string | null = JSON_UTF8;
 
-function negotiate(accept: string | undefined): string {
+function negotiate(accept: string | undefined): string | null {
   for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [mediaType, ...params] = entry.split(';');
     const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
@@ -55,12 +66,23 @@ function negotiate(accept: string | undefined): string {
       return JSON_UTF8;
     }
   }
-  return JSON_UTF8;
+  return null;
 }
 
-export function registerGraphQLHttp(app: FastifyInstance, { schema, preparer, executor, context, url = '/graphql' }: GraphQLHttpOptions): void {
+/** A JSON object that is not an array (graphql-http's test for `variables` and `extensions`). */
+function isOptionalObject(value: unknown): value is Record<string, unknown> | null | undefined {
+  return value == null || (typeof value === 'object' && !Array.isArray(value));
+}
+
+export function registerGraphQLHttp(app: FastifyInstance, { schema, preparer, executor, context, url = '/graphql', direct = true }: GraphQLHttpOptions): void {
   const log = (err: unknown) => app.log.error({ err }, 'GraphQL resolver failed');
   const format = (error: GraphQLError) => mapGraphQLError(error, log);
+  // Executed operations are serialised here rather than by graphql-http, which stringifies with a
+  // replacer function (called for every key of the response, doubling the cost of serialisation)
+  // only to turn stray Error objects into { message }. Our results hold none: data is serialised
+  // scalars, and every error is a GraphQLError mapped by errors.ts, whose toJSON applies.
+  const serialize = (result: ExecutionResult) => JSON.stringify(result.errors ? { ...result, errors: result.errors.map(format) } : result);
+
   const handler = createHandler<GraphQLContext>({
     schema,
     onSubscribe: (req, params) => {
@@ -75,18 +97,67 @@ export function registerGraphQLHttp(app: FastifyInstance, { schema, preparer, ex
       };
     },
     execute: executor.execute,
-    // Executed operations are serialised here rather than by graphql-http, which stringifies with a
-    // replacer function (called for every key of the response, doubling the cost of serialisation)
-    // only to turn stray Error objects into { message }. Our results hold none: data is serialised
-    // scalars, and every error is a GraphQLError mapped by errors.ts, whose toJSON applies.
     // The status is what graphql-http gives every execution result: 200.
     onOperation: (req, _args, result) => {
       if (!isExecutionResult(result)) return;
-      const body = result.errors ? { ...result, errors: result.errors.map(format) } : result;
-      return [JSON.stringify(body), { status: 200, statusText: 'OK', headers: { 'content-type': negotiatedMediaType(req.raw.headers.accept) } }];
+      return [serialize(result), { status: 200, statusText: 'OK', headers: { 'content-type': negotiatedMediaType(req.raw.headers.accept) ?? JSON_UTF8 } }];
     },
     // Everything refused before execution (parse, validation, limits, transport errors).
     formatError: (error) => (error instanceof GraphQLError ? format(error) : error),
   });
-  app.route({ method: ['GET', 'POST'], url, handler });
+
+  /**
+   * Answers the request if it is the common case and returns true (or a promise settled once the
+   * reply is sent); returns false, having done nothing visible, for graphql-http to handle it. The
+   * checks are graphql-http's own, in its order: the Accept header, POST with `application/json`
+   * (charset utf-8 or none), a JSON object body whose query is a string, variables and extensions
+   * objects, operationName a string. Then the operation: refused by the preparer (syntax,
+   * validation, limits), it gets graphql-http's error response (200 under application/json, 400
+   * under application/graphql-response+json); accepted, it must be compiled by graphql-jit, which
+   * implies a query or mutation: a subscription, an unknown operation name or an operation
+   * graphql-jit refused all fall through, and graphql-http answers with its own errors.
+   */
+  const answerDirectly = (request: FastifyRequest, reply: FastifyReply): boolean | Promise<void> => {
+    const mediaType = negotiatedMediaType(request.headers.accept);
+    const contentType = request.headers['content-type'];
+    if (mediaType === null || request.method !== 'POST' || (contentType !== 'application/json' && contentType !== JSON_UTF8)) return false;
+    const body = request.body as Record<string, unknown> | null | undefined;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+    const { query, variables, operationName, extensions } = body;
+    if (typeof query !== 'string' || !isOptionalObject(variables) || !isOptionalObject(extensions)) return false;
+    if (operationName != null && typeof operationName !== 'string') return false;
+
+    const prepared = preparer.prepare({ query, variables, operationName });
+    if (Array.isArray(prepared)) {
+      const errors = prepared as readonly GraphQLError[];
+      reply.code(mediaType === JSON_UTF8 ? 200 : 400).header('content-type', mediaType).send(JSON.stringify({ errors: errors.map(format) }));
+      return true;
+    }
+    const document = prepared as Exclude<typeof prepared, readonly GraphQLError[]>;
+    const operation = executor.compiledFor(document, operationName);
+    if (operation === null) return false;
+    const args = { schema, document, operationName, variableValues: variables, contextValue: context(request.principal) };
+    const result = executor.run(operation, args);
+    if (result instanceof Promise) return result.then((executed) => sendResult(reply, mediaType, executed, operation.serialize));
+    sendResult(reply, mediaType, result, operation.serialize);
+    return true;
+  };
+
+  /** A result without errors goes through the operation's compiled serializer. */
+  const sendResult = (reply: FastifyReply, mediaType: string, result: ExecutionResult, serializeData: DataSerializer): void => {
+    reply
+      .code(200)
+      .header('content-type', mediaType)
+      .send(result.errors ? serialize(result) : serializeData(result));
+  };
+
+  app.route({
+    method: ['GET', 'POST'],
+    url,
+    handler(request, reply) {
+      const answered = direct && answerDirectly(request, reply);
+      if (answered === false) return handler.call(this, request, reply);
+      return answered === true ? undefined : answered;
+    },
+  });
 }

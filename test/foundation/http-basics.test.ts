@@ -25,6 +25,38 @@ t.test('health, readiness, request ids, and Problem Details for routing errors',
     t.not(hostile.headers.get('x-request-id'), 'a b<script>');
   });
 
+  t.test('X-Request-Id is on error replies too', async (t) => {
+    const replies = {
+      'unknown route (404)': await fetch(`${baseUrl}/nope`, { headers: { 'x-request-id': 'req-404' } }),
+      'wrong method (405)': await fetch(`${baseUrl}/healthz`, { method: 'DELETE', headers: { 'x-request-id': 'req-405' } }),
+      'unparsable JSON (400)': await fetch(`${baseUrl}/api/v1/products`, {
+        method: 'POST',
+        headers: { 'x-request-id': 'req-400', 'content-type': 'application/json' },
+        body: '{',
+      }),
+      'bad token (401)': await fetch(`${baseUrl}/api/v1/products`, { headers: { 'x-request-id': 'req-401', authorization: 'Bearer nonsense' } }),
+      'GraphQL executed': await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'x-request-id': 'req-gql', 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      }),
+      'GraphQL refused (406)': await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'x-request-id': 'req-406', 'content-type': 'application/json', accept: 'text/html' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      }),
+    };
+    const ids = Object.fromEntries(Object.entries(replies).map(([name, r]) => [name, `${r.status} ${r.headers.get('x-request-id')}`]));
+    t.same(ids, {
+      'unknown route (404)': '404 req-404',
+      'wrong method (405)': '405 req-405',
+      'unparsable JSON (400)': '400 req-400',
+      'bad token (401)': '401 req-401',
+      'GraphQL executed': '200 req-gql',
+      'GraphQL refused (406)': '406 req-406',
+    });
+  });
+
   t.test('unknown route is a 404 problem', async (t) => {
     const r = await fetch(`${baseUrl}/nope/nothing`);
     t.equal(r.status, 404);
