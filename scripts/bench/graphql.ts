@@ -57,7 +57,7 @@ const QUERY = '{ users(size: 5) { content { id username posts(size: 5) { content
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
 /** Per server and variant: ROUNDS measurements of SECONDS each, interleaved (see compare). */
-const ROUNDS = 4;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const SECONDS = 2;
 const MEMORY_PATH = '/bench/graphql-memory';
 
@@ -152,22 +152,38 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-function row(variant: string, ours: Measurement, yoga: Measurement, merc: Measurement): string {
-  const cells = [ours, yoga, merc].flatMap((m) => [m.rps.toFixed(0), m.p99.toFixed(0)]);
-  return `| ${variant} | ${cells.join(' | ')} | ${(ours.rps / yoga.rps).toFixed(2)}× | ${(ours.rps / merc.rps).toFixed(2)}× |`;
+/** ours/baseline of each round: the two measured a few seconds apart, under the same conditions. */
+function pairedRatios(ours: Measurement[], baseline: Measurement[]): number[] {
+  return ours.map((m, round) => m.rps / baseline[round]!.rps);
+}
+
+function ratioCell(ratios: number[]): string {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return `${median(ratios).toFixed(2)}× (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)})`;
 }
 
 /**
  * Checks that the three servers answer the same, warms each up, then measures them in ROUNDS
  * rounds, rotating which server goes first. The machines we run on (2 shared vCPUs) drift by tens of
- * percent over a minute; interleaving spreads that drift over every server instead of charging it to
- * whichever ran during a slow spell, and the median round drops a spell that hit one server only.
+ * percent over a minute, so each ratio is taken within a round (the servers measured back to back)
+ * and the reported ratio is the median of those per-round ratios; req/s and p99 are each server's
+ * median round.
  */
-async function compare(variant: string, targets: Target[]): Promise<string> {
-  const bodies = await Promise.all(targets.map((t) => post(t.url)));
-  for (let i = 1; i < bodies.length; i++) {
-    if (!isDeepStrictEqual(bodies[i], bodies[0])) throw new Error(`${variant}: ${targets[i]!.name} answers differently from ${targets[0]!.name}`);
+async function compare(variant: string, targets: Target[], database: DatabaseHandle): Promise<string> {
+  // One request each, alone: the same body and the same SQL statements from every server. (After a
+  // pause, so that no request of an earlier load is still running its statements.)
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const answers: { body: unknown; statements: string[] }[] = [];
+  for (const t of targets) {
+    const statements: string[] = [];
+    const stop = database.observeQueries((sql) => statements.push(sql));
+    answers.push({ body: await post(t.url), statements });
+    stop();
   }
+  for (let i = 1; i < answers.length; i++) {
+    if (!isDeepStrictEqual(answers[i], answers[0])) throw new Error(`${variant}: ${targets[i]!.name} answers or queries differently from ${targets[0]!.name}`);
+  }
+  console.error(`  ${variant}: ${answers[0]!.statements.length} SQL statements per request on every server`);
   for (const t of targets) await measure(t.url, WARMUP_SECONDS);
   const rounds = targets.map((): Measurement[] => []);
   for (let round = 0; round < ROUNDS; round++) {
@@ -176,9 +192,13 @@ async function compare(variant: string, targets: Target[]): Promise<string> {
       rounds[i]!.push(await measure(targets[i]!.url, SECONDS));
     }
   }
-  const results = rounds.map((r) => ({ rps: median(r.map((m) => m.rps)), p99: median(r.map((m) => m.p99)) }));
+  const [ours, yoga, merc] = rounds.map((r) => ({ rps: median(r.map((m) => m.rps)), p99: median(r.map((m) => m.p99)) }));
+  const vsYoga = pairedRatios(rounds[0]!, rounds[1]!);
+  const vsMerc = pairedRatios(rounds[0]!, rounds[2]!);
   targets.forEach((t, i) => console.error(`  ${variant} · ${t.name}: ${rounds[i]!.map((m) => m.rps.toFixed(0)).join(', ')} req/s`));
-  return row(variant, results[0]!, results[1]!, results[2]!);
+  console.error(`  ${variant} · ours/Mercurius+jit by round: ${vsMerc.map((r) => r.toFixed(2)).join(', ')}`);
+  const cells = [ours!, yoga!, merc!].flatMap((m) => [m.rps.toFixed(0), m.p99.toFixed(0)]);
+  return `| ${variant} | ${cells.join(' | ')} | ${ratioCell(vsYoga)} | ${ratioCell(vsMerc)} |`;
 }
 
 async function seed(database: DatabaseHandle): Promise<void> {
@@ -230,16 +250,24 @@ export async function run(): Promise<string> {
     closers.push(() => mercMemory.app.close());
 
     const rows = [
-      await compare('database', [
+      await compare(
+        'database',
+        [
         { name: 'ours', url: `${ours}/graphql` },
         { name: 'Yoga', url: yogaDb.url },
         { name: 'Mercurius+jit', url: mercDb.url },
-      ]),
-      await compare('in-memory', [
+        ],
+        database,
+      ),
+      await compare(
+        'in-memory',
+        [
         { name: 'ours', url: `${ours}${MEMORY_PATH}` },
         { name: 'Yoga', url: yogaMemory.url },
         { name: 'Mercurius+jit', url: mercMemory.url },
-      ]),
+        ],
+        database,
+      ),
     ];
     const db = config.database.kind === 'postgres' ? 'PostgreSQL' : 'in-memory PGlite';
     return [
@@ -247,7 +275,7 @@ export async function run(): Promise<string> {
         `Database variant: ${USERS} users × ${POSTS_PER_USER} posts on ${db}, our resolvers and DataLoaders. ` +
         `In-memory variant: the same SDL and directives over a resolver map reading arrays. ` +
         `Each variant: the same schema and context function (our GraphQLContext, anonymous) for all three servers (database: the app's own buildGraphQLSchema() for ours, a second build by the same function shared by Yoga and Mercurius; in-memory: one schema object for all three); ` +
-        `autocannon ${CONNECTIONS} connections, POST on loopback, from a worker thread; each server warmed up for ${WARMUP_SECONDS} s, then measured ${ROUNDS} × ${SECONDS} s in interleaved rounds (the order rotating each round); req/s and p99 are the median round.`,
+        `autocannon ${CONNECTIONS} connections, POST on loopback, from a worker thread; each server warmed up for ${WARMUP_SECONDS} s, then measured ${ROUNDS} × ${SECONDS} s in interleaved rounds (the order rotating each round); req/s and p99 are each server's median round, a ratio is the median of the ${ROUNDS} per-round ratios (min–max in brackets).`,
       '',
       '| resolvers | ours req/s | ours p99 ms | Yoga req/s | Yoga p99 ms | Mercurius+jit req/s | Mercurius+jit p99 ms | ours / Yoga | ours / Mercurius+jit |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
