@@ -11,7 +11,9 @@ declare module 'autocannon' {
     workers?: number;
   }
   interface Result {
-    requests: { average: number };
+    requests: { average: number; total: number };
+    /** Seconds the measurement ran. */
+    duration: number;
     latency: { p99: number };
     non2xx: number;
     errors: number;

@@ -15,16 +15,16 @@
  * with our HTTP transport (registerGraphQLHttp) and its own document cache and executor.
  *
  * autocannon drives each server on loopback with the same connections and duration, one after the
- * other, from a worker thread (so the load generator does not share the servers' event loop).
+ * other, from one worker thread (_load.ts: the load generator does not share the servers' event loop).
  * Target: ours ≥ 1.0× Yoga and ≥ 1.0× Mercurius+jit in both variants.
  *
  * Database: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL.
  */
 import { listen, startBenchApp } from './_app.ts';
+import { LoadGenerator, type Measurement } from './_load.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
-import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { parse } from 'graphql';
@@ -55,34 +55,21 @@ const POSTS_PER_USER = 10;
  */
 const QUERY = '{ users(size: 5) { content { id username posts(size: 5) { content { id title author { id username } } } } } }';
 const CONNECTIONS = 10;
-const WARMUP_SECONDS = 2;
+const WARMUP_SECONDS = 3;
 /** Per server and variant: ROUNDS measurements of SECONDS each, interleaved (see compare). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
-const SECONDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+const SECONDS = 1;
 const MEMORY_PATH = '/bench/graphql-memory';
-
-interface Measurement {
-  rps: number;
-  p99: number;
-}
 
 interface Target {
   name: string;
   url: string;
 }
 
-async function measure(url: string, duration: number): Promise<Measurement> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: QUERY }),
-    connections: CONNECTIONS,
-    duration,
-    workers: 1,
-  });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+const load = new LoadGenerator();
+
+function measure(url: string, duration: number): Promise<Measurement> {
+  return load.measure({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }), connections: CONNECTIONS, duration });
 }
 
 async function post(url: string): Promise<unknown> {
@@ -164,10 +151,11 @@ function ratioCell(ratios: number[]): string {
 
 /**
  * Checks that the three servers answer the same, warms each up, then measures them in ROUNDS
- * rounds, rotating which server goes first. The machines we run on (2 shared vCPUs) drift by tens of
- * percent over a minute, so each ratio is taken within a round (the servers measured back to back)
- * and the reported ratio is the median of those per-round ratios; req/s and p99 are each server's
- * median round.
+ * rounds, rotating which server goes first. The machines we run on (2 shared vCPUs) change speed by
+ * tens of percent from one few-second spell to the next (the server thread stays ~98 % busy while
+ * its throughput swings), so the rounds are short (1 s per server), each ratio is taken within a
+ * round (the servers measured back to back, under nearly the same conditions) and the reported
+ * ratio is the median of those per-round ratios; req/s and p99 are each server's median round.
  */
 async function compare(variant: string, targets: Target[], database: DatabaseHandle): Promise<string> {
   // One request each, alone: the same body and the same SQL statements from every server. (After a
@@ -285,6 +273,7 @@ export async function run(): Promise<string> {
     ].join('\n');
   } finally {
     for (const close of closers.reverse()) await close();
+    await load.close();
     await database.close();
   }
 }

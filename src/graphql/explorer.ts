@@ -1,8 +1,9 @@
 /**
  * The schema printout (`GET /graphql/schema`, the SDL exactly as written in schema/) and the GraphiQL
  * explorer (`GET /graphiql`), each only when configuration enables it (on outside production).
- * GraphiQL and React are served from the installed npm packages, never from a CDN, so the explorer
- * works offline and its version is the one in package-lock.json.
+ * GraphiQL, React and the graphql-ws client are served from the installed npm packages, never from
+ * a CDN, so the explorer works offline and its version is the one in package-lock.json. It runs
+ * queries and mutations over HTTP and subscriptions over the WebSocket on /graphql.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +20,7 @@ const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
   'react-dom.production.min.js': { pkg: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript' },
   'graphiql.min.js': { pkg: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript' },
   'graphiql.min.css': { pkg: 'graphiql', file: 'graphiql.min.css', type: 'text/css' },
+  'graphql-ws.min.js': { pkg: 'graphql-ws', file: 'umd/graphql-ws.min.js', type: 'text/javascript' },
 };
 
 /** A file inside an installed package; the UMD builds are not in the packages' `exports` maps. */
@@ -39,8 +41,29 @@ const PAGE = `<!doctype html>
     <script src="/graphiql/assets/react.production.min.js"></script>
     <script src="/graphiql/assets/react-dom.production.min.js"></script>
     <script src="/graphiql/assets/graphiql.min.js"></script>
+    <script src="/graphiql/assets/graphql-ws.min.js"></script>
     <script>
-      const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
+      const url = new URL('/graphql', location.href).toString();
+      const wsUrl = url.replace(/^http/, 'ws');
+      // Queries and mutations go over HTTP with the headers of GraphiQL's headers editor;
+      // subscriptions over graphql-ws on the same path, where the server reads the principal from
+      // the connection_init payload, so each distinct Authorization header gets its own lazy
+      // WebSocket client (connected while a subscription runs) that sends it there.
+      const fetchers = new Map();
+      function authorizationOf(headers) {
+        const key = Object.keys(headers || {}).find((name) => name.toLowerCase() === 'authorization');
+        return key ? String(headers[key]) : '';
+      }
+      function fetcher(params, options) {
+        const authorization = authorizationOf(options && options.headers);
+        let forCaller = fetchers.get(authorization);
+        if (!forCaller) {
+          const wsClient = graphqlWs.createClient({ url: wsUrl, connectionParams: authorization ? { authorization } : {} });
+          forCaller = GraphiQL.createFetcher({ url, wsClient });
+          fetchers.set(authorization, forCaller);
+        }
+        return forCaller(params, options);
+      }
       ReactDOM.createRoot(document.getElementById('graphiql')).render(
         React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true }),
       );

@@ -25,7 +25,7 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
   const html = await page.text();
   t.match(html, /\/graphiql\/assets\/graphiql\.min\.js/);
   t.notMatch(html, /https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'no CDN: every asset is local');
-  for (const asset of ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql.min.css']) {
+  for (const asset of ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql.min.css', 'graphql-ws.min.js']) {
     const r = await fetch(`${server.baseUrl}/graphiql/assets/${asset}`);
     t.equal(r.status, 200, asset);
     t.ok((await r.arrayBuffer()).byteLength > 1000, `${asset} has content`);
@@ -64,4 +64,35 @@ t.test('GraphiQL in a real browser runs a query and shows the result', { skip: f
   t.match(await result.innerText(), /"username": "browser_user"/);
   await page.screenshot({ path: '/tmp/graphiql.png' });
   t.same(external, [], 'the page loads nothing from outside the server');
+});
+
+t.test('GraphiQL in a real browser runs a subscription over the WebSocket', { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, async (t) => {
+  const server = await startServer(t);
+  const s = seed(server);
+  const author = await s.user('live_author');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+  const sockets: string[] = [];
+  page.on('websocket', (ws) => sockets.push(ws.url()));
+  await page.goto(`${server.baseUrl}/graphiql`);
+  await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
+  const subscription = `subscription { postCreated(authorId: ${JSON.stringify(author.id)}) { title author { username } } }`;
+  await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(subscription)})`);
+  await page.locator('.graphiql-execute-button').click();
+  // The subscription is live once the server has acknowledged it; then publish, through the services.
+  const result = page.locator('.result-window');
+  const deadline = Date.now() + 20_000;
+  let seen = false;
+  for (let n = 0; !seen && Date.now() < deadline; n++) {
+    await s.post(author.id, `Live post ${n}`);
+    seen = await result
+      .getByText(/Live post \d+/)
+      .first()
+      .waitFor({ timeout: 1_000 })
+      .then(() => true, () => false);
+  }
+  t.ok(seen, 'a post created after subscribing shows in the result pane');
+  t.match(await result.innerText(), /"username": "live_author"/);
+  t.same(sockets, [`${server.baseUrl.replace('http', 'ws')}/graphql`], 'one WebSocket, to /graphql on the same server');
 });
