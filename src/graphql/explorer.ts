@@ -3,12 +3,13 @@
  * explorer (`GET /graphiql`), each only when configuration enables it (on outside production).
  * GraphiQL, React and the graphql-ws client are served from the installed npm packages, never from
  * a CDN, so the explorer works offline and its version is the one in package-lock.json. It runs
- * queries and mutations over HTTP and subscriptions over the WebSocket on /graphql.
+ * queries and mutations over HTTP and subscriptions over the WebSocket on /graphql. The page also
+ * loads graphql's own parser, as ES modules from the installed `graphql` package (see the page).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { typeDefs } from '../../generated/graphql/typedefs.ts';
 import { problem } from '../http/problem.ts';
 
@@ -42,7 +43,8 @@ const PAGE = `<!doctype html>
     <script src="/graphiql/assets/react-dom.production.min.js"></script>
     <script src="/graphiql/assets/graphiql.min.js"></script>
     <script src="/graphiql/assets/graphql-ws.min.js"></script>
-    <script>
+    <script type="module">
+      import { parse } from '/graphiql/assets/graphql/language/parser.mjs';
       const url = new URL('/graphql', location.href).toString();
       const wsUrl = url.replace(/^http/, 'ws');
       // Queries and mutations go over HTTP with the headers of GraphiQL's headers editor;
@@ -54,6 +56,17 @@ const PAGE = `<!doctype html>
         const key = Object.keys(headers || {}).find((name) => name.toLowerCase() === 'authorization');
         return key ? String(headers[key]) : '';
       }
+      // GraphiQL picks HTTP or the WebSocket from the document it parsed after the last edit, 100 ms
+      // late (a debounce): run right after an edit, a subscription would go over HTTP and be refused.
+      // So the text actually being sent is parsed here; a text that does not parse goes over HTTP,
+      // whose answer names the syntax error.
+      function documentOf(query) {
+        try {
+          return parse(query);
+        } catch {
+          return undefined;
+        }
+      }
       function fetcher(params, options) {
         const authorization = authorizationOf(options && options.headers);
         let forCaller = fetchers.get(authorization);
@@ -62,7 +75,7 @@ const PAGE = `<!doctype html>
           forCaller = GraphiQL.createFetcher({ url, wsClient });
           fetchers.set(authorization, forCaller);
         }
-        return forCaller(params, options);
+        return forCaller(params, { ...options, documentAST: documentOf(params.query) });
       }
       ReactDOM.createRoot(document.getElementById('graphiql')).render(
         React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true }),
@@ -78,15 +91,32 @@ export function registerSchemaPrintout(app: FastifyInstance): void {
   );
 }
 
+/**
+ * graphql's ES modules (`language/parser.mjs` and what it imports, all by relative paths), as a map
+ * from their path inside the package to their text. The whole module tree is read at start (about
+ * 0.8 MB), so nothing outside it can be named and a request never touches the disk.
+ */
+function graphqlModules(): Map<string, Buffer> {
+  const root = path.dirname(require.resolve('graphql/package.json'));
+  const names = fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mjs'));
+  return new Map(names.map((name) => [name.split(path.sep).join('/'), fs.readFileSync(path.join(root, name))]));
+}
+
 export function registerGraphiQL(app: FastifyInstance): void {
   // Read once at start: a missing package fails the start, not the first visitor.
   const files = new Map(Object.entries(ASSETS).map(([name, { pkg, file, type }]) => [name, { body: packageFile(pkg, file), type }]));
+  const modules = graphqlModules();
+  const notFound = (reply: FastifyReply, url: string, name: string) =>
+    reply.code(404).type('application/problem+json').send(problem('not-found', `No explorer asset ${name}`, url));
+  const send = (reply: FastifyReply, type: string, body: Buffer) =>
+    reply.type(`${type}; charset=utf-8`).header('Cache-Control', 'public, max-age=86400').send(body);
   app.get('/graphiql', { config: { skipAuth: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
   app.get<{ Params: { name: string } }>('/graphiql/assets/:name', { config: { skipAuth: true } }, async (request, reply) => {
     const file = files.get(request.params.name);
-    if (!file) {
-      return reply.code(404).type('application/problem+json').send(problem('not-found', `No explorer asset ${request.params.name}`, request.url));
-    }
-    return reply.type(`${file.type}; charset=utf-8`).header('Cache-Control', 'public, max-age=86400').send(file.body);
+    return file ? send(reply, file.type, file.body) : notFound(reply, request.url, request.params.name);
+  });
+  app.get<{ Params: { '*': string } }>('/graphiql/assets/graphql/*', { config: { skipAuth: true } }, async (request, reply) => {
+    const body = modules.get(request.params['*']);
+    return body ? send(reply, 'text/javascript', body) : notFound(reply, request.url, `graphql/${request.params['*']}`);
   });
 }

@@ -31,6 +31,14 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
     t.ok((await r.arrayBuffer()).byteLength > 1000, `${asset} has content`);
   }
   t.equal((await fetch(`${server.baseUrl}/graphiql/assets/package.json`)).status, 404, 'only the listed assets');
+  // graphql's parser, as ES modules whose relative imports resolve under the same prefix.
+  const parser = await fetch(`${server.baseUrl}/graphiql/assets/graphql/language/parser.mjs`);
+  t.equal(parser.status, 200, 'graphql/language/parser.mjs');
+  t.match(parser.headers.get('content-type'), /^text\/javascript/);
+  t.match(await parser.text(), /from '\.\/lexer\.mjs'/);
+  for (const name of ['graphql/package.json', 'graphql/index.js', 'graphql/..%2Fpackage.json', 'graphql/language/../../react/package.json']) {
+    t.equal((await fetch(`${server.baseUrl}/graphiql/assets/${name}`)).status, 404, `${name} is not served`);
+  }
 });
 
 t.test('both are 404 when disabled (the production default)', async (t) => {
@@ -79,6 +87,7 @@ t.test('GraphiQL in a real browser runs a subscription over the WebSocket', { sk
   await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
   const subscription = `subscription { postCreated(authorId: ${JSON.stringify(author.id)}) { title author { username } } }`;
   await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(subscription)})`);
+  // Run at once, inside GraphiQL's 100 ms debounce after the edit, as a quick Ctrl-Enter would.
   await page.locator('.graphiql-execute-button').click();
   // The subscription is live once the server has acknowledged it; then publish, through the services.
   const result = page.locator('.result-window');
