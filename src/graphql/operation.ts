@@ -19,8 +19,8 @@ import {
   type GraphQLSchema,
   type ValidationRule,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { aliasLimitRule, depthLimitRule, introspectionRule, limitError, operationComplexity, type GraphQLLimits } from './limits.ts';
-import { LruCache } from './lru.ts';
 
 export interface OperationRequest {
   query: string;
@@ -46,7 +46,7 @@ interface CachedDocument {
 export class OperationPreparer {
   private readonly rules: readonly ValidationRule[];
   /** Only documents that passed validation: refused texts are never cached, so junk cannot evict them. */
-  private readonly documents: LruCache<string, CachedDocument>;
+  private readonly documents: LRUCache<string, CachedDocument>;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -54,7 +54,7 @@ export class OperationPreparer {
     cacheSize = DEFAULT_DOCUMENT_CACHE_SIZE,
   ) {
     this.rules = [...specifiedRules, depthLimitRule(limits.maxDepth), aliasLimitRule(limits.maxAliases), introspectionRule()];
-    this.documents = new LruCache(cacheSize);
+    this.documents = new LRUCache({ max: cacheSize });
   }
 
   /** Number of validated documents currently cached. */

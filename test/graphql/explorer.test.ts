@@ -31,19 +31,25 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
     t.ok((await r.arrayBuffer()).byteLength > 1000, `${asset} has content`);
   }
   t.equal((await fetch(`${server.baseUrl}/graphiql/assets/package.json`)).status, 404, 'only the listed assets');
-  // graphql's parser, as ES modules whose relative imports resolve under the same prefix.
-  const parser = await fetch(`${server.baseUrl}/graphiql/assets/graphql/language/parser.mjs`);
-  t.equal(parser.status, 200, 'graphql/language/parser.mjs');
+  // graphql's parser, bundled into one self-contained module that the page imports.
+  const parser = await fetch(`${server.baseUrl}/graphiql/assets/graphql-parser.mjs`);
+  t.equal(parser.status, 200, 'graphql-parser.mjs');
   t.match(parser.headers.get('content-type'), /^text\/javascript/);
-  t.match(await parser.text(), /from '\.\/lexer\.mjs'/);
-  for (const name of ['graphql/package.json', 'graphql/index.js', 'graphql/..%2Fpackage.json', 'graphql/language/../../react/package.json']) {
+  const source = await parser.text();
+  t.ok(source.length < 100_000, `one small module (${source.length} bytes), not graphql's whole tree`);
+  t.notMatch(source, /\bimport\s*[\s{("'*]/, 'it imports nothing');
+  const { parse } = (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as typeof import('graphql');
+  const document = parse('subscription { postCreated { id } }');
+  t.equal(document.definitions[0]?.kind, 'OperationDefinition', 'it parses like graphql-js');
+  t.throws(() => parse('{ users {'), { name: 'GraphQLError' }, 'and refuses a syntax error');
+  for (const name of ['graphql/language/parser.mjs', 'graphql/package.json', '..%2Fpackage.json', 'graphql/language/../../react/package.json']) {
     t.equal((await fetch(`${server.baseUrl}/graphiql/assets/${name}`)).status, 404, `${name} is not served`);
   }
 });
 
 t.test('both are 404 when disabled (the production default)', async (t) => {
   const server = await startServer(t, { env: { GRAPHIQL: 'false', GRAPHQL_SCHEMA_PRINTOUT: 'false' } });
-  for (const path of ['/graphql/schema', '/graphiql', '/graphiql/assets/graphiql.min.js']) {
+  for (const path of ['/graphql/schema', '/graphiql', '/graphiql/assets/graphiql.min.js', '/graphiql/assets/graphql-parser.mjs']) {
     const r = await fetch(`${server.baseUrl}${path}`);
     t.equal(r.status, 404, path);
   }
