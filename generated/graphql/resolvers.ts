@@ -287,11 +287,14 @@ export type User = {
    * ARCHIVED posts are included for everyone. A null argument means its default.
    */
   posts: PostConnection;
-  /** Users who follow this user, most recent follow first. Unpaged: prefer `followerCount` for display. */
+  /**
+   * Active users who follow this user, most recent follow first. Unpaged:
+   * prefer `followerCount` for display.
+   */
   followers: Array<User>;
-  /** Users this user follows, most recent follow first. Unpaged. */
+  /** Active users this user follows, most recent follow first. Unpaged. */
   following: Array<User>;
-  /** Number of users following this user (equals the length of `followers`). */
+  /** Number of active users following this user (equals the length of `followers`). */
   followerCount: Scalars['Int']['output'];
   /** When the account was created. */
   createdAt: Scalars['DateTime']['output'];
@@ -358,6 +361,10 @@ export type Query = {
   /**
    * One user by id. When no such user exists the result is null with a
    * NOT_FOUND error (message `User not found: <id>`, extensions.code USER_NOT_FOUND).
+   * A deactivated account (SCIM `active: false`) is still found here, as it is
+   * as the author of its posts and comments, which stay; every list of users
+   * (`users`, `searchUsers`, `allUsers`, `followers`, `following`, and
+   * `followerCount`) leaves it out.
    */
   user: Maybe<User>;
   /**
@@ -376,7 +383,7 @@ export type Query = {
    */
   searchUsers: Array<User>;
   /**
-   * Every user, oldest account first, unpaged. ADMIN only: without a principal
+   * Every active user, oldest account first, unpaged. ADMIN only: without a principal
    * UNAUTHORIZED, without the role FORBIDDEN.
    */
   allUsers: Array<User>;
@@ -441,8 +448,9 @@ export type Mutation = {
   deleteUser: Scalars['Boolean']['output'];
   /**
    * Make the caller follow `userId`. Idempotent: following someone already
-   * followed is not an error. Following yourself is a BAD_REQUEST
-   * (VALIDATION_ERROR, violation on `userId`); an unknown user is NOT_FOUND.
+   * followed is not an error. Following yourself or a deactivated account is a
+   * BAD_REQUEST (VALIDATION_ERROR, violation on `userId`); an unknown user is
+   * NOT_FOUND.
    * Returns the followed user (with the updated `followerCount`).
    */
   followUser: User;

@@ -10,7 +10,12 @@ export async function unfollow(db: Executor, followerId: string, followeeId: str
   await db.deleteFrom('follows').where('follower_id', '=', followerId).where('followee_id', '=', followeeId).execute();
 }
 
-/** The followers of each of `userIds`, most recent follow first, tagged with whom they follow. */
+/*
+ * Deactivated accounts (active = false, e.g. by SCIM) are left out of follower lists and counts, as
+ * out of every other list of users; the follow rows stay, so reactivation brings them back.
+ */
+
+/** The active followers of each of `userIds`, most recent follow first, tagged with whom they follow. */
 export function followersOf(db: Executor, userIds: readonly string[]): Promise<(UsersRow & { of_user: string })[]> {
   return db
     .selectFrom('follows')
@@ -18,12 +23,13 @@ export function followersOf(db: Executor, userIds: readonly string[]): Promise<(
     .selectAll('users')
     .select('follows.followee_id as of_user')
     .where('follows.followee_id', 'in', userIds)
+    .where('users.active', '=', true)
     .orderBy('follows.created_at', 'desc')
     .orderBy('users.id')
     .execute();
 }
 
-/** The users each of `userIds` follows, most recent follow first. */
+/** The active users each of `userIds` follows, most recent follow first. */
 export function followingOf(db: Executor, userIds: readonly string[]): Promise<(UsersRow & { of_user: string })[]> {
   return db
     .selectFrom('follows')
@@ -31,6 +37,7 @@ export function followingOf(db: Executor, userIds: readonly string[]): Promise<(
     .selectAll('users')
     .select('follows.follower_id as of_user')
     .where('follows.follower_id', 'in', userIds)
+    .where('users.active', '=', true)
     .orderBy('follows.created_at', 'desc')
     .orderBy('users.id')
     .execute();
@@ -39,8 +46,10 @@ export function followingOf(db: Executor, userIds: readonly string[]): Promise<(
 export function followerCounts(db: Executor, userIds: readonly string[]): Promise<{ user_id: string; count: number }[]> {
   return db
     .selectFrom('follows')
-    .select(['followee_id as user_id', sql<number>`count(*)`.as('count')])
-    .where('followee_id', 'in', userIds)
-    .groupBy('followee_id')
+    .innerJoin('users', 'users.id', 'follows.follower_id')
+    .select(['follows.followee_id as user_id', sql<number>`count(*)`.as('count')])
+    .where('follows.followee_id', 'in', userIds)
+    .where('users.active', '=', true)
+    .groupBy('follows.followee_id')
     .execute();
 }

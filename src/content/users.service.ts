@@ -81,6 +81,8 @@ export class UsersService {
     if (actor.username === userId) throw validationFailed([{ field: 'userId', message: 'cannot follow yourself' }]);
     const [followee, follower] = await Promise.all([repo.findUserById(this.db, userId), repo.findUserById(this.db, actor.username)]);
     if (!followee) throw userNotFound(userId);
+    // Lists leave deactivated accounts out, so a new follow of one would be invisible.
+    if (!followee.active) throw validationFailed([{ field: 'userId', message: 'this account is deactivated' }]);
     // A token may name a user that no longer exists: the follow row needs a real follower.
     if (!follower) throw userNotFound(actor.username);
     await follows.follow(this.db, actor.username, userId);
