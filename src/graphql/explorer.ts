@@ -102,8 +102,8 @@ let parserBundle: Promise<Buffer> | undefined;
 
 function graphqlParserBundle(): () => Promise<Buffer> {
   const entry = require.resolve('graphql/language/parser.mjs');
-  return () => {
-    parserBundle ??= build({
+  return () =>
+    (parserBundle ??= build({
       entryPoints: [entry],
       bundle: true,
       format: 'esm',
@@ -112,11 +112,13 @@ function graphqlParserBundle(): () => Promise<Buffer> {
       legalComments: 'none',
       logLevel: 'silent',
       write: false,
-    }).then(({ outputFiles }) => Buffer.from(outputFiles[0]!.contents));
-    // A failed build is not kept: the next request tries again.
-    parserBundle.catch(() => (parserBundle = undefined));
-    return parserBundle;
-  };
+    }).then(
+      ({ outputFiles }) => Buffer.from(outputFiles[0]!.contents),
+      (error: unknown) => {
+        parserBundle = undefined; // not kept: the next request tries again
+        throw error;
+      },
+    ));
 }
 
 export function registerGraphiQL(app: FastifyInstance): void {
