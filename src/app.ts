@@ -49,6 +49,7 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
   const services = createServices(database.db);
   const routes = new RouteIndex();
   http.addHook('onRoute', (route) => routes.add(route.method, route.url));

@@ -24,6 +24,13 @@ export interface DatabaseHandle {
    * called. Tests use it to prove that batching keeps the statement count flat.
    */
   observeQueries(listener: (sql: string) => void): () => void;
+  /**
+   * Calls `listener` when the server ends an idle pooled connection (a restart, an operator's
+   * pg_terminate_backend, a proxy's idle timeout). The pool has already dropped that connection and
+   * opens a new one on the next query; without a listener node-postgres would throw the error and
+   * stop the process. PGlite has no such connections and never calls it.
+   */
+  onConnectionError(listener: (error: Error) => void): void;
   close(): Promise<void>;
 }
 
@@ -47,12 +54,23 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+    const connectionErrorListeners = new Set<(error: Error) => void>();
+    pool.on('error', (error) => {
+      for (const listener of connectionErrorListeners) listener(error);
+    });
     // Fail at start with the driver's reason rather than on the first request.
     const client = await pool.connect();
     client.release();
     const observers = queryObservers();
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observers.log });
-    return { db, kind: 'postgres', pool, observeQueries: observers.observe, close: () => db.destroy() };
+    return {
+      db,
+      kind: 'postgres',
+      pool,
+      observeQueries: observers.observe,
+      onConnectionError: (listener) => void connectionErrorListeners.add(listener),
+      close: () => db.destroy(),
+    };
   }
   let pglite: PGlite;
   if (target.kind === 'pglite-file') {
@@ -68,6 +86,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     kind: 'pglite',
     pglite,
     observeQueries: observers.observe,
+    onConnectionError: () => {},
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
