@@ -63,7 +63,7 @@ export interface components {
     schemas: {
         /** @description Cursor form. */
         CursorPage: {
-            /** @description Pass as `after` for the next page; null when `has_next` is false. */
+            /** @description Pass as `after` for the next page (in this envelope); null when `has_next` is false. */
             cursor: string | null;
             data: components["schemas"]["PostList"];
             has_next: boolean;
@@ -210,14 +210,14 @@ export interface components {
              */
             type: string;
         };
-        /** @description Standard (recommended) form; first page of the cursor walk. */
+        /** @description Standard (recommended) form; every page of a walk that follows `pagination.cursor` as `cursor`. */
         StandardPage: {
             data: components["schemas"]["PostList"];
             pagination: components["schemas"]["StandardPagination"];
         };
         /** @description Standard-form page information. */
         StandardPagination: {
-            /** @description Pass as `after` for the next page; null when `has_next` is false. */
+            /** @description Pass as `cursor` for the next page in this envelope (or as `after` for the cursor envelope); null when `has_next` is false. */
             cursor: string | null;
             has_next: boolean;
             limit: number;
@@ -320,7 +320,7 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
-                /** @description Cursor form. Opaque cursor from a previous `pagination.cursor` or `cursor`. */
+                /** @description Cursor form. Opaque cursor from a previous `pagination.cursor` or `cursor`; the page is answered in the cursor envelope. */
                 after?: string;
                 /**
                  * @description Keyset form. RFC 3339 timestamp (at most 6 fraction digits, years
@@ -328,6 +328,16 @@ export interface operations {
                  *     pair with `id_before`).
                  */
                 created_before?: string;
+                /**
+                 * @description Standard form. The `pagination.cursor` of the previous page (a
+                 *     cursor-form `cursor` is accepted too); the page continues after
+                 *     that post and is answered in the standard envelope. Without it the
+                 *     standard form returns the first page. A modified cursor, or one
+                 *     issued by `/feed` or for another caller, is a 400
+                 *     `/problems/invalid-cursor`.
+                 * @example eyJjIjoiMjAyNC0wNS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6NDJ9.8PI2swCPv-yHL5VBdZ6OjD_r0y-YGjKikTlEAuPL86E
+                 */
+                cursor?: string;
                 /** @description Keyset form, only together with `created_before`. Tiebreaker among posts created at exactly `created_before`; only posts with a smaller id. */
                 id_before?: number;
                 /** @description Page size, 1..100 (default 20). Values above 100 are a 400. */
@@ -350,7 +360,7 @@ export interface operations {
                     "application/json": components["schemas"]["StandardPage"] | components["schemas"]["OffsetPage"] | components["schemas"]["CursorPage"] | components["schemas"]["KeysetPage"];
                 };
             };
-            /** @description Invalid parameter, `limit` outside 1..100, parameters of different forms mixed, `id_before` without `created_before`, or an invalid cursor (`/problems/invalid-cursor`). */
+            /** @description Invalid parameter, `limit` outside 1..100, parameters of different forms mixed (`cursor` with `after`, `offset` or `created_before`, ...), `id_before` without `created_before`, or an invalid cursor in `cursor` or `after` (`/problems/invalid-cursor`). */
             400: components["responses"]["BadRequest"];
             /** @description A bearer token was supplied but is invalid or expired. */
             401: components["responses"]["Unauthorized"];

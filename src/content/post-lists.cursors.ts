@@ -1,7 +1,10 @@
 /**
- * Post positions as signed cursors. Each cursor is bound to the parameter it is meant for
- * (`posts.after`, `feed.before`, `feed.after`) and to the caller, so a cursor cannot be replayed on
- * another list, in the other feed direction, or by another user.
+ * Post positions as signed cursors. Each cursor is bound to its scope (`posts.after`, `feed.before`,
+ * `feed.after`) and to the caller, so a cursor cannot be replayed on another list, in the other feed
+ * direction, or by another user. The `posts.after` scope serves both `/posts` parameters that take a
+ * cursor, `cursor` (standard form) and `after` (cursor form): they name the same position in the same
+ * order, and the parameter only picks the envelope. The scope keeps its first name so cursors issued
+ * before `cursor` existed stay valid.
  */
 import { callerKey, type CursorCodec } from '../http/cursor.ts';
 import type { PostPosition } from './post-lists.service.ts';
@@ -38,10 +41,9 @@ export class PostCursors {
     return this.codec.encode(scope, callerKey(viewerId), payload);
   }
 
-  /** Throws an INVALID_CURSOR error naming `query.<parameter>`. */
-  decode(scope: CursorScope, viewerId: string | null, token: string): PostPosition {
-    const field = `query.${scope.split('.')[1]}`;
-    const { c, i } = this.codec.decode(scope, callerKey(viewerId), token, field, isPositionPayload);
+  /** Throws an INVALID_CURSOR error naming `query.<parameter>`, by default the scope's own parameter. */
+  decode(scope: CursorScope, viewerId: string | null, token: string, parameter = scope.split('.')[1]!): PostPosition {
+    const { c, i } = this.codec.decode(scope, callerKey(viewerId), token, `query.${parameter}`, isPositionPayload);
     return { createdAt: c, id: i };
   }
 }

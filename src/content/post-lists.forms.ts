@@ -6,7 +6,7 @@ import { validationFailed, type Violation } from '../errors.ts';
 import { DEFAULT_PAGE_SIZE } from './post-lists.service.ts';
 
 export type PostsRequest =
-  | { form: 'standard'; limit: number }
+  | { form: 'standard'; cursor: string | null; limit: number }
   | { form: 'offset'; offset: number; limit: number }
   | { form: 'cursor'; after: string; limit: number }
   | { form: 'keyset'; createdBefore: string; idBefore: number | null; limit: number };
@@ -14,6 +14,7 @@ export type PostsRequest =
 export type FeedRequest = { limit: number; before?: string; after?: string };
 
 interface PostsQuery {
+  cursor?: string;
   offset?: number;
   limit?: number;
   after?: string;
@@ -21,7 +22,9 @@ interface PostsQuery {
   id_before?: number;
 }
 
+/** `limit` belongs to every form; a request with none of these is the standard form's first page. */
 const FORM_PARAMETERS = {
+  standard: ['cursor'],
   offset: ['offset'],
   cursor: ['after'],
   keyset: ['created_before', 'id_before'],
@@ -66,8 +69,9 @@ export function postsRequestFrom(query: PostsQuery): PostsRequest {
     throw validationFailed(violations, `Parameters of different pagination forms were mixed (${names.join(', ')}); use one form per request`);
   }
   const form = forms[0];
-  if (form === undefined) return { form: 'standard', limit };
-  switch (form) {
+  switch (form ?? 'standard') {
+    case 'standard':
+      return { form: 'standard', cursor: query.cursor ?? null, limit };
     case 'offset':
       return { form: 'offset', offset: query.offset!, limit };
     case 'cursor':

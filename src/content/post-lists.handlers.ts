@@ -39,7 +39,8 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
           };
         }
         case 'standard': {
-          const page = await lists.olderThan(viewerId, null, form.limit);
+          const position = form.cursor === null ? null : cursors.decode('posts.after', viewerId, form.cursor, 'cursor');
+          const page = await lists.olderThan(viewerId, position, form.limit);
           return {
             data: page.items.map(toPostSummary),
             pagination: { cursor: nextCursor(viewerId, page), has_next: page.hasNext, limit: form.limit },

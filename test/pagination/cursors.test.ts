@@ -29,6 +29,8 @@ t.test('cursor integrity', async (t) => {
   t.test('genuine cursors work for their own caller and parameter', async (t) => {
     t.equal((await api.get(`/posts?after=${anonCursor}`, { expect: 200 })).body.data.length, 20);
     t.equal((await api.get(`/posts?after=${aliceCursor}`, { token: alice, expect: 200 })).body.data.length, 20);
+    t.equal((await api.get(`/posts?cursor=${anonCursor}`, { expect: 200 })).body.data.length, 20);
+    t.equal((await api.get(`/posts?cursor=${aliceCursor}`, { token: alice, expect: 200 })).body.data.length, 20);
     t.equal((await api.get(`/feed?after=${feedAfter}`, { expect: 200 })).body.data.length, 5);
     t.same(payloadOf(anonCursor), { c: [...posts].sort(newestFirst)[4]!.createdAt, i: [...posts].sort(newestFirst)[4]!.id }, 'the payload is a JSON object of the ordering values');
   });
@@ -47,6 +49,12 @@ t.test('cursor integrity', async (t) => {
     ['garbage', '/posts?after=not-a-cursor', 'query.after'],
     ['characters outside base64url', `/posts?after=${encodeURIComponent(`${body}+.${mac}`)}`, 'query.after'],
     ['a /feed cursor on /posts', `/posts?after=${feedBefore}`, 'query.after'],
+    ['standard form: one character of the payload changed', `/posts?cursor=${flip(body, 3)}.${mac}`, 'query.cursor'],
+    ['standard form: payload re-encoded with another id', `/posts?cursor=${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}`, 'query.cursor'],
+    ['standard form: signature truncated', `/posts?cursor=${anonCursor.slice(0, -1)}`, 'query.cursor'],
+    ['standard form: garbage', '/posts?cursor=not-a-cursor', 'query.cursor'],
+    ['standard form: a feed before-cursor', `/posts?cursor=${feedBefore}`, 'query.cursor'],
+    ['standard form: a feed after-cursor', `/posts?cursor=${feedAfter}`, 'query.cursor'],
     ['a /posts cursor on /feed', `/feed?before=${anonCursor}`, 'query.before'],
     ['a feed before-cursor passed as after', `/feed?after=${feedBefore}`, 'query.after'],
     ['a feed after-cursor passed as before', `/feed?before=${feedAfter}`, 'query.before'],
@@ -65,8 +73,10 @@ t.test('cursor integrity', async (t) => {
       ["an anonymous cursor used by alice", alice, anonCursor],
     ];
     for (const [label, token, cursor] of cases) {
-      const r = await api.get(`/posts?after=${cursor}`, { token, expect: 400 });
-      t.match(r.body, { type: '/problems/invalid-cursor' }, label);
+      for (const parameter of ['after', 'cursor']) {
+        const r = await api.get(`/posts?${parameter}=${cursor}`, { token, expect: 400 });
+        t.match(r.body, { type: '/problems/invalid-cursor', errors: [{ field: `query.${parameter}` }] }, `${label} (${parameter})`);
+      }
     }
   });
 

@@ -53,6 +53,34 @@ t.test('pagination forms', async (t) => {
     t.equal(r.body.pagination.cursor, null);
   });
 
+  t.test('cursor: the standard envelope follows its own pagination.cursor to the last page', async (t) => {
+    const first = await api.get('/posts?limit=20', { expect: 200 });
+    const second = await api.get(`/posts?cursor=${first.body.pagination.cursor}&limit=20`, { expect: 200 });
+    t.same(Object.keys(second.body).sort(), ['data', 'pagination'], 'still the standard envelope, not the cursor one');
+    t.same(second.body.data.map((p: { id: number }) => p.id), expected.slice(20, 40), 'continues after page 1 instead of repeating it');
+    t.equal(second.body.pagination.has_next, true);
+    const last = await api.get(`/posts?cursor=${second.body.pagination.cursor}&limit=20`, { expect: 200 });
+    t.same(last.body, {
+      data: last.body.data,
+      pagination: { cursor: null, has_next: false, limit: 20 },
+    });
+    t.same(last.body.data.map((p: { id: number }) => p.id), expected.slice(40));
+    const defaultLimit = await api.get(`/posts?cursor=${first.body.pagination.cursor}`, { expect: 200 });
+    t.equal(defaultLimit.body.pagination.limit, 20, 'limit defaults to 20 with a cursor too');
+  });
+
+  t.test('the two forms take each other\'s cursors; the parameter decides the envelope', async (t) => {
+    const standard = (await api.get('/posts?limit=10', { expect: 200 })).body.pagination.cursor;
+    const viaAfter = await api.get(`/posts?after=${standard}&limit=10`, { expect: 200 });
+    const cursorForm = viaAfter.body.cursor;
+    const asCursor = await api.get(`/posts?cursor=${cursorForm}&limit=10`, { expect: 200 });
+    const asAfter = await api.get(`/posts?after=${cursorForm}&limit=10`, { expect: 200 });
+    t.same(Object.keys(asCursor.body).sort(), ['data', 'pagination']);
+    t.same(Object.keys(asAfter.body).sort(), ['cursor', 'data', 'has_next']);
+    t.same(asCursor.body.data, asAfter.body.data, 'the same page either way');
+    t.same(asCursor.body.data.map((p: { id: number }) => p.id), expected.slice(20, 30));
+  });
+
   t.test('offset: data + pagination{total, offset, limit, has_next}', async (t) => {
     const r = await api.get('/posts?offset=40&limit=10', { expect: 200 });
     t.same(r.body.pagination, { total: 45, offset: 40, limit: 10, has_next: false });
@@ -87,7 +115,7 @@ t.test('pagination forms', async (t) => {
   });
 
   t.test('every form walks the whole list, newest first, each post once', async (t) => {
-    for (const form of ['cursor', 'keyset', 'feed', 'offset'] as const) {
+    for (const form of ['standard', 'cursor', 'keyset', 'feed', 'offset'] as const) {
       t.same(await walk(form, { api, limit: 7 }), expected, form);
     }
   });
@@ -99,6 +127,10 @@ t.test('pagination forms', async (t) => {
       [`offset=0&created_before=2024-01-01T00:00:00Z`, ['query.created_before', 'query.offset']],
       [`after=${cursor}&id_before=3`, ['query.after', 'query.id_before']],
       [`after=${cursor}&created_before=2024-01-01T00:00:00Z&id_before=3&offset=1`, ['query.after', 'query.created_before', 'query.id_before', 'query.offset']],
+      [`cursor=${cursor}&after=${cursor}`, ['query.after', 'query.cursor']],
+      [`cursor=${cursor}&offset=0`, ['query.cursor', 'query.offset']],
+      [`cursor=${cursor}&created_before=2024-01-01T00:00:00Z`, ['query.created_before', 'query.cursor']],
+      [`cursor=${cursor}&id_before=3`, ['query.cursor', 'query.id_before']],
     ];
     for (const [query, fields] of mixes) {
       const r = await api.get(`/posts?${query}`, { expect: 400 });

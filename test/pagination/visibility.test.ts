@@ -24,7 +24,7 @@ t.test('visibility per caller', async (t) => {
   t.ok(forAlice.length > anonymous.length && anonymous.length > 0, 'the seed has drafts of both authors');
 
   const alice = await server.token('alice');
-  for (const form of ['cursor', 'keyset', 'feed', 'offset'] as const) {
+  for (const form of ['standard', 'cursor', 'keyset', 'feed', 'offset'] as const) {
     t.same(await walk(form, { api, limit: 4 }), anonymous, `anonymous, ${form}: PUBLISHED only`);
     t.same(await walk(form, { api, limit: 4, token: alice }), forAlice, `alice, ${form}: PUBLISHED and her own DRAFTs`);
   }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { ContractClient } from '../helpers/contract.ts';
 
-export type WalkForm = 'cursor' | 'keyset' | 'feed' | 'offset';
+export type WalkForm = 'standard' | 'cursor' | 'keyset' | 'feed' | 'offset';
 
 export interface WalkOptions {
   api: ContractClient;
@@ -33,6 +33,17 @@ export async function walk(form: WalkForm, { api, limit, token, between, maxPage
     assert.ok(page < maxPages, `${form} walk did not end after ${maxPages} pages`);
     let items: Item[];
     switch (form) {
+      case 'standard': {
+        // Every page, the first included, is the standard envelope; `cursor` carries the walk.
+        const body = await get(`/posts?${q({ ...next, limit })}`);
+        assert.deepEqual(Object.keys(body).sort(), ['data', 'pagination'], 'each page is in the standard envelope');
+        assert.deepEqual(Object.keys(body.pagination).sort(), ['cursor', 'has_next', 'limit'], 'standard pagination members');
+        assert.equal(body.pagination.limit, limit);
+        assert.equal(body.pagination.cursor === null, !body.pagination.has_next, 'pagination.cursor is null exactly when has_next is false');
+        items = body.data;
+        next = body.pagination.has_next ? { cursor: body.pagination.cursor } : null;
+        break;
+      }
       case 'cursor': {
         // The first page is the standard form (no paging parameter); the rest are the cursor form.
         const body = await get(`/posts?${q({ ...next, limit })}`);
