@@ -53,6 +53,9 @@ export interface paths {
          * Get one bundled OpenAPI document
          * @description Serves a bundled (all `$ref`s to other files inlined) document listed
          *     by `/openapi`, as JSON (`<name>.json`) or YAML (`<name>.yaml`).
+         *     Its `servers` entry is the server's configured public base address
+         *     (`BASE_URL`, followed by the document's base path if it has one), so
+         *     clients generated from the served copy reach this deployment.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
