@@ -45,6 +45,20 @@ t.test('product PUT and PATCH honour If-Match', async (t) => {
     await api.put(path, { body: productBody({ sku: 'bad sku' }), headers: { 'if-match': '"1"' }, token: user, expect: 400 });
   });
 
+  t.test('v2 shares the tag: ETag on GET, If-Match on PATCH', async (t) => {
+    const product = await createProduct(server);
+    const v2 = `/api/v2/products/${product.id}`;
+    t.equal((await api.get(v2, { expect: 200 })).headers.get('etag'), '"1"');
+    await api.patch(`/api/v1/products/${product.id}`, { body: { name: 'Changed in v1' }, token: user, expect: 200 });
+    const stale = await api.patch(v2, { body: { name: 'Changed in v2' }, headers: { 'if-match': '"1"' }, token: user, expect: 412 });
+    t.equal(stale.headers.get('etag'), '"2"');
+    t.equal((await api.get(v2, { expect: 200 })).body.name, 'Changed in v1');
+    const patched = await api.patch(v2, { body: { name: 'Changed in v2' }, headers: { 'if-match': '"2"' }, token: user, expect: 200 });
+    t.equal(patched.headers.get('etag'), '"3"');
+    const created = await api.post('/api/v2/products', { body: { name: 'V2 product', price: { amount: '1.00', currency: 'USD' }, sku: 'V2-ETAG-1', category: 'OTHER' }, token: user, expect: 201 });
+    t.equal(created.headers.get('etag'), '"1"');
+  });
+
   t.test('concurrent writers with the same If-Match: exactly one wins', async (t) => {
     const product = await createProduct(server);
     const path = `/api/v1/products/${product.id}`;
