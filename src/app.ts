@@ -101,7 +101,7 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
   });
 
   registerHealth(http, database.db);
-  registerOpenApiDocs(http);
+  registerOpenApiDocs(http, config.baseUrl);
   registerRestApis(http, services);
   registerPostLists(http, services, cursorSecret);
   await registerGraphQL(http, { config, database, services, jwtSecret });

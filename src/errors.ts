@@ -16,7 +16,8 @@ export type AppErrorCode =
   | 'FORBIDDEN'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'NOT_ACCEPTABLE';
+  | 'NOT_ACCEPTABLE'
+  | 'PRECONDITION_FAILED';
 
 export class AppError extends Error {
   constructor(
@@ -37,6 +38,19 @@ export const forbidden = (message = 'Access denied') => new AppError('FORBIDDEN'
 export const unauthenticated = (message = 'Authentication required') => new AppError('UNAUTHENTICATED', message);
 export const validationFailed = (violations: Violation[], message = 'Validation failed') =>
   new AppError('VALIDATION', message, 'VALIDATION_ERROR', violations);
+
+/**
+ * A conditional write named versions the resource no longer has: nothing was written. Carries the
+ * current version so the transport can hand the client what it needs to re-read and retry.
+ */
+export class VersionMismatch extends AppError {
+  constructor(
+    readonly currentVersion: number,
+    what: string,
+  ) {
+    super('PRECONDITION_FAILED', `${what} is at version ${currentVersion}; the request was based on another version`, 'VERSION_MISMATCH');
+  }
+}
 
 /** PostgreSQL unique_violation, raised by both drivers with the same SQLSTATE. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {

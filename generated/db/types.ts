@@ -178,6 +178,7 @@ export interface ProductsTable {
   stock_quantity: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  version: Generated<number>;
 }
 
 /** A products row as selected. */

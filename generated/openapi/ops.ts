@@ -53,6 +53,9 @@ export interface paths {
          * Get one bundled OpenAPI document
          * @description Serves a bundled (all `$ref`s to other files inlined) document listed
          *     by `/openapi`, as JSON (`<name>.json`) or YAML (`<name>.yaml`).
+         *     Its `servers` entry is the server's configured public base address
+         *     (`BASE_URL`, followed by the document's base path if it has one), so
+         *     clients generated from the served copy reach this deployment.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -128,6 +131,7 @@ export interface components {
          *     | `/problems/not-acceptable` | 406 | no offered representation matches `Accept` / `format` |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not for this method (see the `Allow` header) |
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
+         *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
@@ -139,7 +143,7 @@ export interface components {
             /**
              * @description Machine-readable reason within the problem type, when there is one,
              *     e.g. `DUPLICATE_SKU`, `PRODUCT_NOT_FOUND`, `VALIDATION_ERROR`,
-             *     `INSUFFICIENT_STOCK`.
+             *     `INSUFFICIENT_STOCK`, `VERSION_MISMATCH`.
              * @example DUPLICATE_SKU
              */
             code?: string;

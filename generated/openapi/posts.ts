@@ -166,6 +166,7 @@ export interface components {
          *     | `/problems/not-acceptable` | 406 | no offered representation matches `Accept` / `format` |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not for this method (see the `Allow` header) |
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
+         *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
@@ -177,7 +178,7 @@ export interface components {
             /**
              * @description Machine-readable reason within the problem type, when there is one,
              *     e.g. `DUPLICATE_SKU`, `PRODUCT_NOT_FOUND`, `VALIDATION_ERROR`,
-             *     `INSUFFICIENT_STOCK`.
+             *     `INSUFFICIENT_STOCK`, `VERSION_MISMATCH`.
              * @example DUPLICATE_SKU
              */
             code?: string;

@@ -115,7 +115,11 @@ export interface paths {
          * Replace the configuration settings
          * @description Replaces `settings` entirely and assigns a new `version` (the decimal
          *     revision number incremented by one) and `updatedAt`. Requires the role
-         *     ADMIN (403 otherwise).
+         *     ADMIN (403 otherwise). Send the `ETag` of the copy being edited as
+         *     `If-Match` so that a concurrent update by another administrator is not
+         *     overwritten: when it is no longer current the response is 412 with the
+         *     current `ETag` and nothing is changed. Without `If-Match` the settings
+         *     are replaced unconditionally.
          */
         put: operations["updateConfig"];
         post?: never;
@@ -174,7 +178,10 @@ export interface paths {
         };
         /**
          * Get an order (HAL)
-         * @description Visible to the user owning the order's customer and to ADMIN; others get 403. JSON only.
+         * @description Visible to the user owning the order's customer and to ADMIN; others
+         *     get 403. JSON only. `_links` offer the transitions the caller may take
+         *     now (see OrderLinks); `ETag` is the order's `version`, for `If-Match`
+         *     on a transition.
          */
         get: operations["getOrder"];
         put?: never;
@@ -202,7 +209,8 @@ export interface paths {
          * @description PENDING or CONFIRMED → CANCELLED; the reserved stock is returned to the
          *     products that still exist. Allowed for the owning user and ADMIN. Any
          *     other current status (SHIPPED, DELIVERED, CANCELLED) is a 409 whose
-         *     `detail` names it. No request body.
+         *     `detail` names it. No request body. Offered as the `cancel` link while
+         *     allowed.
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -225,7 +233,9 @@ export interface paths {
         put?: never;
         /**
          * Confirm an order
-         * @description PENDING → CONFIRMED. Allowed for the owning user and ADMIN. Any other current status is a 409. No request body.
+         * @description PENDING → CONFIRMED. Allowed for the owning user and ADMIN. Any other
+         *     current status is a 409. No request body. Offered as the `confirm`
+         *     link while allowed.
          */
         post: operations["confirmOrder"];
         delete?: never;
@@ -248,8 +258,10 @@ export interface paths {
         put?: never;
         /**
          * Mark an order delivered
-         * @description SHIPPED → DELIVERED; records `deliveredAt`. Requires the role ADMIN
-         *     (403 otherwise). Any other current status is a 409. No request body.
+         * @description SHIPPED → DELIVERED; records `deliveredAt`. Only ADMIN may mark an
+         *     order delivered (403 for anyone else, the owning user included). Any
+         *     other current status is a 409. No request body. Offered to ADMIN as
+         *     the `deliver` link while the order is SHIPPED.
          */
         post: operations["deliverOrder"];
         delete?: never;
@@ -273,8 +285,10 @@ export interface paths {
         /**
          * Ship an order
          * @description CONFIRMED → SHIPPED; records carrier, tracking number and `shippedAt`.
-         *     Requires the role ADMIN (403 otherwise). Any other current status is a
-         *     409.
+         *     Only ADMIN may ship an order: anyone else gets 403 (the owning user
+         *     included; a user who does not own the order gets 403 whatever the
+         *     role). Any other current status is a 409. Offered to ADMIN as the
+         *     `ship` link while the order is CONFIRMED.
          */
         post: operations["shipOrder"];
         delete?: never;
@@ -353,7 +367,8 @@ export interface paths {
          * @description Full replacement with the same fields and rules as creation. Omitted
          *     optional fields are reset: `description` to null, `stockQuantity` to 0,
          *     `attributes` to an empty list. Images are kept. Changing `sku` to a SKU
-         *     used by another product is a 409.
+         *     used by another product is a 409. With `If-Match`, the product is
+         *     replaced only if its current entity tag is listed (412 otherwise).
          */
         put: operations["replaceProduct"];
         post?: never;
@@ -372,7 +387,8 @@ export interface paths {
          *     fields are left unchanged (so `description` cannot be cleared with
          *     PATCH; use PUT). Present values follow the creation rules. `updatedAt`
          *     is set when at least one field is non-null; `{}` returns the product
-         *     unchanged.
+         *     unchanged. With `If-Match`, the product is updated only if its
+         *     current entity tag is listed (412 otherwise, also for `{}`).
          */
         patch: operations["patchProduct"];
         trace?: never;
@@ -538,7 +554,7 @@ export interface components {
              */
             stockQuantity: number;
         };
-        /** @description A customer (fields decided; not listed by the interface document). */
+        /** @description A customer, owned by the user account that created it; orders are placed for a customer. */
         Customer: {
             /** Format: date-time */
             createdAt: string;
@@ -572,7 +588,7 @@ export interface components {
              */
             message: string;
         };
-        /** @description Metadata of a stored file (fields other than id decided). */
+        /** @description Metadata of a stored file. */
         FileResponse: {
             contentType: string;
             /** Format: date-time */
@@ -589,7 +605,7 @@ export interface components {
              */
             url: string;
         };
-        /** @description A stored product image (fields decided; not listed by the interface document). */
+        /** @description A stored product image, its type and size as detected from the uploaded bytes. */
         ImageResponse: {
             /**
              * @description Detected from the content.
@@ -621,7 +637,7 @@ export interface components {
              */
             href: string;
         };
-        /** @description An order in HAL form (fields beyond id, status, total and customerId decided). */
+        /** @description An order in HAL form (`application/hal+json`), its fields plus `_links`. */
         Order: {
             _links: components["schemas"]["OrderLinks"];
             /** Format: date-time */
@@ -668,18 +684,28 @@ export interface components {
             unitPrice: number;
         };
         /**
-         * @description `self` (`/api/v1/orders/{id}`) and `customer`
-         *     (`/api/v1/customers/{customerId}`) always; `confirm`
-         *     (`/api/v1/orders/{id}/confirm`) and `cancel`
-         *     (`/api/v1/orders/{id}/cancel`) only while the status is PENDING;
-         *     `tracking` (`/api/v1/orders/{id}/tracking`) only while the status is
-         *     SHIPPED.
+         * @description Link relations. `self` and `customer` are always present; each
+         *     transition relation is present exactly when the caller may take that
+         *     transition now, so following it succeeds (unless the order changes in
+         *     between, which `If-Match` detects):
+         *
+         *     | relation | method and target | present while | for |
+         *     |---|---|---|---|
+         *     | `self` | GET `/api/v1/orders/{id}` | always | |
+         *     | `customer` | GET `/api/v1/customers/{customerId}` | always | |
+         *     | `confirm` | POST `/api/v1/orders/{id}/confirm`, no body | PENDING | owning user, ADMIN |
+         *     | `cancel` | POST `/api/v1/orders/{id}/cancel`, no body | PENDING, CONFIRMED | owning user, ADMIN |
+         *     | `ship` | POST `/api/v1/orders/{id}/ship`, body ShipOrderRequest | CONFIRMED | ADMIN |
+         *     | `deliver` | POST `/api/v1/orders/{id}/deliver`, no body | SHIPPED | ADMIN |
+         *     | `tracking` | GET `/api/v1/orders/{id}/tracking` | SHIPPED | owning user, ADMIN |
          */
         OrderLinks: {
             cancel?: components["schemas"]["Link"];
             confirm?: components["schemas"]["Link"];
             customer: components["schemas"]["Link"];
+            deliver?: components["schemas"]["Link"];
             self: components["schemas"]["Link"];
+            ship?: components["schemas"]["Link"];
             tracking?: components["schemas"]["Link"];
         };
         /**
@@ -758,6 +784,7 @@ export interface components {
          *     | `/problems/not-acceptable` | 406 | no offered representation matches `Accept` / `format` |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not for this method (see the `Allow` header) |
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
+         *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
@@ -769,7 +796,7 @@ export interface components {
             /**
              * @description Machine-readable reason within the problem type, when there is one,
              *     e.g. `DUPLICATE_SKU`, `PRODUCT_NOT_FOUND`, `VALIDATION_ERROR`,
-             *     `INSUFFICIENT_STOCK`.
+             *     `INSUFFICIENT_STOCK`, `VERSION_MISMATCH`.
              * @example DUPLICATE_SKU
              */
             code?: string;
@@ -814,7 +841,7 @@ export interface components {
             value: string;
         };
         /**
-         * @description Product category (decided; the interface document does not list the values).
+         * @description Product category.
          * @enum {string}
          */
         ProductCategory: "ELECTRONICS" | "BOOKS" | "CLOTHING" | "HOME" | "SPORTS" | "TOYS" | "FOOD" | "OTHER";
@@ -972,9 +999,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The order with status-dependent `_links`. */
+        /** @description The order with `_links` to the transitions the caller may take now. */
         Order: {
             headers: {
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -1000,9 +1028,35 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The product. */
+        /**
+         * @description `If-Match` lists no current entity tag of the resource: it changed
+         *     since the client read it, and nothing was written. `ETag` carries the
+         *     current tag; re-read the resource and decide again.
+         */
+        PreconditionFailed: {
+            headers: {
+                /** @description The resource's current strong entity tag. */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "instance": "/api/v1/files/config",
+                 *       "code": "VERSION_MISMATCH",
+                 *       "detail": "The configuration is at version 8; the request was based on another version"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The product; `ETag` is its version, for `If-Match` on PUT and PATCH. */
         Product: {
             headers: {
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -1074,6 +1128,15 @@ export interface components {
          *     406 when the operation does not offer the selected type.
          */
         format: "json" | "xml" | "csv";
+        /**
+         * @description Entity tags (comma-separated) of the copy the change is based on, as
+         *     received in `ETag`, or `*`. The change is applied only if one of them
+         *     is the resource's current tag (strong comparison: weak and malformed
+         *     tags never match); otherwise the response is 412 with the current
+         *     `ETag`. `*` matches any existing resource. Absent: no condition.
+         * @example "3"
+         */
+        ifMatch: string;
         /** @description Order id. */
         orderId: string;
         /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
@@ -1108,6 +1171,13 @@ export interface components {
         ConfigETag: string;
         /** @description Size of the body in bytes. */
         ContentLength: number;
+        /**
+         * @description Strong entity tag `"<version>"`: the resource's revision number,
+         *     incremented by every change. Send it as `If-Match` to make a change
+         *     conditional on it.
+         * @example "3"
+         */
+        ETag: string;
         /**
          * @description Path of the created resource.
          * @example /api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6
@@ -1322,7 +1392,17 @@ export interface operations {
     updateConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1346,6 +1426,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The principal does not have the role ADMIN. */
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1411,6 +1492,7 @@ export interface operations {
             /** @description Created. `Location` is `/api/v1/orders/{id}`. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1463,7 +1545,17 @@ export interface operations {
     cancelOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Order id. */
                 id: components["parameters"]["orderId"];
@@ -1478,13 +1570,24 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
         };
     };
     confirmOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Order id. */
                 id: components["parameters"]["orderId"];
@@ -1499,13 +1602,24 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
         };
     };
     deliverOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Order id. */
                 id: components["parameters"]["orderId"];
@@ -1521,13 +1635,24 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
         };
     };
     shipOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Order id. */
                 id: components["parameters"]["orderId"];
@@ -1547,6 +1672,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1641,6 +1767,7 @@ export interface operations {
             /** @description Created. `Location` is the request URL with `/{id}` of the new product appended. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1687,7 +1814,17 @@ export interface operations {
     replaceProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Product id. */
                 id: components["parameters"]["productId"];
@@ -1703,6 +1840,7 @@ export interface operations {
             /** @description The replaced product. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,6 +1852,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /** @description Another product already uses the SKU. */
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1749,7 +1888,17 @@ export interface operations {
     patchProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the resource's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing resource. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Product id. */
                 id: components["parameters"]["productId"];
@@ -1765,6 +1914,7 @@ export interface operations {
             /** @description The updated product. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1774,6 +1924,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

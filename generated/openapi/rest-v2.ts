@@ -47,6 +47,8 @@ export interface paths {
          * Partially update a product (v2 shape)
          * @description Updates only the fields present with a non-null value; null or absent
          *     fields are left unchanged. Present values follow the creation rules.
+         *     With `If-Match`, the product is updated only if its current entity
+         *     tag is listed (412 otherwise).
          */
         patch: operations["patchProductV2"];
         trace?: never;
@@ -128,7 +130,7 @@ export interface components {
              */
             message: string;
         };
-        /** @description A stored product image (fields decided; not listed by the interface document). */
+        /** @description A stored product image, its type and size as detected from the uploaded bytes. */
         ImageResponse: {
             /**
              * @description Detected from the content.
@@ -223,6 +225,7 @@ export interface components {
          *     | `/problems/not-acceptable` | 406 | no offered representation matches `Accept` / `format` |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not for this method (see the `Allow` header) |
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
+         *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
@@ -234,7 +237,7 @@ export interface components {
             /**
              * @description Machine-readable reason within the problem type, when there is one,
              *     e.g. `DUPLICATE_SKU`, `PRODUCT_NOT_FOUND`, `VALIDATION_ERROR`,
-             *     `INSUFFICIENT_STOCK`.
+             *     `INSUFFICIENT_STOCK`, `VERSION_MISMATCH`.
              * @example DUPLICATE_SKU
              */
             code?: string;
@@ -268,7 +271,7 @@ export interface components {
             type: string;
         };
         /**
-         * @description Product category (decided; the interface document does not list the values).
+         * @description Product category.
          * @enum {string}
          */
         ProductCategory: "ELECTRONICS" | "BOOKS" | "CLOTHING" | "HOME" | "SPORTS" | "TOYS" | "FOOD" | "OTHER";
@@ -416,6 +419,31 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description `If-Match` lists no current entity tag of the resource: it changed
+         *     since the client read it, and nothing was written. `ETag` carries the
+         *     current tag; re-read the resource and decide again.
+         */
+        PreconditionFailed: {
+            headers: {
+                /** @description The resource's current strong entity tag. */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "instance": "/api/v1/files/config",
+                 *       "code": "VERSION_MISMATCH",
+                 *       "detail": "The configuration is at version 8; the request was based on another version"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description One page of products. */
         ProductPageV2: {
             headers: {
@@ -467,6 +495,15 @@ export interface components {
     parameters: {
         /** @description Representation selector shared with v1; v2 offers only `json` (`xml` and `csv` yield 406). */
         format: "json" | "xml" | "csv";
+        /**
+         * @description Entity tags (comma-separated) of the copy the change is based on, as
+         *     received in `ETag`, or `*`. The change is applied only if one of them
+         *     is the product's current tag (strong comparison: weak and malformed
+         *     tags never match); otherwise the response is 412 with the current
+         *     `ETag`. `*` matches any existing product. Absent: no condition.
+         * @example "3"
+         */
+        ifMatch: string;
         /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
         page: number;
         /**
@@ -487,7 +524,14 @@ export interface components {
         sort: string[];
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Strong entity tag `"<version>"`: the product's revision number,
+         *     incremented by every change (through v1 or v2).
+         * @example "3"
+         */
+        ETag: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -539,6 +583,7 @@ export interface operations {
             /** @description Created. `Location` is `/api/v2/products/{id}`. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     /** @description Path of the created product. */
                     Location?: string;
                     [name: string]: unknown;
@@ -571,9 +616,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The product. */
+            /** @description The product; `ETag` is its version, for `If-Match` on PATCH. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -617,7 +663,17 @@ export interface operations {
     patchProductV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags (comma-separated) of the copy the change is based on, as
+                 *     received in `ETag`, or `*`. The change is applied only if one of them
+                 *     is the product's current tag (strong comparison: weak and malformed
+                 *     tags never match); otherwise the response is 412 with the current
+                 *     `ETag`. `*` matches any existing product. Absent: no condition.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["ifMatch"];
+            };
             path: {
                 /** @description Product id. */
                 id: string;
@@ -633,6 +689,7 @@ export interface operations {
             /** @description The updated product. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -642,6 +699,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB, ProductImagesRow, ProductsRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
+import { versionCondition, type ExpectedVersions } from '../db/versioning.ts';
 import { relevance, searchCondition, searchTerms } from './products.search.ts';
 
 export interface ProductAttribute {
@@ -122,14 +123,22 @@ async function insertAttributes(db: Executor, productId: string, attributes: Pro
     .execute();
 }
 
-/** Updates the given columns (and `updated_at`); false when the product does not exist. */
-export async function updateProduct(db: Executor, id: string, changes: ProductChanges): Promise<boolean> {
-  const result = await db
+/**
+ * Updates the given columns (and `updated_at`) and bumps `version`, comparing it with `expected` in
+ * the same statement; false when the product does not exist or has another version.
+ */
+export async function updateProduct(db: Executor, id: string, changes: ProductChanges, expected?: ExpectedVersions): Promise<boolean> {
+  let update = db
     .updateTable('products')
-    .set({ ...changes, updated_at: sql<Date>`now()` })
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .set({ ...changes, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
+    .where('id', '=', id);
+  if (expected) update = update.where(versionCondition('version', expected));
+  const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export async function productVersion(db: Executor, id: string): Promise<number | undefined> {
+  return (await db.selectFrom('products').select('version').where('id', '=', id).executeTakeFirst())?.version;
 }
 
 export async function replaceAttributes(db: Executor, productId: string, attributes: ProductAttribute[]): Promise<void> {

@@ -1,8 +1,9 @@
 /** The product catalog's rules, shared by REST v1, REST v2 and anything else that needs products. */
 import type { ProductImagesRow } from '../../generated/db/types.ts';
 import type { Database } from '../db/database.ts';
-import { inTransaction } from '../db/transaction.ts';
-import { conflict, isUniqueViolation, notFound, validationFailed, type Violation } from '../errors.ts';
+import { inTransaction, type Executor } from '../db/transaction.ts';
+import { acceptsVersion, type ExpectedVersions } from '../db/versioning.ts';
+import { conflict, isUniqueViolation, notFound, validationFailed, VersionMismatch, type Violation } from '../errors.ts';
 import { insertBlob, readBlob } from '../files/blobs.repository.ts';
 import { detectImage, type StoredImageType } from './images.ts';
 import * as repo from './products.repository.ts';
@@ -78,6 +79,13 @@ function checkAttributes(attributes: repo.ProductAttribute[] | undefined, pointe
   if (violations.length) throw validationFailed(violations);
 }
 
+/** Why a conditional update changed no row: the product is gone, or it has another version. */
+async function refuseUpdate(db: Executor, id: string): Promise<never> {
+  const current = await repo.productVersion(db, id);
+  if (current === undefined) throw productNotFound(id);
+  throw new VersionMismatch(current, `Product ${id}`);
+}
+
 function rowOf(command: CreateProductCommand): repo.NewProduct {
   return {
     name: command.name,
@@ -126,11 +134,12 @@ export class ProductsService {
     }
   }
 
-  async replace(id: string, command: ReplaceProductCommand): Promise<repo.ProductRecord> {
+  /** `expected`: the versions the caller's copy may have (If-Match); otherwise nothing changes. */
+  async replace(id: string, command: ReplaceProductCommand, expected?: ExpectedVersions): Promise<repo.ProductRecord> {
     checkAttributes(command.attributes, (i) => `/attributes/${i}/key`);
     try {
       return await inTransaction(this.db, async (trx) => {
-        if (!(await repo.updateProduct(trx, id, rowOf(command)))) throw productNotFound(id);
+        if (!(await repo.updateProduct(trx, id, rowOf(command), expected))) await refuseUpdate(trx, id);
         await repo.replaceAttributes(trx, id, command.attributes ?? []);
         return (await repo.findProductById(trx, id))!;
       });
@@ -140,15 +149,20 @@ export class ProductsService {
     }
   }
 
-  async patch(id: string, command: PatchProductCommand): Promise<repo.ProductRecord> {
+  async patch(id: string, command: PatchProductCommand, expected?: ExpectedVersions): Promise<repo.ProductRecord> {
     const changes: repo.ProductChanges = {};
     if (command.name != null) changes.name = command.name;
     if (command.description != null) changes.description = command.description;
     if (command.price != null) changes.price = command.price;
     if (command.stockQuantity != null) changes.stock_quantity = command.stockQuantity;
-    if (Object.keys(changes).length === 0) return this.get(id);
+    if (Object.keys(changes).length === 0) {
+      // Nothing is written, so comparing with what was just read is enough.
+      const product = await this.get(id);
+      if (!acceptsVersion(expected, product.version)) throw new VersionMismatch(product.version, `Product ${id}`);
+      return product;
+    }
     return inTransaction(this.db, async (trx) => {
-      if (!(await repo.updateProduct(trx, id, changes))) throw productNotFound(id);
+      if (!(await repo.updateProduct(trx, id, changes, expected))) await refuseUpdate(trx, id);
       return (await repo.findProductById(trx, id))!;
     });
   }

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import { BLOB_CHUNK_BYTES } from '../files/blobs.repository.ts';
+import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
 import { requirePrincipal, requireRole } from '../http/guards.ts';
 import { receiveUpload } from '../http/multipart-upload.ts';
 import { negotiate, negotiateStored, type MediaType } from '../http/negotiation.ts';
@@ -72,7 +73,9 @@ export function productV1Handlers(services: Services): ProductHandlers {
 
     getProduct: async (request, reply) => {
       const type = negotiate(request, PRODUCT_TYPES);
-      const body = toProductResponse(await products.get(request.params.id));
+      const product = await products.get(request.params.id);
+      reply.header('ETag', strongTag(product.version));
+      const body = toProductResponse(product);
       if (type === 'application/xml') return reply.type('application/xml; charset=utf-8').send(productXml(body));
       return body;
     },
@@ -81,25 +84,26 @@ export function productV1Handlers(services: Services): ProductHandlers {
       requirePrincipal(request);
       const body = request.body;
       const product = await products.create({ ...body, price: priceToDecimal(body.price) });
-      reply.code(201).header('Location', `${requestPath(request)}/${product.id}`);
+      reply.code(201).header('Location', `${requestPath(request)}/${product.id}`).header('ETag', strongTag(product.version));
       return toProductResponse(product);
     },
 
-    replaceProduct: async (request) => {
+    replaceProduct: async (request, reply) => {
       requirePrincipal(request);
       const body = request.body;
-      return toProductResponse(await products.replace(request.params.id, { ...body, price: priceToDecimal(body.price) }));
+      const expected = ifMatchVersions(request.headers['if-match']);
+      const product = await withCurrentTag(reply, products.replace(request.params.id, { ...body, price: priceToDecimal(body.price) }, expected));
+      reply.header('ETag', strongTag(product.version));
+      return toProductResponse(product);
     },
 
-    patchProduct: async (request) => {
+    patchProduct: async (request, reply) => {
       requirePrincipal(request);
       const { name, description, price, stockQuantity } = request.body;
-      const product = await products.patch(request.params.id, {
-        name,
-        description,
-        price: price == null ? null : priceToDecimal(price),
-        stockQuantity,
-      });
+      const expected = ifMatchVersions(request.headers['if-match']);
+      const command = { name, description, price: price == null ? null : priceToDecimal(price), stockQuantity };
+      const product = await withCurrentTag(reply, products.patch(request.params.id, command, expected));
+      reply.header('ETag', strongTag(product.version));
       return toProductResponse(product);
     },
 

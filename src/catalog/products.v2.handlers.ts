@@ -1,6 +1,7 @@
 /** REST v2 product handlers: the v1 services behind the v2 shapes. v2 is JSON only. */
 import type { operations } from '../../generated/openapi/rest-v2.ts';
 import { ADMIN } from '../auth/principal.ts';
+import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
 import { requirePrincipal, requireRole } from '../http/guards.ts';
 import { negotiate } from '../http/negotiation.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
@@ -36,9 +37,11 @@ export function productV2Handlers(services: Services): OperationHandlers<operati
       return toPagedProductV2(await products.search({ q, minPrice, maxPrice, category, orders, page, size }), page, size);
     },
 
-    getProductV2: async (request) => {
+    getProductV2: async (request, reply) => {
       negotiate(request, JSON_ONLY);
-      return toProductV2(await products.get(request.params.id));
+      const product = await products.get(request.params.id);
+      reply.header('ETag', strongTag(product.version));
+      return toProductV2(product);
     },
 
     createProductV2: async (request, reply) => {
@@ -53,14 +56,17 @@ export function productV2Handlers(services: Services): OperationHandlers<operati
         stockQuantity: quantity,
         attributes: attributesFromMap(attributes),
       });
-      reply.code(201).header('Location', `/api/v2/products/${product.id}`);
+      reply.code(201).header('Location', `/api/v2/products/${product.id}`).header('ETag', strongTag(product.version));
       return toProductV2(product);
     },
 
-    patchProductV2: async (request) => {
+    patchProductV2: async (request, reply) => {
       requirePrincipal(request);
       const { name, description, price, quantity } = request.body;
-      const product = await products.patch(request.params.id, { name, description, price: price?.amount ?? null, stockQuantity: quantity });
+      const expected = ifMatchVersions(request.headers['if-match']);
+      const command = { name, description, price: price?.amount ?? null, stockQuantity: quantity };
+      const product = await withCurrentTag(reply, products.patch(request.params.id, command, expected));
+      reply.header('ETag', strongTag(product.version));
       return toProductV2(product);
     },
 

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import { ADMIN } from '../auth/principal.ts';
 import { attachment } from '../http/content-disposition.ts';
-import { ifNoneMatchMatches, strongTag } from '../http/etag.ts';
+import { ifMatchVersions, ifNoneMatchMatches, strongTag, withCurrentTag } from '../http/etag.ts';
 import { requirePrincipal, requireRole } from '../http/guards.ts';
 import { receiveUpload } from '../http/multipart-upload.ts';
 import { negotiate, negotiateStored } from '../http/negotiation.ts';
@@ -75,7 +75,8 @@ export function fileHandlers(services: Services): FileHandlers {
 
     updateConfig: async (request, reply) => {
       requireRole(request, ADMIN);
-      const updated = await config.replaceSettings(request.body.settings);
+      const expected = ifMatchVersions(request.headers['if-match']);
+      const updated = await withCurrentTag(reply, config.replaceSettings(request.body.settings, expected));
       reply.header('ETag', strongTag(updated.version));
       return toConfigResponse(updated);
     },

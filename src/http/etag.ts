@@ -1,6 +1,12 @@
-/** Entity tags and `If-None-Match` evaluation (RFC 9110 §13.1.2: weak comparison for GET). */
+/**
+ * Entity tags: `If-None-Match` evaluation (RFC 9110 §13.1.2: weak comparison for GET) and `If-Match`
+ * for conditional writes (§13.1.1: strong comparison). Every tag the server issues is the resource's
+ * integer version, quoted.
+ */
+import type { FastifyReply } from 'fastify';
+import { VersionMismatch } from '../errors.ts';
 
-export function strongTag(version: string): string {
+export function strongTag(version: string | number): string {
   return `"${version}"`;
 }
 
@@ -16,4 +22,33 @@ export function ifNoneMatchMatches(header: string | undefined, tag: string): boo
     if (m[0].replace(/^W\//, '') === opaque) return true;
   }
   return false;
+}
+
+const MAX_VERSION = 2_147_483_647;
+
+/**
+ * The versions an `If-Match` header accepts, for a service's compare-and-set; undefined when there is
+ * no condition (header absent, or `*`, which any existing resource matches). Strong comparison: a
+ * weak tag never matches, nor does a malformed one or one that is not a version this server issued,
+ * so such a header yields an empty list and the write is refused rather than applied blindly.
+ */
+export function ifMatchVersions(header: string | undefined): number[] | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const versions: number[] = [];
+  for (const m of header.matchAll(/(W\/)?"([^"]*)"/g)) {
+    if (m[1] || !/^[1-9][0-9]{0,9}$/.test(m[2]!)) continue;
+    const version = Number(m[2]);
+    if (version <= MAX_VERSION) versions.push(version);
+  }
+  return versions;
+}
+
+/** Runs a conditional write; when it is refused, the 412 carries the current tag to retry from. */
+export async function withCurrentTag<T>(reply: FastifyReply, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof VersionMismatch) reply.header('ETag', strongTag(error.currentVersion));
+    throw error;
+  }
 }

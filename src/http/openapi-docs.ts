@@ -1,6 +1,8 @@
 /**
  * Publishes every OpenAPI document the server implements, as JSON and YAML, and an index at /openapi.
- * The bundled documents come from generated/ so what is served is exactly what was validated.
+ * The bundled documents come from generated/ so what is served is exactly what was validated, except
+ * `servers`: the committed documents name a relative server, the served ones the public base address
+ * (BASE_URL), so a client generated from a downloaded copy reaches this deployment.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,10 +19,18 @@ export function loadOpenApiDocument(name: string): OpenApiDocument {
   return JSON.parse(fs.readFileSync(path.join(GENERATED, `${name}.json`), 'utf8'));
 }
 
-export function registerOpenApiDocs(app: FastifyInstance): void {
+/** The first server's path (a version base path such as `/api/v1`, or `/`) appended to `baseUrl`. */
+export function withBaseUrl(doc: OpenApiDocument, baseUrl: string): OpenApiDocument {
+  const [first, ...rest] = (doc.servers ?? [{ url: '/' }]) as { url: string; description?: string }[];
+  const basePath = first!.url.startsWith('/') ? first!.url.replace(/\/+$/, '') : '';
+  const server = { ...first!, url: `${baseUrl}${basePath}`, description: 'This deployment (its configured public base address).' };
+  return { ...doc, servers: [server, ...rest] };
+}
+
+export function registerOpenApiDocs(app: FastifyInstance, baseUrl: string): void {
   const docs = new Map<string, { json: string; yaml: string }>();
   for (const name of documentNames) {
-    const doc = loadOpenApiDocument(name);
+    const doc = withBaseUrl(loadOpenApiDocument(name), baseUrl);
     docs.set(name, { json: JSON.stringify(doc), yaml: YAML.stringify(doc, { aliasDuplicateObjects: false }) });
   }
   app.get('/openapi', { config: { skipAuth: true } }, async () => ({

@@ -26,6 +26,7 @@ export type ProblemKind =
   | 'method-not-allowed'
   | 'not-acceptable'
   | 'conflict'
+  | 'precondition-failed'
   | 'payload-too-large'
   | 'unsupported-media-type'
   | 'internal-error'
@@ -42,6 +43,7 @@ const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'not-acceptable': { status: 406, title: 'Not acceptable' },
   conflict: { status: 409, title: 'Conflict' },
+  'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'internal-error': { status: 500, title: 'Internal server error' },
@@ -52,6 +54,7 @@ const KIND_BY_CODE: Record<AppErrorCode, ProblemKind> = {
   NOT_FOUND: 'not-found',
   VALIDATION: 'validation-error',
   CONFLICT: 'conflict',
+  PRECONDITION_FAILED: 'precondition-failed',
   UNAUTHENTICATED: 'unauthorized',
   FORBIDDEN: 'forbidden',
   PAYLOAD_TOO_LARGE: 'payload-too-large',

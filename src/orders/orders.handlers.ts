@@ -1,8 +1,9 @@
 /** REST v1 customer and order handlers (HAL). */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
-import { ADMIN } from '../auth/principal.ts';
-import { requirePrincipal, requireRole } from '../http/guards.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
+import { requirePrincipal } from '../http/guards.ts';
 import { negotiate, type MediaType } from '../http/negotiation.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
 import { parseSort } from '../http/sort-params.ts';
@@ -28,9 +29,15 @@ const JSON_ONLY = ['application/json'] as const;
 /** Same body either way; plain JSON unless the client asks for HAL by name. */
 const HAL = ['application/json', 'application/hal+json'] as const;
 
-/** A transition's response: negotiated like a read (its 200 documents both JSON types). */
-function sendOrder(request: FastifyRequest, reply: FastifyReply, order: OrderRecord, type: MediaType = negotiateHal(request)) {
-  return reply.type(`${type}; charset=utf-8`).send(toOrderResponse(order));
+/**
+ * An order as `actor` sees it, tagged with its version. A transition's response is negotiated like a
+ * read (its 200 documents both JSON types).
+ */
+function sendOrder(request: FastifyRequest, reply: FastifyReply, actor: Principal, order: OrderRecord, type: MediaType = negotiateHal(request)) {
+  return reply
+    .type(`${type}; charset=utf-8`)
+    .header('ETag', strongTag(order.version))
+    .send(toOrderResponse(order, actor));
 }
 
 function negotiateHal(request: FastifyRequest): MediaType {
@@ -63,28 +70,47 @@ export function orderHandlers(services: Services): OrderHandlers {
       const { page = 0, size = 20, sort } = request.query;
       const order = parseSort(sort, ORDER_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]);
       const result = await orders.list(actor, { orders: order, page, size });
-      return reply.type(`${type}; charset=utf-8`).send(toOrderCollection(result, page, size, sort));
+      return reply.type(`${type}; charset=utf-8`).send(toOrderCollection(result, actor, page, size, sort));
     },
 
     createOrder: async (request, reply) => {
-      const order = await orders.create(requirePrincipal(request), request.body);
+      const actor = requirePrincipal(request);
+      const order = await orders.create(actor, request.body);
       reply.code(201).header('Location', orderPath(order.id));
-      return sendOrder(request, reply, order);
+      return sendOrder(request, reply, actor, order);
     },
 
     getOrder: async (request, reply) => {
       const actor = requirePrincipal(request);
       const type = negotiate(request, HAL);
-      return sendOrder(request, reply, await orders.get(actor, request.params.id), type);
+      return sendOrder(request, reply, actor, await orders.get(actor, request.params.id), type);
     },
 
-    confirmOrder: async (request, reply) => sendOrder(request, reply, await orders.confirm(requirePrincipal(request), request.params.id)),
+    // Who may take which transition (ship and deliver need ADMIN) is decided in the service, by the
+    // same rule that chooses the links, so the two cannot disagree.
+    confirmOrder: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const expected = ifMatchVersions(request.headers['if-match']);
+      return sendOrder(request, reply, actor, await withCurrentTag(reply, orders.confirm(actor, request.params.id, expected)));
+    },
 
-    cancelOrder: async (request, reply) => sendOrder(request, reply, await orders.cancel(requirePrincipal(request), request.params.id)),
+    cancelOrder: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const expected = ifMatchVersions(request.headers['if-match']);
+      return sendOrder(request, reply, actor, await withCurrentTag(reply, orders.cancel(actor, request.params.id, expected)));
+    },
 
-    shipOrder: async (request, reply) => sendOrder(request, reply, await orders.ship(requireRole(request, ADMIN), request.params.id, request.body)),
+    shipOrder: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const expected = ifMatchVersions(request.headers['if-match']);
+      return sendOrder(request, reply, actor, await withCurrentTag(reply, orders.ship(actor, request.params.id, request.body, expected)));
+    },
 
-    deliverOrder: async (request, reply) => sendOrder(request, reply, await orders.deliver(requireRole(request, ADMIN), request.params.id)),
+    deliverOrder: async (request, reply) => {
+      const actor = requirePrincipal(request);
+      const expected = ifMatchVersions(request.headers['if-match']);
+      return sendOrder(request, reply, actor, await withCurrentTag(reply, orders.deliver(actor, request.params.id, expected)));
+    },
 
     getOrderTracking: async (request) => {
       const actor = requirePrincipal(request);

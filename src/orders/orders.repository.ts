@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB, OrdersRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
+import { versionCondition, type ExpectedVersions } from '../db/versioning.ts';
 
 export type OrderStatus = 'PENDING' | 'CONFIRMED' | 'SHIPPED' | 'DELIVERED' | 'CANCELLED';
 
@@ -105,16 +106,25 @@ export interface TransitionChanges {
 }
 
 /**
- * Moves the order to `to` only if its status is one of `from`, in one conditional UPDATE: of two
- * concurrent transitions exactly one wins, the other sees no row. Every change bumps `version`.
+ * Moves the order to `to` only if its status is one of `from` (and its version one of `expected`,
+ * when given), in one conditional UPDATE: of two concurrent transitions exactly one wins, the other
+ * sees no row. Every change bumps `version`.
  */
-export async function transition(db: Executor, id: string, from: OrderStatus[], to: OrderStatus, changes: TransitionChanges = {}): Promise<boolean> {
-  const result = await db
+export async function transition(
+  db: Executor,
+  id: string,
+  from: OrderStatus[],
+  to: OrderStatus,
+  changes: TransitionChanges = {},
+  expected?: ExpectedVersions,
+): Promise<boolean> {
+  let update = db
     .updateTable('orders')
     .set({ ...changes, status: to, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
-    .where('status', 'in', from)
-    .executeTakeFirst();
+    .where('status', 'in', from);
+  if (expected) update = update.where(versionCondition('version', expected));
+  const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

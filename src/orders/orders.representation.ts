@@ -1,8 +1,13 @@
-/** HAL shapes of orders and customers: `_links` depend on the order status. */
+/**
+ * HAL shapes of orders and customers. An order's `_links` depend on its status and on who asks: they
+ * offer exactly the transitions `allowedTransitions` grants the caller.
+ */
 import type { components } from '../../generated/openapi/rest-v1.ts';
+import type { Principal } from '../auth/principal.ts';
 import { pageMetadata } from '../http/page-metadata.ts';
 import type { CustomerRecord } from './customers.service.ts';
 import type { OrderRecord, Tracking } from './orders.service.ts';
+import { allowedTransitions } from './transitions.ts';
 
 export type OrderResponse = components['schemas']['Order'];
 export type OrderCollection = components['schemas']['OrderCollection'];
@@ -17,13 +22,10 @@ export function toCustomerResponse(c: CustomerRecord): CustomerResponse {
   return { id: c.id, name: c.name, email: c.email, userId: c.user_id, createdAt: c.created_at.toISOString() };
 }
 
-export function toOrderResponse(o: OrderRecord): OrderResponse {
+export function toOrderResponse(o: OrderRecord, viewer: Principal): OrderResponse {
   const self = orderPath(o.id);
   const links: OrderResponse['_links'] = { self: { href: self }, customer: { href: customerPath(o.customer_id) } };
-  if (o.status === 'PENDING') {
-    links.confirm = { href: `${self}/confirm` };
-    links.cancel = { href: `${self}/cancel` };
-  }
+  for (const action of allowedTransitions(o, viewer)) links[action] = { href: `${self}/${action}` };
   if (o.status === 'SHIPPED') links.tracking = { href: `${self}/tracking` };
   return {
     id: o.id,
@@ -49,6 +51,7 @@ export function toOrderResponse(o: OrderRecord): OrderResponse {
 /** Collection links keep the caller's `size` and `sort` so following them pages the same list. */
 export function toOrderCollection(
   result: { items: OrderRecord[]; totalElements: number },
+  viewer: Principal,
   number: number,
   size: number,
   sort: readonly string[] | undefined,
@@ -63,7 +66,7 @@ export function toOrderCollection(
   const links: Links = { self: href(number), first: href(0), last: href(lastPage) };
   if (number < lastPage) links.next = href(number + 1);
   if (number > 0) links.prev = href(Math.min(number - 1, lastPage));
-  return { _embedded: { orders: result.items.map(toOrderResponse) }, page, _links: links };
+  return { _embedded: { orders: result.items.map((o) => toOrderResponse(o, viewer)) }, page, _links: links };
 }
 
 export function toOrderTracking(t: Tracking): OrderTracking {

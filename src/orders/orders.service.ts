@@ -1,19 +1,22 @@
 /**
  * Orders: placing one reserves stock for every line atomically, and each status change is one
- * conditional UPDATE that bumps `version`, so concurrent requests can neither oversell nor apply two
- * transitions from the same state.
+ * conditional UPDATE that bumps `version` (and compares it, for a conditional request), so
+ * concurrent requests can neither oversell nor apply two transitions from the same state.
  */
 import { ADMIN, hasRole, type Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
 import { inTransaction, type Executor } from '../db/transaction.ts';
-import { conflict, notFound, validationFailed, type Violation } from '../errors.ts';
+import { acceptsVersion, type ExpectedVersions } from '../db/versioning.ts';
+import { conflict, forbidden, notFound, validationFailed, VersionMismatch, type Violation } from '../errors.ts';
 import { productNotFound } from '../catalog/products.service.ts';
 import { assertCustomerAccess } from './access.ts';
 import { findCustomer } from './customers.repository.ts';
 import { customerNotFound } from './customers.service.ts';
 import * as repo from './orders.repository.ts';
+import { TRANSITIONS, transitionRefusal, type OrderAction } from './transitions.ts';
 
 export type { OrderRecord, OrderStatus, OrderSortField } from './orders.repository.ts';
+export type { OrderAction } from './transitions.ts';
 
 export interface CreateOrderCommand {
   customerId: string;
@@ -27,16 +30,6 @@ export interface OrderListQuery {
 }
 
 export const ORDER_SORT_FIELDS = ['createdAt', 'updatedAt', 'total', 'status'] as const;
-
-export type OrderAction = 'confirm' | 'cancel' | 'ship' | 'deliver';
-
-/** Where each action may start from and where it leads. */
-const TRANSITIONS: Record<OrderAction, { from: repo.OrderStatus[]; to: repo.OrderStatus }> = {
-  confirm: { from: ['PENDING'], to: 'CONFIRMED' },
-  cancel: { from: ['PENDING', 'CONFIRMED'], to: 'CANCELLED' },
-  ship: { from: ['CONFIRMED'], to: 'SHIPPED' },
-  deliver: { from: ['SHIPPED'], to: 'DELIVERED' },
-};
 
 export const orderNotFound = (id: string) => notFound(`Order not found: ${id}`, 'ORDER_NOT_FOUND');
 
@@ -104,21 +97,22 @@ export class OrdersService {
     return { items: rows, totalElements: total };
   }
 
-  confirm(actor: Principal, id: string): Promise<repo.OrderRecord> {
-    return this.apply(actor, id, 'confirm');
+  /** `expected` on every transition: the versions the caller's copy may have (If-Match). */
+  confirm(actor: Principal, id: string, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
+    return this.apply(actor, id, 'confirm', expected);
   }
 
   /** Cancelling returns the reserved stock in the same transaction as the status change. */
-  cancel(actor: Principal, id: string): Promise<repo.OrderRecord> {
-    return this.apply(actor, id, 'cancel', {}, (trx) => repo.releaseStock(trx, id));
+  cancel(actor: Principal, id: string, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
+    return this.apply(actor, id, 'cancel', expected, {}, (trx) => repo.releaseStock(trx, id));
   }
 
-  ship(actor: Principal, id: string, shipment: { carrier: string; trackingNumber: string }): Promise<repo.OrderRecord> {
-    return this.apply(actor, id, 'ship', { carrier: shipment.carrier, tracking_number: shipment.trackingNumber, shipped_at: new Date() });
+  ship(actor: Principal, id: string, shipment: { carrier: string; trackingNumber: string }, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
+    return this.apply(actor, id, 'ship', expected, { carrier: shipment.carrier, tracking_number: shipment.trackingNumber, shipped_at: new Date() });
   }
 
-  deliver(actor: Principal, id: string): Promise<repo.OrderRecord> {
-    return this.apply(actor, id, 'deliver', { delivered_at: new Date() });
+  deliver(actor: Principal, id: string, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
+    return this.apply(actor, id, 'deliver', expected, { delivered_at: new Date() });
   }
 
   async tracking(actor: Principal, id: string): Promise<Tracking> {
@@ -136,10 +130,15 @@ export class OrdersService {
     };
   }
 
+  /**
+   * Refusals in RFC 9110 order: 404, then 403 (access, the action's role), then 412 (the caller's copy
+   * is stale: preconditions come before the state conflict), then 409 (the status does not allow it).
+   */
   private async apply(
     actor: Principal,
     id: string,
     action: OrderAction,
+    expected: ExpectedVersions,
     changes: repo.TransitionChanges = {},
     after?: (trx: Executor) => Promise<void>,
   ): Promise<repo.OrderRecord> {
@@ -147,10 +146,15 @@ export class OrdersService {
       const order = await repo.findOrder(trx, id);
       if (!order) throw orderNotFound(id);
       assertCustomerAccess(actor, order.owner_id);
+      const refusal = transitionRefusal(order, actor, action);
+      if (refusal === 'forbidden') throw forbidden(`This operation requires the ${TRANSITIONS[action].role} role`);
+      const refuse = (current: repo.OrderRecord) =>
+        acceptsVersion(expected, current.version) ? illegalTransition(current, action) : new VersionMismatch(current.version, `Order ${id}`);
+      if (refusal === 'illegal' || !acceptsVersion(expected, order.version)) throw refuse(order);
       const { from, to } = TRANSITIONS[action];
-      if (!(await repo.transition(trx, id, from, to, changes))) {
-        // Lost a race or never allowed: report the status as it is now.
-        throw illegalTransition((await repo.findOrder(trx, id))!, action);
+      if (!(await repo.transition(trx, id, from, to, changes, expected))) {
+        // Lost a race: report the order as it is now.
+        throw refuse((await repo.findOrder(trx, id))!);
       }
       await after?.(trx);
       return (await repo.findOrder(trx, id))!;

@@ -95,7 +95,7 @@ t.test('orders: creation, totals, stock, HAL links and transitions', async (t) =
     const base = `/api/v1/orders/${order.id}`;
     const confirmed = await api.post(`${base}/confirm`, { token: alice.token, expect: 200 });
     t.match(confirmed.body, { status: 'CONFIRMED', version: 2 });
-    t.same(Object.keys(confirmed.body._links).sort(), ['customer', 'self']);
+    t.same(Object.keys(confirmed.body._links).sort(), ['cancel', 'customer', 'self'], 'the owner may still cancel; only ADMIN may ship');
     await api.get(`${base}/tracking`, { token: alice.token, expect: 409 });
     await api.post(`${base}/ship`, { body: { carrier: 'DHL', trackingNumber: 'TN-1' }, token: alice.token, expect: 403 });
     await api.post(`${base}/ship`, { body: { carrier: '', trackingNumber: 'TN-1' }, token: admin, expect: 400 });
