@@ -4,6 +4,7 @@ import * as m0002 from './0002_content.ts';
 import * as m0003 from './0003_commerce_and_files.ts';
 import * as m0004 from './0004_post_list_indexes.ts';
 import * as m0005 from './0005_post_tag_position.ts';
+import * as m0007 from './0007_post_metadata.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_commerce_and_files': m0003,
   '0004_post_list_indexes': m0004,
   '0005_post_tag_position': m0005,
+  '0007_post_metadata': m0007,
 };
