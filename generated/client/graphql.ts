@@ -36,9 +36,12 @@ export type CreatePostInput = {
   tags?: Array<string> | null | undefined;
   /**
    * Initial status: DRAFT (the default) or PUBLISHED. A post cannot be created
-   * ARCHIVED (BAD_REQUEST, VALIDATION_ERROR with a violation on `input.status`).
+   * ARCHIVED (BAD_REQUEST, VALIDATION_ERROR with a violation on `input.status`,
+   * reported together with every other violation of the input).
    */
   status?: PostStatus | null | undefined;
+  /** Optional free-form data (any JSON value, at most 10000 characters as JSON text); see `Post.metadata`. */
+  metadata?: unknown;
 };
 
 /**
@@ -56,6 +59,8 @@ export type UpdatePostInput = {
    * stored lower-cased. An empty list removes all tags.
    */
   tags?: Array<string> | null | undefined;
+  /** Replacement free-form data (any JSON value, at most 10000 characters as JSON text). Omitted or null leaves it unchanged. */
+  metadata?: unknown;
 };
 
 /**

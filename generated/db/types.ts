@@ -139,6 +139,7 @@ export interface PostsTable {
   published_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  metadata: Json | null;
 }
 
 /** A posts row as selected. */

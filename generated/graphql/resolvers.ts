@@ -24,8 +24,8 @@ export type Scalars = {
   DateTime: { input: Date | string; output: Date | string; }
   /**
    * An arbitrary JSON value (object, array, string, number, boolean or null),
-   * passed through unchanged in both directions. Registered next to DateTime;
-   * no field of the current schema uses it.
+   * passed through unchanged in both directions (object keys keep their order).
+   * Used for `Post.metadata`, the client's own free-form data about a post.
    */
   Json: { input: unknown; output: unknown; }
 };
@@ -121,8 +121,15 @@ export type Post = {
   viewCount: Scalars['Int']['output'];
   /** When the post was created. */
   createdAt: Scalars['DateTime']['output'];
-  /** When the content, tags or status last changed (equals createdAt for an untouched post). */
+  /** When the content, tags, metadata or status last changed (equals createdAt for an untouched post). */
   updatedAt: Scalars['DateTime']['output'];
+  /**
+   * Free-form data the author attached to the post (for example
+   * `{"series": "GraphQL basics", "part": 2}`), returned exactly as written:
+   * any JSON value, at most 10000 characters as JSON text. Null when never set.
+   * The server does not interpret it.
+   */
+  metadata: Maybe<Scalars['Json']['output']>;
 };
 
 
@@ -164,9 +171,12 @@ export type CreatePostInput = {
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   /**
    * Initial status: DRAFT (the default) or PUBLISHED. A post cannot be created
-   * ARCHIVED (BAD_REQUEST, VALIDATION_ERROR with a violation on `input.status`).
+   * ARCHIVED (BAD_REQUEST, VALIDATION_ERROR with a violation on `input.status`,
+   * reported together with every other violation of the input).
    */
   status?: InputMaybe<PostStatus>;
+  /** Optional free-form data (any JSON value, at most 10000 characters as JSON text); see `Post.metadata`. */
+  metadata?: InputMaybe<Scalars['Json']['input']>;
 };
 
 /**
@@ -184,6 +194,8 @@ export type UpdatePostInput = {
    * stored lower-cased. An empty list removes all tags.
    */
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Replacement free-form data (any JSON value, at most 10000 characters as JSON text). Omitted or null leaves it unchanged. */
+  metadata?: InputMaybe<Scalars['Json']['input']>;
 };
 
 /**
@@ -749,6 +761,7 @@ export type ConstraintDirectiveArgs = {
   max?: Maybe<Scalars['Int']['input']>;
   minItems?: Maybe<Scalars['Int']['input']>;
   maxItems?: Maybe<Scalars['Int']['input']>;
+  oneOf?: Maybe<Array<Scalars['String']['input']>>;
 };
 
 export type ConstraintDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ConstraintDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
@@ -783,6 +796,7 @@ export type PostResolvers<ContextType = GraphQLContext, ParentType extends Resol
   viewCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  metadata?: Resolver<Maybe<ResolversTypes['Json']>, ParentType, ContextType>;
 };
 
 export type PostConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PostConnection'] = ResolversParentTypes['PostConnection']> = {
@@ -884,7 +898,7 @@ type Unresolved<TFields extends string, TModel> = Exclude<TFields, keyof TModel>
 export type StrictResolvers<ContextType = GraphQLContext> = Omit<Resolvers<ContextType>, 'Comment' | 'Mutation' | 'Post' | 'Query' | 'Subscription' | 'Tag' | 'User'> & {
   Comment: CommentResolvers<ContextType> & Required<Pick<CommentResolvers<ContextType>, Unresolved<'author' | 'content' | 'createdAt' | 'id' | 'parentComment' | 'post' | 'replies', CommentsRowModel>>>;
   Mutation: Required<MutationResolvers<ContextType>>;
-  Post: PostResolvers<ContextType> & Required<Pick<PostResolvers<ContextType>, Unresolved<'author' | 'comments' | 'content' | 'createdAt' | 'id' | 'likeCount' | 'slug' | 'status' | 'tags' | 'title' | 'updatedAt' | 'viewCount', PostsRowModel>>>;
+  Post: PostResolvers<ContextType> & Required<Pick<PostResolvers<ContextType>, Unresolved<'author' | 'comments' | 'content' | 'createdAt' | 'id' | 'likeCount' | 'metadata' | 'slug' | 'status' | 'tags' | 'title' | 'updatedAt' | 'viewCount', PostsRowModel>>>;
   Query: Required<QueryResolvers<ContextType>>;
   Subscription: Required<SubscriptionResolvers<ContextType>>;
   Tag: TagResolvers<ContextType> & Required<Pick<TagResolvers<ContextType>, Unresolved<'id' | 'name' | 'postCount', TagsRowModel>>>;

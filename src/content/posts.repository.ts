@@ -10,6 +10,7 @@ export interface NewPost {
   slug: string;
   status: string;
   published_at: Date | null;
+  metadata?: unknown;
 }
 
 export interface PostChanges {
@@ -17,6 +18,15 @@ export interface PostChanges {
   content?: string;
   status?: string;
   published_at?: Date;
+  metadata?: unknown;
+}
+
+/**
+ * The JSON text of a metadata value, cast in SQL. Drivers would otherwise send a JS array as a
+ * PostgreSQL array literal and a string as plain text, not as JSON.
+ */
+function jsonValue(value: unknown) {
+  return sql`${JSON.stringify(value)}::json`;
 }
 
 /** A row of a page computed per parent in one statement: its rank and the parent's total. */
@@ -82,13 +92,19 @@ export async function takenSlugs(db: Executor, base: string): Promise<Set<string
 }
 
 export function insertPost(db: Executor, post: NewPost): Promise<PostsRow> {
-  return db.insertInto('posts').values(post).returningAll().executeTakeFirstOrThrow();
+  const { metadata, ...columns } = post;
+  return db
+    .insertInto('posts')
+    .values({ ...columns, metadata: metadata === undefined || metadata === null ? null : jsonValue(metadata) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function updatePost(db: Executor, id: number, changes: PostChanges): Promise<PostsRow> {
+  const { metadata, ...columns } = changes;
   return db
     .updateTable('posts')
-    .set({ ...changes, updated_at: sql`now()` })
+    .set({ ...columns, ...(metadata === undefined ? {} : { metadata: jsonValue(metadata) }), updated_at: sql`now()` })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -19,6 +19,7 @@ export interface CreatePostCommand {
   content: string;
   tags?: readonly string[] | null;
   status?: string | null;
+  metadata?: unknown;
 }
 
 /** Null or absent means "leave unchanged"; `tags` replaces the whole list. */
@@ -26,6 +27,7 @@ export interface UpdatePostCommand {
   title?: string | null;
   content?: string | null;
   tags?: readonly string[] | null;
+  metadata?: unknown;
 }
 
 export const postNotFound = (id: string | number) => notFound(`Post not found: ${id}`, 'POST_NOT_FOUND');
@@ -82,6 +84,7 @@ export class PostsService {
             slug: firstFreeSlug(base, await repo.takenSlugs(trx, base)),
             status,
             published_at: status === 'PUBLISHED' ? new Date() : null,
+            metadata: command.metadata ?? null,
           });
           await tags.setPostTags(trx, post.id, await tags.upsertTags(trx, normalizeTags(command.tags ?? [])));
           if (status === 'PUBLISHED') await publishContentEvent(trx, { type: 'postCreated', postId: post.id, authorId: post.author_id });
@@ -101,6 +104,7 @@ export class PostsService {
       const changes: repo.PostChanges = {};
       if (command.title != null) changes.title = command.title;
       if (command.content != null) changes.content = command.content;
+      if (command.metadata != null) changes.metadata = command.metadata;
       if (command.tags != null) await tags.setPostTags(trx, post.id, await tags.upsertTags(trx, normalizeTags(command.tags)));
       return repo.updatePost(trx, post.id, changes);
     });

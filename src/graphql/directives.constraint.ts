@@ -10,6 +10,7 @@ import {
   getNullableType,
   isInputObjectType,
   isListType,
+  isScalarType,
   type GraphQLFieldResolver,
   type GraphQLInputField,
   type GraphQLArgumentConfig,
@@ -27,6 +28,7 @@ export interface ConstraintRules {
   max?: number;
   minItems?: number;
   maxItems?: number;
+  oneOf?: readonly string[];
 }
 
 /** Checks a value at `path`, adding what is wrong to `out`. Null and absent values are never checked. */
@@ -71,6 +73,11 @@ export function scalarChecker(rules: ConstraintRules): Checker | null {
     const n = rules.max;
     checks.push((v) => (typeof v === 'number' && v > n ? `must be at most ${n}` : null));
   }
+  if (rules.oneOf != null) {
+    const allowed = new Set(rules.oneOf);
+    const message = `must be one of: ${rules.oneOf.join(', ')}`;
+    checks.push((v) => (typeof v === 'string' && !allowed.has(v) ? message : null));
+  }
   if (!checks.length) return null;
   return (value, path, out) => {
     if (value == null) return;
@@ -78,6 +85,29 @@ export function scalarChecker(rules: ConstraintRules): Checker | null {
       const message = check(value);
       if (message) out.push({ field: path, message });
     }
+  };
+}
+
+// PostgreSQL text cannot hold U+0000, so such a value would fail in SQL as an internal error; every
+// String and ID argument and input field refuses it up front, whether or not it has a @constraint.
+const NUL = '\u0000';
+const TEXT_SCALARS = new Set(['String', 'ID']);
+
+function refuseNul(next: Checker | null): Checker {
+  return (value, path, out) => {
+    if (typeof value === 'string' && value.includes(NUL)) out.push({ field: path, message: 'must not contain the NUL character (U+0000)' });
+    next?.(value, path, out);
+  };
+}
+
+/** Json values: `maxLength` bounds the length of their JSON text. */
+function jsonChecker(rules: ConstraintRules): Checker | null {
+  const max = rules.maxLength;
+  if (max == null) return null;
+  return (value, path, out) => {
+    if (value === undefined || value === null) return;
+    const length = JSON.stringify(value).length;
+    if (length > max) out.push({ field: path, message: `must be at most ${max} characters long as JSON text` });
   };
 }
 
@@ -106,7 +136,9 @@ class CheckerCompiler {
       };
     }
     if (isInputObjectType(nullable)) return this.forInput(nullable.name);
-    return scalarChecker(rules);
+    if (isScalarType(nullable) && nullable.name === 'Json') return jsonChecker(rules);
+    const checker = scalarChecker(rules);
+    return isScalarType(nullable) && TEXT_SCALARS.has(nullable.name) ? refuseNul(checker) : checker;
   }
 
   private forInput(name: string): Checker | null {

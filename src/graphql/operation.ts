@@ -28,6 +28,18 @@ export interface OperationRequest {
   operationName?: string | null | undefined;
 }
 
+/**
+ * A syntax error, told apart from a validation error by its code (GRAPHQL_PARSE_FAILED, the code
+ * Apollo clients already branch on), with graphql-js's message and location.
+ */
+function parseFailed(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, {
+    source: error.source,
+    positions: error.positions,
+    extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_PARSE_FAILED' },
+  });
+}
+
 /** Bounds the parser's work on top of the length cap (a token-dense query is still cheap to refuse). */
 const MAX_TOKENS = 5_000;
 
@@ -74,7 +86,7 @@ export class OperationPreparer {
       try {
         document = parse(request.query, { maxTokens: MAX_TOKENS });
       } catch (error) {
-        if (error instanceof GraphQLError) return [error];
+        if (error instanceof GraphQLError) return [parseFailed(error)];
         throw error;
       }
       const errors = validate(this.schema, document, this.rules);

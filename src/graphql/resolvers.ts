@@ -3,6 +3,7 @@
  * `StrictResolvers`, so a field added to the SDL without a resolver (or a row column of the same
  * name) fails `npm run typecheck`.
  */
+import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { StrictResolvers } from '../../generated/graphql/resolvers.ts';
 import { commentFields, commentMutations, commentSubscriptions } from '../content/comments.resolvers.ts';
@@ -12,7 +13,9 @@ import { userFields, userMutations, userQueries } from '../content/users.resolve
 
 export const resolvers: StrictResolvers = {
   DateTime: DateTimeResolver,
-  Json: JSONResolver,
+  // graphql-scalars names its scalar `JSON`; a scalar object in the resolver map replaces the SDL's
+  // type wholesale, so without the rename the schema would publish `JSON` instead of `Json`.
+  Json: new GraphQLScalarType({ ...JSONResolver.toConfig(), name: 'Json' }),
   Query: { ...userQueries, ...postQueries },
   Mutation: { ...userMutations, ...postMutations, ...commentMutations },
   Subscription: { ...postSubscriptions, ...commentSubscriptions },

@@ -93,7 +93,7 @@ t.test('errors table over HTTP', async (t) => {
   t.test('BAD_REQUEST: malformed documents and variables are request errors', async (t) => {
     const syntax = await gql(server, '{ users { ');
     t.equal(syntax.status, 400);
-    t.match(syntax.body.errors, [{ message: /Syntax Error/, extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' } }]);
+    t.match(syntax.body.errors, [{ message: /Syntax Error/, extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_PARSE_FAILED' } }]);
     const unknown = await gql(server, '{ nope }');
     t.match(unknown.body.errors, [{ message: 'Cannot query field "nope" on type "Query".', extensions: { errorType: 'BAD_REQUEST' } }]);
     const variables = await gql(server, 'query($s: Int) { users(size: $s) { totalElements } }', { s: 'many' });

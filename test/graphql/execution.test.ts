@@ -41,7 +41,7 @@ t.test('document cache', async (t) => {
   t.test('refused texts are not cached', async (t) => {
     const before = preparer.cachedDocuments;
     t.same(codesOf(preparer.prepare({ query: '{ nope }' })), [undefined], 'a validation error');
-    t.same(codesOf(preparer.prepare({ query: '{ users {' })), [undefined], 'a syntax error');
+    t.same(codesOf(preparer.prepare({ query: '{ users {' })), ['GRAPHQL_PARSE_FAILED'], 'a syntax error');
     t.equal(preparer.cachedDocuments, before);
   });
 
