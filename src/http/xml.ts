@@ -25,7 +25,9 @@ function element(name: string, value: unknown, itemNames: Readonly<Record<string
     for (const [key, v] of Object.entries(value)) inner += element(key, v, itemNames);
     return `<${name}>${inner}</${name}>`;
   }
-  return `<${name}>${text(String(value))}</${name}>`;
+  // What is left of a JSON body here is a string, number or boolean.
+  const scalar = value as string | number | boolean;
+  return `<${name}>${text(String(scalar))}</${name}>`;
 }
 
 export function toXml(root: string, value: unknown, itemNames: Readonly<Record<string, string>>): string {
