@@ -15,16 +15,17 @@ export function createAuthenticator(secret: string): Authenticator {
   instance.use(new BearerJwtStrategy(secret));
   return (req, res) =>
     new Promise((resolve, reject) => {
+      // @types/passport types the middleware as `any`; this is the connect-style function it returns.
       const middleware = instance.authenticate(
         BEARER_JWT,
         { session: false },
-        (error: unknown, user: Principal | false, info: { message?: string } | undefined) => {
+        (error: Error | null, user: Principal | false, info: { message?: string } | undefined) => {
           if (error) reject(error);
           else if (!user) reject(unauthenticated(info?.message ?? 'Invalid credentials'));
           else resolve(user);
         },
-      );
+      ) as (req: IncomingMessage, res: ServerResponse | undefined, next: (error?: Error) => void) => void;
       // passport calls `next` when the strategy passes (no credentials at all).
-      middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve(null)));
+      middleware(req, res, (error?: Error) => (error ? reject(error) : resolve(null)));
     });
 }

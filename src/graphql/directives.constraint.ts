@@ -170,7 +170,7 @@ function validated(
   resolve: GraphQLFieldResolver<unknown, unknown>,
 ): GraphQLFieldResolver<unknown, unknown> {
   return (source, args, context, info) => {
-    check(args);
+    check(args as Record<string, unknown>);
     return resolve(source, args, context, info);
   };
 }

@@ -3,7 +3,7 @@
  * every execution result (HTTP and WebSocket): anything not a known AppError or a GraphQL
  * validation/syntax error becomes an opaque INTERNAL_ERROR.
  */
-import { GraphQLError, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { AppError } from '../errors.ts';
 
 export type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'INTERNAL_ERROR';
@@ -48,9 +48,4 @@ export function mapGraphQLError(error: GraphQLError, log?: (err: unknown) => voi
   }
   log?.(original ?? error);
   return relocated(error, 'Internal server error', { errorType: 'INTERNAL_ERROR' });
-}
-
-export function mapResultErrors<T extends ExecutionResult | FormattedExecutionResult>(result: T, log?: (err: unknown) => void): T {
-  if (!result.errors?.length) return result;
-  return { ...result, errors: (result.errors as GraphQLError[]).map((e) => (e instanceof GraphQLError ? mapGraphQLError(e, log) : e)) };
 }

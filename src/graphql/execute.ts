@@ -18,7 +18,7 @@
  * Each compiled operation also carries a JSON serializer for its results without errors
  * (response-serializer.ts), compiled alongside, which the HTTP transport writes responses with.
  */
-import { execute as executeJs, getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute as executeJs, getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import { compileDataSerializer, type DataSerializer } from './response-serializer.ts';
 
@@ -98,7 +98,7 @@ export class OperationExecutor {
       // Unknown or ambiguous operation: graphql-js produces the error. Not remembered, so that
       // arbitrary operation names cannot grow the map (the transports refuse them before anyway).
       if (!ast) return INTERPRETED;
-      operation = ast.operation === 'subscription' ? INTERPRETED : this.tryCompile(document, operationName ?? undefined);
+      operation = ast.operation === OperationTypeNode.SUBSCRIPTION ? INTERPRETED : this.tryCompile(document, operationName ?? undefined);
       byName.set(key, operation);
     }
     return operation;

@@ -96,7 +96,8 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
 export function introspectionRule(): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(operation) {
-      let offending: string | null = null;
+      // Widened on purpose: the walk's callback assigns it, which control-flow narrowing cannot see.
+      let offending = null as string | null;
       walk<{ inside: boolean; lists: ReadonlySet<string> }>(
         operation.selectionSet,
         (n) => context.getFragment(n),
@@ -144,7 +145,7 @@ export const costEstimator: ComplexityEstimator = ({ type, field, args, childCom
   if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
   const sized = field.args.find((a) => a.name === 'size' || a.name === 'limit');
   if (sized) {
-    const value = args[sized.name] ?? sized.defaultValue;
+    const value: unknown = args[sized.name] ?? sized.defaultValue;
     return 1 + (typeof value === 'number' ? Math.max(value, 0) : 1) * childComplexity;
   }
   if (isListType(getNullableType(field.type)) && !type.name.endsWith('Connection')) {

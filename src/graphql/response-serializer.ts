@@ -117,5 +117,5 @@ export function compileDataSerializer(schema: GraphQLSchema, document: DocumentN
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
   );
   const data = objectSchema({ schema, fragments }, rootType, operation.selectionSet);
-  return fastJson({ type: 'object', properties: { data: { ...data, nullable: true } } }) as DataSerializer;
+  return fastJson({ type: 'object', properties: { data: { ...data, nullable: true } } });
 }

@@ -12,7 +12,7 @@ import { resolvers } from './resolvers.ts';
  * "Authentication required", not which of its arguments were invalid.
  */
 export function buildGraphQLSchema(): GraphQLSchema {
-  return buildGraphQLSchemaWith(resolvers as IResolvers);
+  return buildGraphQLSchemaWith(resolvers);
 }
 
 /**

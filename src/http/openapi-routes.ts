@@ -90,7 +90,7 @@ export function registerOperations<Ops>(
       const validateBody = validators.bodies[`${operationId}_body`];
       const bodyRequired = Boolean(op.requestBody?.required);
       app.route({
-        method: method.toUpperCase() as 'GET',
+        method: method.toUpperCase(),
         url: toFastifyPath(path),
         config: { operationId },
         handler: async (request, reply) => {

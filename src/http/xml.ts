@@ -7,7 +7,7 @@
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
 // Characters XML 1.0 cannot carry even as references; they become U+FFFD so the document stays well formed.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what it matches
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 function text(value: string): string {
@@ -25,7 +25,9 @@ function element(name: string, value: unknown, itemNames: Readonly<Record<string
     for (const [key, v] of Object.entries(value)) inner += element(key, v, itemNames);
     return `<${name}>${inner}</${name}>`;
   }
-  return `<${name}>${text(String(value))}</${name}>`;
+  // What is left of a JSON body here is a string, number or boolean.
+  const scalar = value as string | number | boolean;
+  return `<${name}>${text(String(scalar))}</${name}>`;
 }
 
 export function toXml(root: string, value: unknown, itemNames: Readonly<Record<string, string>>): string {

@@ -100,7 +100,7 @@ t.test('format=csv of 1,000 products parses back to the same rows', async (t) =>
   const parsed: Record<string, string>[] = [];
   for (let page = 0; page < 10; page++) {
     const r = await server.api.get(`/api/v1/products?format=csv&size=100&page=${page}&sort=sku,asc`, { expect: 200 });
-    parsed.push(...(parse(r.text, { columns: true }) as Record<string, string>[]));
+    parsed.push(...parse<Record<string, string>>(r.text, { columns: true }));
   }
   t.equal(parsed.length, 1000);
   const expected = stored.sort((a, b) => (a.sku < b.sku ? -1 : 1)).map((p) => ({ id: p.id, name: p.name, price: p.price, sku: p.sku, category: p.category }));

@@ -15,7 +15,7 @@ t.test('the search conditions are served by indexes', async (t) => {
     await sql`set enable_seqscan = off`.execute(conn);
     const { searchCondition, searchTerms } = await import('../../src/catalog/products.search.ts');
     const query = conn.selectFrom('products').select('id').where(searchCondition(searchTerms('walnut desk'))).compile();
-    const explained = await conn.executeQuery({ ...query, sql: `explain ${query.sql}` } as never);
+    const explained = await conn.executeQuery({ ...query, sql: `explain ${query.sql}` });
     return (explained.rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
   });
   t.match(plan, /products_search_fts_idx/);

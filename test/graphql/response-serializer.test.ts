@@ -4,7 +4,7 @@
  * same escaping, over the application's own schema and data, and over a schema built here for what
  * ours does not have yet (interfaces, unions, floats, strings that need escaping).
  */
-import { buildSchema, parse, type ExecutionResult } from 'graphql';
+import { buildSchema, parse } from 'graphql';
 import t from 'tap';
 import { createContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
@@ -17,7 +17,7 @@ async function run(executor: OperationExecutor, query: string, contextValue: unk
   const document = parse(query);
   const operation = executor.compiledFor(document, operationName);
   if (!operation) throw new Error(`not compiled: ${query}`);
-  const result = (await executor.run(operation, { schema: undefined as never, document, contextValue, variableValues: variables, operationName })) as ExecutionResult;
+  const result = await executor.run(operation, { schema: undefined as never, document, contextValue, variableValues: variables, operationName });
   return { result, written: operation.serialize(result) };
 }
 
@@ -91,7 +91,7 @@ t.test('types the application schema does not have yet', async (t) => {
   const document = parse(query);
   const operation = executor.compiledFor(document, undefined);
   if (!operation) throw new Error('not compiled');
-  const result = (await executor.run(operation, { schema, document, rootValue, contextValue: {}, variableValues: {} })) as ExecutionResult;
+  const result = await executor.run(operation, { schema, document, rootValue, contextValue: {}, variableValues: {} });
   t.notOk(result.errors);
   t.equal(operation.serialize(result), JSON.stringify(result), 'the same JSON as JSON.stringify, key order of each union member kept');
 });
