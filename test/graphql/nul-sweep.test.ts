@@ -142,7 +142,7 @@ t.test('NUL in any String or ID argument is BAD_REQUEST naming it', async (t) =>
         { query: document(c), variables: variables(c) },
         {
           next: (value) => received.push(...(value.errors ?? [])),
-          error: (error) => (Array.isArray(error) ? resolve(error) : reject(error)),
+          error: (error) => (Array.isArray(error) ? resolve(error) : reject(new Error(`subscription ended without errors: ${String(error)}`))),
           complete: () => resolve(received),
         },
       );
