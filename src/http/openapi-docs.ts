@@ -7,7 +7,13 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import YAML from 'yaml';
 import { documentNames } from '../../generated/openapi/index.ts';
+import type { operations } from '../../generated/openapi/ops.ts';
+import * as opsBodies from '../../generated/validators/ops.bodies.js';
+import * as opsParams from '../../generated/validators/ops.params.js';
+import type { Database } from '../db/database.ts';
 import { notFound } from '../errors.ts';
+import { healthHandlers } from './health.ts';
+import { registerOperations, type OperationHandlers } from './openapi-routes.ts';
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
 
@@ -17,21 +23,33 @@ export function loadOpenApiDocument(name: string): OpenApiDocument {
   return JSON.parse(fs.readFileSync(path.join(GENERATED, `${name}.json`), 'utf8'));
 }
 
-export function registerOpenApiDocs(app: FastifyInstance): void {
+export function openApiDocHandlers(): Pick<OperationHandlers<operations>, 'listOpenApiDocuments' | 'getOpenApiDocument'> {
   const docs = new Map<string, { json: string; yaml: string }>();
   for (const name of documentNames) {
     const doc = loadOpenApiDocument(name);
     docs.set(name, { json: JSON.stringify(doc), yaml: YAML.stringify(doc, { aliasDuplicateObjects: false }) });
   }
-  app.get('/openapi', { config: { skipAuth: true } }, async () => ({
-    documents: [...docs.keys()].map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
-  }));
-  app.get<{ Params: { file: string } }>('/openapi/:file', { config: { skipAuth: true } }, async (request, reply) => {
-    const match = /^(.+)\.(json|yaml)$/.exec(request.params.file);
-    const entry = match ? docs.get(match[1]!) : undefined;
-    if (!match || !entry) throw notFound(`No OpenAPI document named ${request.params.file}`);
-    return match[2] === 'json'
-      ? reply.type('application/json; charset=utf-8').send(entry.json)
-      : reply.type('application/yaml; charset=utf-8').send(entry.yaml);
-  });
+  return {
+    listOpenApiDocuments: async () => ({
+      documents: [...docs.keys()].map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
+    }),
+    getOpenApiDocument: async (request, reply) => {
+      const match = /^(.+)\.(json|yaml)$/.exec(request.params.document);
+      const entry = match ? docs.get(match[1]!) : undefined;
+      if (!match || !entry) throw notFound(`No OpenAPI document named ${request.params.document}`);
+      return match[2] === 'json'
+        ? reply.type('application/json; charset=utf-8').send(entry.json)
+        : reply.type('application/yaml; charset=utf-8').send(entry.yaml);
+    },
+  };
+}
+
+/**
+ * Serves openapi/ops.yaml (probes and these documents) through the same registration as every REST
+ * document, so its parameters are validated alike; probes never authenticate (a stale token must not
+ * fail them).
+ */
+export function registerOps(app: FastifyInstance, db: Database): void {
+  const handlers: OperationHandlers<operations> = { ...healthHandlers(db), ...openApiDocHandlers() };
+  registerOperations<operations>(app, loadOpenApiDocument('ops'), { params: opsParams, bodies: opsBodies }, handlers, { skipAuth: true });
 }

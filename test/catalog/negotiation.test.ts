@@ -1,19 +1,20 @@
 import t from 'tap';
 import { parse } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import { startServer } from '../helpers/server.ts';
-import { createProduct } from './fixtures.ts';
+import { createProduct, multipart, ONE_PIXEL_PNG } from './fixtures.ts';
 
 // Item elements are lists wherever they occur, except the root element of a single product.
 const xml = new XMLParser({ parseTagValue: false, isArray: (name, jpath) => jpath !== 'product' && ['product', 'attribute', 'image'].includes(name) });
 
-/** JSON values as the XML text nodes carry them: strings, nulls omitted, lists under their item name. */
+/** JSON values as the XML text nodes carry them: strings (prices with 2 decimals), nulls omitted, lists under their item name. */
 function asXmlData(value: unknown, itemNames: Record<string, string>, key = ''): unknown {
   if (Array.isArray(value)) return value.length ? { [itemNames[key]!]: value.map((v) => asXmlData(v, itemNames)) } : '';
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, asXmlData(v, itemNames, k)]));
   }
-  return String(value);
+  return key === 'price' ? (value as number).toFixed(2) : String(value);
 }
 const ITEMS = { content: 'product', attributes: 'attribute', images: 'image' };
 
@@ -49,6 +50,20 @@ t.test('content negotiation of product resources', async (t) => {
     t.same(xml.parse(page.text).products, asXmlData(pageJson, ITEMS));
   });
 
+  t.test('prices read the same in XML and CSV (2 decimals); JSON keeps the exact number', async (t) => {
+    const round = await createProduct(server, { name: 'Pricey round', price: 9.5, sku: 'PRICE-1' });
+    const whole = await createProduct(server, { name: 'Pricey whole', price: 12, sku: 'PRICE-2' });
+    t.equal((await api.get(`/api/v1/products/${round.id}`, { expect: 200 })).text.includes('"price":9.5,'), true, 'JSON number 9.5');
+    t.equal((await api.get(`/api/v1/products/${whole.id}`, { expect: 200 })).body.price, 12);
+    t.equal(xml.parse((await api.get(`/api/v1/products/${round.id}?format=xml`, { expect: 200 })).text).product.price, '9.50');
+    t.equal(xml.parse((await api.get(`/api/v1/products/${whole.id}?format=xml`, { expect: 200 })).text).product.price, '12.00');
+    const xmlPage = xml.parse((await api.get('/api/v1/products/search?q=Pricey&format=xml&sort=sku,asc', { expect: 200 })).text).products;
+    const csvPage: { price: string }[] = parse((await api.get('/api/v1/products/search?q=Pricey&format=csv&sort=sku,asc', { expect: 200 })).text, { columns: true });
+    t.same(xmlPage.content.product.map((p: { price: string }) => p.price), ['9.50', '12.00']);
+    t.same(csvPage.map((p: { price: string }) => p.price), ['9.50', '12.00'], 'CSV and XML agree');
+    for (const id of [round.id, whole.id]) await api.delete(`/api/v1/products/${id}`, { token: await server.token('root', ['ADMIN']), expect: 204 });
+  });
+
   t.test('format wins over Accept', async (t) => {
     const r = await api.get(`/api/v1/products/${tricky.id}?format=json`, { headers: { accept: 'application/xml' }, expect: 200 });
     t.match(r.headers.get('content-type'), /^application\/json/);
@@ -73,6 +88,11 @@ t.test('content negotiation of product resources', async (t) => {
     const single = await api.get(`/api/v1/products/${tricky.id}?format=csv`, { expect: 406 });
     t.equal(single.headers.get('content-type'), 'application/problem+json; charset=utf-8');
     t.equal(single.body.type, '/problems/not-acceptable');
+    t.match(single.body.detail, /format: json, xml$/, 'names the formats a single product offers');
+    const yaml = await api.get('/api/v1/products?format=yaml', { expect: 406 });
+    t.match(yaml.body, { type: '/problems/not-acceptable', status: 406, detail: /^format=yaml is not available.*format: json, xml, csv$/ });
+    t.match((await api.get('/api/v1/products?format=', { expect: 406 })).body.type, '/problems/not-acceptable');
+    t.match((await api.get('/api/v1/products?format=constructor', { expect: 406 })).body.type, '/problems/not-acceptable', 'no prototype lookup');
     await api.get(`/api/v1/products/${tricky.id}`, { headers: { accept: 'text/html' }, expect: 406 });
     await api.get('/api/v1/products', { headers: { accept: 'application/pdf' }, expect: 406 });
     await api.get('/api/v1/products/search?q=a', { headers: { accept: 'image/png' }, expect: 406 });
@@ -106,4 +126,44 @@ t.test('format=csv of 1,000 products parses back to the same rows', async (t) =>
   const expected = stored.sort((a, b) => (a.sku < b.sku ? -1 : 1)).map((p) => ({ id: p.id, name: p.name, price: p.price, sku: p.sku, category: p.category }));
   t.same(parsed, expected);
   t.ok(parsed.every((p) => /^\d+\.\d{2}$/.test(p.price!)), 'every price has 2 decimals');
+});
+
+t.test('an unsupported format is a 406 naming the formats of the operation, on every operation that takes format', async (t) => {
+  const server = await startServer(t);
+  const { api } = server;
+  const alice = await server.token('alice');
+  const product = await createProduct(server);
+  const image = (await api.post(`/api/v1/products/${product.id}/images`, { raw: multipart('file', ONE_PIXEL_PNG, 'a.png', 'image/png'), token: alice, expect: 201 })).body;
+  const customer = (await api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token: alice, expect: 201 })).body;
+  const order = (await api.post('/api/v1/orders', { body: { customerId: customer.id, items: [{ productId: product.id, quantity: 1 }] }, token: alice, expect: 201 })).body;
+  const file = (await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('x'), 'a.txt', 'text/plain'), token: alice, expect: 201 })).body;
+  const ids: Record<string, string> = {
+    '/api/v1/products/{id}': product.id,
+    '/api/v2/products/{id}': product.id,
+    '/api/v1/customers/{id}': customer.id,
+    '/api/v1/orders/{id}': order.id,
+    '{imageId}': image.id,
+    '{fileId}': file.id,
+  };
+  const FORMATS: Record<string, string> = { 'application/json': 'json', 'application/xml': 'xml', 'text/csv': 'csv' };
+  let swept = 0;
+  for (const name of ['rest-v1', 'rest-v2', 'posts', 'ops']) {
+    const doc = loadOpenApiDocument(name);
+    for (const [template, item] of Object.entries<any>(doc.paths)) {
+      const op = item.get;
+      if (!op?.parameters?.some((p: any) => p.$ref === '#/components/parameters/format' || p.name === 'format')) continue;
+      let path = template;
+      for (const [pattern, id] of Object.entries(ids)) path = pattern.startsWith('{') ? path.replace(pattern, id) : path.replace(pattern, pattern.replace('{id}', id));
+      if (path.includes('{')) throw new Error(`no fixture for ${template}`);
+      const query = template.endsWith('/search') ? 'q=a&format=yaml' : 'format=yaml';
+      const ok = op.responses['200'].$ref ? doc.components.responses[op.responses['200'].$ref.split('/').pop()] : op.responses['200'];
+      const offered = Object.keys(ok.content).map((type) => FORMATS[type]).filter(Boolean);
+      const expected = offered.length ? `format: ${[...new Set(offered)].join(', ')}` : 'no format value selects it';
+      const r = await api.get(`${path}?${query}`, { token: alice, expect: 406 });
+      t.match(r.body, { type: '/problems/not-acceptable', status: 406 }, op.operationId);
+      t.ok(r.body.detail.startsWith('format=yaml is not available') && r.body.detail.endsWith(expected), `${op.operationId}: ${r.body.detail}`);
+      swept += 1;
+    }
+  }
+  t.equal(swept, 13, 'every GET declaring format was tried');
 });
