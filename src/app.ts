@@ -3,15 +3,15 @@
  * build it, listen on port 0 and close it after.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { registerPostLists } from './content/post-lists.routes.ts';
 import { registerGraphQL } from './graphql/graphql.routes.ts';
-import { registerHealth } from './http/health.ts';
-import { registerOpenApiDocs } from './http/openapi-docs.ts';
+import { registerOps } from './http/openapi-docs.ts';
 import { registerRestApis } from './http/rest-routes.ts';
+import { respondToClientError } from './http/client-errors.ts';
 import { problem, toProblem } from './http/problem.ts';
 import { RouteIndex } from './http/route-index.ts';
 import './http/fastify-types.ts';
@@ -35,6 +35,13 @@ export interface App {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Fastify's refusals before routing (bad URL encoding, overlong path segment) as Problem Details. */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const body = toProblem(error, request.url);
+  if (body.status >= 500) request.log.error({ err: error }, 'request failed before routing');
+  reply.code(body.status).header('X-Request-Id', request.id).type('application/problem+json').send(body);
+}
+
 export async function buildApp({ config, database, authenticate, cursorSecret, jwtSecret }: AppDependencies): Promise<App> {
   const http = Fastify({
     // At level silent nothing is ever written, yet Fastify would still build a child logger for every
@@ -48,6 +55,19 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Fastify turns node's request timeout off by default; a client that never finishes its request
+    // would hold the connection forever. Node checks the timeouts every connectionsCheckingInterval,
+    // so the interval follows the timeout to answer 408 close to it.
+    requestTimeout: config.httpRequestTimeoutMs,
+    http: {
+      requestTimeout: config.httpRequestTimeoutMs,
+      headersTimeout: Math.min(60_000, config.httpRequestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.httpRequestTimeoutMs / 4))),
+    },
+    // Errors before a request reaches a route are Problem Details too: node's parser (431, 400) and
+    // timeouts (408) on the raw socket, Fastify's URL decoding (400) and path segment length (414).
+    clientErrorHandler: respondToClientError,
+    frameworkErrors: answerFrameworkError,
   });
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
   const services = createServices(database.db);
@@ -100,8 +120,7 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
       .send(problem('not-found', `No route for ${request.method} ${path}`, request.url));
   });
 
-  registerHealth(http, database.db);
-  registerOpenApiDocs(http, config.baseUrl);
+  registerOps(http, database.db, config.baseUrl);
   registerRestApis(http, services);
   registerPostLists(http, services, cursorSecret);
   await registerGraphQL(http, { config, database, services, jwtSecret });

@@ -34,6 +34,8 @@ export interface Config {
   webhookConcurrency: number;
   webhookRatePerEndpoint: number;
   webhookAllowPrivateTargets: boolean;
+  /** Time a client has to send a whole request (headers within min(this, 60 s)); then 408. */
+  httpRequestTimeoutMs: number;
   logLevel: string;
 }
 
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     webhookRatePerEndpoint: readInt(env, 'WEBHOOK_RATE_PER_ENDPOINT', 100, 1),
     webhookAllowPrivateTargets: readBool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    httpRequestTimeoutMs: readInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100),
     logLevel,
   };
 }

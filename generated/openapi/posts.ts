@@ -156,8 +156,9 @@ export interface components {
          *
          *     | type | status | when |
          *     |---|---|---|
-         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema (see `errors`) |
+         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema, or a query parameter the operation does not declare is present (see `errors`) |
          *     | `/problems/malformed-json` | 400 | the body is not parseable JSON, or is missing |
+         *     | `/problems/malformed-request` | 400 | the request is not valid HTTP/1.1, or its URL has broken percent-encoding |
          *     | `/problems/invalid-cursor` | 400 | a pagination cursor was modified or issued elsewhere |
          *     | `/problems/empty-file` | 400 | an uploaded file part is missing or has zero bytes |
          *     | `/problems/unauthorized` | 401 | credentials missing, invalid or expired |
@@ -165,14 +166,22 @@ export interface components {
          *     | `/problems/not-found` | 404 | the addressed resource (or a referenced one) does not exist |
          *     | `/problems/not-acceptable` | 406 | no offered representation matches `Accept` / `format` |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not for this method (see the `Allow` header) |
+         *     | `/problems/request-timeout` | 408 | the request (headers and body) did not arrive within the server's request timeout |
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
          *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
+         *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
+         *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
          *     | `/problems/service-unavailable` | 503 | a dependency (the database) is unreachable |
          *
-         *     `instance` is the request path (without the query string).
+         *     `instance` is the request path (without the query string); for a
+         *     request refused before its request line could be read it is
+         *     `about:blank`.
+         *
+         *     Errors raised before any route is chosen (400 malformed request, 404,
+         *     405, 408, 414, 431) are not listed under each operation.
          */
         Problem: {
             /**
@@ -227,7 +236,8 @@ export interface components {
     responses: {
         /**
          * @description Validation failure of a parameter or of the request body (with an
-         *     `errors` list), or malformed/missing JSON body.
+         *     `errors` list; a query parameter the operation does not declare is
+         *     one, e.g. `query.pagesize`), or malformed/missing JSON body.
          */
         BadRequest: {
             headers: {

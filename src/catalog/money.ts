@@ -19,3 +19,11 @@ export function priceToDecimal(price: number, field = '/price'): string {
 export function decimalToPrice(decimal: string): number {
   return Number(decimal);
 }
+
+/**
+ * A price as text in XML and CSV: always 2 decimals (`9.50`), so both formats read alike. JSON keeps
+ * the number itself. Exact for the prices this service holds (see the note at the top).
+ */
+export function formatPrice(price: number): string {
+  return price.toFixed(2);
+}

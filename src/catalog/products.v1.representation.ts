@@ -1,16 +1,16 @@
 import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import { pageMetadata } from '../http/page-metadata.ts';
-import { toXml } from '../http/xml.ts';
-import { decimalToPrice } from './money.ts';
+import { toXml, type XmlMapping } from '../http/xml.ts';
+import { decimalToPrice, formatPrice } from './money.ts';
 import type { ProductImageSummary, ProductPage, ProductRecord } from './products.service.ts';
 
 export type ProductResponse = components['schemas']['ProductResponse'];
 export type ImageResponse = components['schemas']['ImageResponse'];
 export type PagedProductResponse = components['schemas']['PagedProductResponse'];
 
-/** Item element names of lists in XML, as declared by the schemas' `xml.name`. */
-const XML_ITEMS = { content: 'product', attributes: 'attribute', images: 'image' } as const;
+/** Item element names of lists in XML, as declared by the schemas' `xml.name`; prices as in CSV. */
+const XML_MAPPING: XmlMapping = { items: { content: 'product', attributes: 'attribute', images: 'image' }, scalars: { price: formatPrice } };
 
 export function imageUrl(productId: string, imageId: string): string {
   return `/api/v1/products/${productId}/images/${imageId}`;
@@ -51,20 +51,20 @@ export function toPagedProductResponse(page: ProductPage, number: number, size: 
 }
 
 export function productXml(product: ProductResponse): string {
-  return toXml('product', product, XML_ITEMS);
+  return toXml('product', product, XML_MAPPING);
 }
 
 export function productPageXml(page: PagedProductResponse): string {
-  return toXml('products', page, XML_ITEMS);
+  return toXml('products', page, XML_MAPPING);
 }
 
 /**
- * CSV of one page: `id,name,price,sku,category`, the price as stored (numeric(12,2) text, so always 2
- * decimals and never passed through a float), RFC 4180 quoting by csv-stringify, CRLF line ends.
+ * CSV of one page: `id,name,price,sku,category`, the price written by formatPrice like XML's, RFC 4180
+ * quoting by csv-stringify, CRLF line ends.
  */
 export function productPageCsv(page: ProductPage): string {
   return stringify(
-    page.items.map((p) => [p.id, p.name, p.price, p.sku, p.category]),
+    page.items.map((p) => [p.id, p.name, formatPrice(decimalToPrice(p.price)), p.sku, p.category]),
     { header: true, columns: ['id', 'name', 'price', 'sku', 'category'], record_delimiter: 'windows' },
   );
 }

@@ -15,8 +15,15 @@ const FORMAT_TYPES: Record<string, MediaType> = {
   csv: 'text/csv',
 };
 
+/** `format` values the operation offers, in its order of preference (`json, xml`). */
+function offeredFormats(offered: readonly MediaType[]): string[] {
+  return offered.flatMap((type) => Object.keys(FORMAT_TYPES).filter((name) => FORMAT_TYPES[name] === type));
+}
+
 function notAcceptable(requested: string, offered: readonly MediaType[]): AppError {
-  return new AppError('NOT_ACCEPTABLE', `${requested} is not available for this resource; available: ${offered.join(', ')}`);
+  const formats = offeredFormats(offered);
+  const byFormat = formats.length ? `; format: ${formats.join(', ')}` : '; no format value selects it';
+  return new AppError('NOT_ACCEPTABLE', `${requested} is not available for this resource; available: ${offered.join(', ')}${byFormat}`);
 }
 
 /**
@@ -26,7 +33,9 @@ function notAcceptable(requested: string, offered: readonly MediaType[]): AppErr
 export function negotiate(request: FastifyRequest, offered: readonly MediaType[]): MediaType {
   const format = (request.query as { format?: string } | undefined)?.format;
   if (format !== undefined) {
-    const type = FORMAT_TYPES[format];
+    // Any value, known or not, that names no offered type is a 406 like an unmatched Accept: the
+    // parameter is declared as a free string so the validator does not turn `format=yaml` into a 400.
+    const type = Object.hasOwn(FORMAT_TYPES, format) ? FORMAT_TYPES[format] : undefined;
     if (type === undefined || !offered.includes(type)) throw notAcceptable(`format=${format}`, offered);
     return type;
   }

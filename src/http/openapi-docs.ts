@@ -9,7 +9,13 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import YAML from 'yaml';
 import { documentNames } from '../../generated/openapi/index.ts';
+import type { operations } from '../../generated/openapi/ops.ts';
+import * as opsBodies from '../../generated/validators/ops.bodies.js';
+import * as opsParams from '../../generated/validators/ops.params.js';
+import type { Database } from '../db/database.ts';
 import { notFound } from '../errors.ts';
+import { healthHandlers } from './health.ts';
+import { registerOperations, type OperationHandlers } from './openapi-routes.ts';
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
 
@@ -27,21 +33,33 @@ export function withBaseUrl(doc: OpenApiDocument, baseUrl: string): OpenApiDocum
   return { ...doc, servers: [server, ...rest] };
 }
 
-export function registerOpenApiDocs(app: FastifyInstance, baseUrl: string): void {
+export function openApiDocHandlers(baseUrl: string): Pick<OperationHandlers<operations>, 'listOpenApiDocuments' | 'getOpenApiDocument'> {
   const docs = new Map<string, { json: string; yaml: string }>();
   for (const name of documentNames) {
     const doc = withBaseUrl(loadOpenApiDocument(name), baseUrl);
     docs.set(name, { json: JSON.stringify(doc), yaml: YAML.stringify(doc, { aliasDuplicateObjects: false }) });
   }
-  app.get('/openapi', { config: { skipAuth: true } }, async () => ({
-    documents: [...docs.keys()].map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
-  }));
-  app.get<{ Params: { file: string } }>('/openapi/:file', { config: { skipAuth: true } }, async (request, reply) => {
-    const match = /^(.+)\.(json|yaml)$/.exec(request.params.file);
-    const entry = match ? docs.get(match[1]!) : undefined;
-    if (!match || !entry) throw notFound(`No OpenAPI document named ${request.params.file}`);
-    return match[2] === 'json'
-      ? reply.type('application/json; charset=utf-8').send(entry.json)
-      : reply.type('application/yaml; charset=utf-8').send(entry.yaml);
-  });
+  return {
+    listOpenApiDocuments: async () => ({
+      documents: [...docs.keys()].map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
+    }),
+    getOpenApiDocument: async (request, reply) => {
+      const match = /^(.+)\.(json|yaml)$/.exec(request.params.document);
+      const entry = match ? docs.get(match[1]!) : undefined;
+      if (!match || !entry) throw notFound(`No OpenAPI document named ${request.params.document}`);
+      return match[2] === 'json'
+        ? reply.type('application/json; charset=utf-8').send(entry.json)
+        : reply.type('application/yaml; charset=utf-8').send(entry.yaml);
+    },
+  };
+}
+
+/**
+ * Serves openapi/ops.yaml (probes and these documents) through the same registration as every REST
+ * document, so its parameters are validated alike; probes never authenticate (a stale token must not
+ * fail them).
+ */
+export function registerOps(app: FastifyInstance, db: Database, baseUrl: string): void {
+  const handlers: OperationHandlers<operations> = { ...healthHandlers(db), ...openApiDocHandlers(baseUrl) };
+  registerOperations<operations>(app, loadOpenApiDocument('ops'), { params: opsParams, bodies: opsBodies }, handlers, { skipAuth: true });
 }

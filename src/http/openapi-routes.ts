@@ -38,8 +38,11 @@ function joinPointer(base: string, key: string): string {
   return `${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
-/** Turns ajv errors into violations naming the JSON path (body) or `query.x` / `path.x` of each field. */
-export function violationsFrom(errors: ErrorObject[] | null | undefined, location: 'body' | 'query' | 'path'): Violation[] {
+/**
+ * Turns ajv errors into violations naming the JSON path (body) or `query.x` / `path.x` of each field.
+ * `declared` lists the operation's query parameters, named when an undeclared one is refused.
+ */
+export function violationsFrom(errors: ErrorObject[] | null | undefined, location: 'body' | 'query' | 'path', declared: readonly string[] = []): Violation[] {
   const seen = new Set<string>();
   const out: Violation[] = [];
   for (const e of errors ?? []) {
@@ -49,7 +52,12 @@ export function violationsFrom(errors: ErrorObject[] | null | undefined, locatio
     const field = location === 'body' ? pointer || '/' : `${location}.${pointer.slice(1).split('/').join('.')}`;
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') message = 'is required';
-    if (e.keyword === 'additionalProperties') message = 'is not an allowed property';
+    if (e.keyword === 'additionalProperties') {
+      message =
+        location !== 'query'
+          ? 'is not an allowed property'
+          : `is not a parameter of this operation; ${declared.length ? `accepted: ${declared.join(', ')}` : 'it takes no query parameters'}`;
+    }
     if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
@@ -65,6 +73,21 @@ function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || type.endsWith('+json');
 }
 
+function resolveRef(doc: Json, value: Json): Json {
+  if (typeof value?.$ref !== 'string' || !value.$ref.startsWith('#/')) return value;
+  return value.$ref
+    .slice(2)
+    .split('/')
+    .reduce((node: Json, key: string) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+}
+
+function declaredQueryParameters(doc: Json, item: Json, op: Json): string[] {
+  return [...(item.parameters ?? []), ...(op.parameters ?? [])]
+    .map((p: Json) => resolveRef(doc, p))
+    .filter((p: Json) => p?.in === 'query')
+    .map((p: Json) => p.name as string);
+}
+
 export interface RegisteredOperation {
   method: string;
   path: string;
@@ -76,6 +99,8 @@ export function registerOperations<Ops>(
   doc: Json,
   validators: ValidatorSet,
   handlers: Partial<OperationHandlers<Ops>>,
+  /** Route config added to every operation of the document (e.g. `skipAuth` for the ops probes). */
+  routeConfig: { skipAuth?: boolean } = {},
 ): RegisteredOperation[] {
   const registered: RegisteredOperation[] = [];
   const table = handlers as Record<string, OperationHandler<unknown> | undefined>;
@@ -89,14 +114,15 @@ export function registerOperations<Ops>(
       const validateQuery = validators.params[`${operationId}_query`];
       const validateBody = validators.bodies[`${operationId}_body`];
       const bodyRequired = Boolean(op.requestBody?.required);
+      const declaredQuery = declaredQueryParameters(doc, item, op);
       app.route({
         method: method.toUpperCase(),
         url: toFastifyPath(path),
-        config: { operationId },
+        config: { ...routeConfig, operationId },
         handler: async (request, reply) => {
           const violations: Violation[] = [];
           if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));
-          if (validateQuery && !validateQuery(request.query)) violations.push(...violationsFrom(validateQuery.errors, 'query'));
+          if (validateQuery && !validateQuery(request.query)) violations.push(...violationsFrom(validateQuery.errors, 'query', declaredQuery));
           if (validateBody) {
             const hasBody = request.body !== undefined && request.body !== null;
             if (hasBody || bodyRequired) {

@@ -18,6 +18,7 @@ export interface Problem {
 export type ProblemKind =
   | 'validation-error'
   | 'malformed-json'
+  | 'malformed-request'
   | 'invalid-cursor'
   | 'empty-file'
   | 'unauthorized'
@@ -25,16 +26,20 @@ export type ProblemKind =
   | 'not-found'
   | 'method-not-allowed'
   | 'not-acceptable'
+  | 'request-timeout'
   | 'conflict'
   | 'precondition-failed'
   | 'payload-too-large'
+  | 'uri-too-long'
   | 'unsupported-media-type'
+  | 'header-fields-too-large'
   | 'internal-error'
   | 'service-unavailable';
 
 const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   'validation-error': { status: 400, title: 'Validation failed' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'malformed-request': { status: 400, title: 'Malformed request' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor' },
   'empty-file': { status: 400, title: 'Empty file' },
   unauthorized: { status: 401, title: 'Unauthorized' },
@@ -42,10 +47,13 @@ const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'not-acceptable': { status: 406, title: 'Not acceptable' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
+  'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 };
@@ -68,9 +76,24 @@ const KIND_BY_REASON: Record<string, ProblemKind> = {
   EMPTY_FILE: 'empty-file',
 };
 
+/**
+ * The request path as a valid URI reference: a path Fastify refused for its broken percent-encoding
+ * (`/products/%E0%A4%A`) keeps its text with the stray `%` escaped, so `instance` always parses.
+ */
+function instanceOf(url: string): string {
+  const path = url.split('?')[0]!;
+  if (/^[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/.test(path)) return path;
+  return path.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (c) => (c === '%' ? '%25' : encodeURIComponent(c)));
+}
+
 export function problem(kind: ProblemKind, detail: string, url: string, extra: Pick<Problem, 'code' | 'errors'> = {}): Problem {
   const { status, title } = KINDS[kind];
-  return { type: `/problems/${kind}`, title, status, detail, instance: url.split('?')[0]!, ...extra };
+  return { type: `/problems/${kind}`, title, status, detail, instance: instanceOf(url), ...extra };
+}
+
+/** The status of a problem kind (for writers that build the status line themselves). */
+export function problemStatus(kind: ProblemKind): number {
+  return KINDS[kind].status;
 }
 
 interface FrameworkError {
@@ -85,7 +108,10 @@ const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ['malformed-json', 'The request body is empty but the content type is JSON'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported-media-type', 'Unsupported request content type'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload-too-large', 'The request body is too large'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation-error', 'Content-Length does not match the body'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['malformed-request', 'Content-Length does not match the body'],
+  // Raised before routing (Fastify's frameworkErrors): the path cannot be decoded or is too long.
+  FST_ERR_BAD_URL: ['malformed-request', 'The request URL is not valid (broken percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: ['uri-too-long', 'A path segment is longer than 100 characters'],
   // @fastify/multipart limits and content-type checks (uploads of product images and files).
   FST_REQ_FILE_TOO_LARGE: ['payload-too-large', 'The uploaded file is too large'],
   FST_PARTS_LIMIT: ['payload-too-large', 'The multipart body has too many parts'],
@@ -93,6 +119,11 @@ const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
   FST_FIELDS_LIMIT: ['payload-too-large', 'The multipart body has too many fields'],
   FST_INVALID_MULTIPART_CONTENT_TYPE: ['unsupported-media-type', 'The request is not multipart/form-data'],
 };
+
+/** Other client errors a plugin may raise with a status only. */
+const KIND_BY_STATUS: Partial<Record<number, ProblemKind>> = Object.fromEntries(
+  (Object.keys(KINDS) as ProblemKind[]).filter((k) => k !== 'validation-error' && k !== 'malformed-json' && k !== 'invalid-cursor' && k !== 'empty-file').map((k) => [KINDS[k].status, k]),
+);
 
 /** Maps anything thrown during a request to a Problem. Unknown errors become an opaque 500. */
 export function toProblem(error: unknown, url: string): Problem {
@@ -111,9 +142,9 @@ export function toProblem(error: unknown, url: string): Problem {
   if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined) {
     return problem('validation-error', 'The request contains a value that cannot be stored (for example a NUL character)', url);
   }
-  if (typeof fe?.statusCode === 'number' && fe.statusCode === 413) return problem('payload-too-large', 'The request body is too large', url);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return problem('validation-error', 'The request could not be processed', url);
+    const kind = KIND_BY_STATUS[fe.statusCode] ?? 'malformed-request';
+    return problem(kind, kind === 'malformed-request' ? 'The request could not be processed' : KINDS[kind].title, url);
   }
   return problem('internal-error', 'An unexpected error occurred; it has been logged', url);
 }

@@ -1,7 +1,8 @@
 /**
  * XML representation of a JSON response: element names are the JSON property names, a list is an
  * element named after its property whose children take the item name declared in the OpenAPI `xml`
- * objects (`product`, `attribute`, `image`), and null values are omitted. Written by hand rather than
+ * objects (`product`, `attribute`, `image`), null values are omitted, and a mapping may write some scalars
+ * its own way (prices with 2 decimals). Written by hand rather than
  * through a builder because the mapping is this small and must stay exactly as documented.
  */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
@@ -14,22 +15,30 @@ function text(value: string): string {
   return value.replace(NOT_XML, '\ufffd').replace(/[&<>"]/g, (c) => ESCAPES[c]!);
 }
 
-function element(name: string, value: unknown, itemNames: Readonly<Record<string, string>>): string {
+export interface XmlMapping {
+  /** Item element name of each list, by the list's property name. */
+  items: Readonly<Record<string, string>>;
+  /** Text of the scalar properties that are not written with String() (prices), by property name. */
+  scalars?: Readonly<Record<string, (value: any) => string>>;
+}
+
+function element(name: string, value: unknown, mapping: XmlMapping): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) {
-    const item = itemNames[name] ?? 'item';
-    return `<${name}>${value.map((v) => element(item, v, itemNames)).join('')}</${name}>`;
+    const item = mapping.items[name] ?? 'item';
+    return `<${name}>${value.map((v) => element(item, v, mapping)).join('')}</${name}>`;
   }
   if (typeof value === 'object') {
     let inner = '';
-    for (const [key, v] of Object.entries(value)) inner += element(key, v, itemNames);
+    for (const [key, v] of Object.entries(value)) inner += element(key, v, mapping);
     return `<${name}>${inner}</${name}>`;
   }
   // What is left of a JSON body here is a string, number or boolean.
   const scalar = value as string | number | boolean;
-  return `<${name}>${text(String(scalar))}</${name}>`;
+  const write = mapping.scalars?.[name];
+  return `<${name}>${text(write ? write(scalar) : String(scalar))}</${name}>`;
 }
 
-export function toXml(root: string, value: unknown, itemNames: Readonly<Record<string, string>>): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(root, value, itemNames)}`;
+export function toXml(root: string, value: unknown, mapping: XmlMapping): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(root, value, mapping)}`;
 }

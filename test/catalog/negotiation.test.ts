@@ -7,13 +7,13 @@ import { createProduct } from './fixtures.ts';
 // Item elements are lists wherever they occur, except the root element of a single product.
 const xml = new XMLParser({ parseTagValue: false, isArray: (name, jpath) => jpath !== 'product' && ['product', 'attribute', 'image'].includes(name) });
 
-/** JSON values as the XML text nodes carry them: strings, nulls omitted, lists under their item name. */
+/** JSON values as the XML text nodes carry them: strings (prices with 2 decimals), nulls omitted, lists under their item name. */
 function asXmlData(value: unknown, itemNames: Record<string, string>, key = ''): unknown {
   if (Array.isArray(value)) return value.length ? { [itemNames[key]!]: value.map((v) => asXmlData(v, itemNames)) } : '';
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, asXmlData(v, itemNames, k)]));
   }
-  return String(value);
+  return key === 'price' ? (value as number).toFixed(2) : String(value);
 }
 const ITEMS = { content: 'product', attributes: 'attribute', images: 'image' };
 
@@ -49,6 +49,20 @@ t.test('content negotiation of product resources', async (t) => {
     t.same(xml.parse(page.text).products, asXmlData(pageJson, ITEMS));
   });
 
+  t.test('prices read the same in XML and CSV (2 decimals); JSON keeps the exact number', async (t) => {
+    const round = await createProduct(server, { name: 'Pricey round', price: 9.5, sku: 'PRICE-1' });
+    const whole = await createProduct(server, { name: 'Pricey whole', price: 12, sku: 'PRICE-2' });
+    t.equal((await api.get(`/api/v1/products/${round.id}`, { expect: 200 })).text.includes('"price":9.5,'), true, 'JSON number 9.5');
+    t.equal((await api.get(`/api/v1/products/${whole.id}`, { expect: 200 })).body.price, 12);
+    t.equal(xml.parse((await api.get(`/api/v1/products/${round.id}?format=xml`, { expect: 200 })).text).product.price, '9.50');
+    t.equal(xml.parse((await api.get(`/api/v1/products/${whole.id}?format=xml`, { expect: 200 })).text).product.price, '12.00');
+    const xmlPage = xml.parse((await api.get('/api/v1/products/search?q=Pricey&format=xml&sort=sku,asc', { expect: 200 })).text).products;
+    const csvPage: { price: string }[] = parse((await api.get('/api/v1/products/search?q=Pricey&format=csv&sort=sku,asc', { expect: 200 })).text, { columns: true });
+    t.same(xmlPage.content.product.map((p: { price: string }) => p.price), ['9.50', '12.00']);
+    t.same(csvPage.map((p: { price: string }) => p.price), ['9.50', '12.00'], 'CSV and XML agree');
+    for (const id of [round.id, whole.id]) await api.delete(`/api/v1/products/${id}`, { token: await server.token('root', ['ADMIN']), expect: 204 });
+  });
+
   t.test('format wins over Accept', async (t) => {
     const r = await api.get(`/api/v1/products/${tricky.id}?format=json`, { headers: { accept: 'application/xml' }, expect: 200 });
     t.match(r.headers.get('content-type'), /^application\/json/);
@@ -73,6 +87,11 @@ t.test('content negotiation of product resources', async (t) => {
     const single = await api.get(`/api/v1/products/${tricky.id}?format=csv`, { expect: 406 });
     t.equal(single.headers.get('content-type'), 'application/problem+json; charset=utf-8');
     t.equal(single.body.type, '/problems/not-acceptable');
+    t.match(single.body.detail, /format: json, xml$/, 'names the formats a single product offers');
+    const yaml = await api.get('/api/v1/products?format=yaml', { expect: 406 });
+    t.match(yaml.body, { type: '/problems/not-acceptable', status: 406, detail: /^format=yaml is not available.*format: json, xml, csv$/ });
+    t.match((await api.get('/api/v1/products?format=', { expect: 406 })).body.type, '/problems/not-acceptable');
+    t.match((await api.get('/api/v1/products?format=constructor', { expect: 406 })).body.type, '/problems/not-acceptable', 'no prototype lookup');
     await api.get(`/api/v1/products/${tricky.id}`, { headers: { accept: 'text/html' }, expect: 406 });
     await api.get('/api/v1/products', { headers: { accept: 'application/pdf' }, expect: 406 });
     await api.get('/api/v1/products/search?q=a', { headers: { accept: 'image/png' }, expect: 406 });

@@ -38,7 +38,7 @@ t.test('the config document: ETag, Cache-Control, conditional GET, admin update'
   t.equal((await api.get('/api/v1/files/config', { expect: 200 })).body.version, '2', 'rejected updates changed nothing');
 
   await api.get('/api/v1/files/config?format=xml', { expect: 406 });
-  await api.get('/api/v1/files/config?format=txt', { expect: 400 });
+  await api.get('/api/v1/files/config?format=txt', { expect: 406 });
   await api.get('/api/v1/files/config', { token: 'bad', expect: 401 });
 });
 

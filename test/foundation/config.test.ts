@@ -18,6 +18,8 @@ t.test('defaults follow the operator contract', async (t) => {
   t.equal(c.webhookRatePerEndpoint, 100);
   t.same(c.webhookRetryDelaysMs, [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000]);
   t.equal(c.graphiql, true);
+  t.equal(c.httpRequestTimeoutMs, 120_000);
+  t.equal(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '500' }).httpRequestTimeoutMs, 500);
   t.equal(loadConfig({ DATABASE_URL: 'memory:' }).database.kind, 'pglite-memory');
   t.same(loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db' }).database, { kind: 'postgres', url: 'postgres://u:p@127.0.0.1:5432/db' });
 });
@@ -41,6 +43,7 @@ t.test('each bad value names its variable', async (t) => {
     [{ WEBHOOK_DEGRADED_AFTER: '10', WEBHOOK_DISABLED_AFTER: '5' }, 'WEBHOOK_DISABLED_AFTER'],
     [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
   ];
   for (const [env, variable] of cases) {
     const error = t.throws(() => loadConfig(env)) as ConfigError;

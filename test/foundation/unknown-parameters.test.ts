@@ -1,0 +1,66 @@
+/**
+ * A query parameter an operation does not declare is a 400 naming it, on every operation of every
+ * published document, so a misspelt parameter (`pagesize`) never passes silently.
+ */
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { documentNames } from '../../generated/openapi/index.ts';
+import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
+import { startServer } from '../helpers/server.ts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+function resolve(doc: any, value: any): any {
+  return value?.$ref ? value.$ref.slice(2).split('/').reduce((n: any, k: string) => n[k], doc) : value;
+}
+
+/** A well-formed value for a path parameter, so only the unknown query parameter is at fault. */
+function pathValue(schema: any): string {
+  if (schema?.format === 'uuid') return randomUUID();
+  if (schema?.pattern?.includes('json|yaml')) return 'ops.json';
+  return 'x';
+}
+
+t.test('every operation refuses an undeclared query parameter with a 400 naming it', async (t) => {
+  const server = await startServer(t);
+  const admin = await server.token('root', ['ADMIN']);
+  let tried = 0;
+  for (const name of documentNames) {
+    const doc = loadOpenApiDocument(name);
+    for (const [template, item] of Object.entries<any>(doc.paths)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolve(doc, p));
+        let path = template;
+        for (const p of params.filter((p: any) => p.in === 'path')) path = path.replace(`{${p.name}}`, pathValue(p.schema));
+        const json = resolve(doc, op.requestBody)?.content?.['application/json'];
+        const r = await server.api.call(method.toUpperCase(), `${path}?pagesize=5`, { token: admin, ...(json ? { body: {} } : {}) });
+        t.equal(r.status, 400, `${name} ${op.operationId}`);
+        t.equal(r.body.type, '/problems/validation-error', `${op.operationId} type`);
+        const violation = r.body.errors?.find((e: { field: string }) => e.field === 'query.pagesize');
+        t.match(violation?.message, /^is not a parameter of this operation/, `${op.operationId} names query.pagesize`);
+        tried += 1;
+      }
+    }
+  }
+  t.ok(tried >= 35, `${tried} operations tried`);
+
+  t.test('the message lists what the operation accepts', async (t) => {
+    const r = await server.api.get('/api/v1/products?pagesize=5', { expect: 400 });
+    t.same(r.body.errors, [{ field: 'query.pagesize', message: 'is not a parameter of this operation; accepted: page, size, sort, format' }]);
+    const none = await server.api.get('/healthz?verbose=1', { expect: 400 });
+    t.same(none.body.errors, [{ field: 'query.verbose', message: 'is not a parameter of this operation; it takes no query parameters' }]);
+  });
+
+  t.test('without a token a protected operation still names the parameter (validation runs first)', async (t) => {
+    const r = await server.api.get('/api/v1/orders?pagesize=5', { expect: 400 });
+    t.match(r.body.errors, [{ field: 'query.pagesize' }]);
+  });
+
+  t.test('declared parameters, format included, still pass', async (t) => {
+    for (const path of ['/api/v1/products?page=0&size=5&sort=name,asc&format=json', '/posts?limit=5', '/openapi/ops.json']) {
+      t.equal((await server.api.get(path)).status, 200, path);
+    }
+  });
+});
