@@ -19,7 +19,7 @@ export interface XmlMapping {
   /** Item element name of each list, by the list's property name. */
   items: Readonly<Record<string, string>>;
   /** Text of the scalar properties that are not written with String() (prices), by property name. */
-  scalars?: Readonly<Record<string, (value: any) => string>>;
+  scalars?: Readonly<Record<string, (value: string | number | boolean) => string>>;
 }
 
 function element(name: string, value: unknown, mapping: XmlMapping): string {
