@@ -107,8 +107,7 @@ function checkOperations(schema: GraphQLSchema): number {
   for (const error of validate(schema, document)) fail('operation invalid', error);
 
   const operations = document.definitions.filter(
-    (definition): definition is OperationDefinitionNode =>
-      definition.kind === Kind.OPERATION_DEFINITION,
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
   );
   for (const operation of operations) {
     if (!operation.name) errors.push('operation invalid: every operation must be named');
@@ -147,7 +146,5 @@ if (errors.length > 0) {
   process.exit(1);
 }
 
-const typeCount = Object.values(schema!.getTypeMap()).filter(
-  (type) => !isIntrospectionType(type) && !isSpecifiedScalarType(type),
-).length;
+const typeCount = Object.values(schema!.getTypeMap()).filter((type) => !isIntrospectionType(type) && !isSpecifiedScalarType(type)).length;
 console.log(`SDL ok: ${typeCount} types, ${operationCount} operations`);

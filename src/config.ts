@@ -5,10 +5,7 @@
  */
 import path from 'node:path';
 
-export type DatabaseTarget =
-  | { kind: 'pglite-file'; dataDir: string }
-  | { kind: 'pglite-memory' }
-  | { kind: 'postgres'; url: string };
+export type DatabaseTarget = { kind: 'pglite-file'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';

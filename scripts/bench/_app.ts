@@ -29,7 +29,13 @@ export async function startBenchApp(overrides: Partial<Config> = {}): Promise<Be
   };
   const database = await openDatabase(config.database);
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database, authenticate: createAuthenticator(secret), cursorSecret: deriveCursorSecret(secret), jwtSecret: secret });
+  const app = await buildApp({
+    config,
+    database,
+    authenticate: createAuthenticator(secret),
+    cursorSecret: deriveCursorSecret(secret),
+    jwtSecret: secret,
+  });
   return { ...app, config, database };
 }
 

@@ -57,7 +57,8 @@ export class LoadGenerator {
     return new Promise((resolve, reject) => {
       this.worker.once('message', (reply: Reply) => {
         if (reply.failure) return reject(new Error(`${options.url}: ${reply.failure}`));
-        if (reply.non2xx > 0 || reply.errors > 0) return reject(new Error(`${options.url}: ${reply.non2xx} non-2xx, ${reply.errors} errors`));
+        if (reply.non2xx > 0 || reply.errors > 0)
+          return reject(new Error(`${options.url}: ${reply.non2xx} non-2xx, ${reply.errors} errors`));
         resolve({ rps: reply.requests / reply.seconds, p99: reply.p99 });
       });
       this.worker.postMessage(options);

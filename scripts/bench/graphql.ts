@@ -43,7 +43,13 @@ import { buildGraphQLSchema, buildGraphQLSchemaWith } from '../../src/graphql/sc
  * which would retype Node's Blob and FormData for the whole program. This is all the bench uses.
  */
 const { createYoga } = createRequire(import.meta.url)('graphql-yoga') as {
-  createYoga(options: { schema: GraphQLSchema; context: () => GraphQLContext; logging: boolean; graphqlEndpoint: string; landingPage: boolean }): RequestListener;
+  createYoga(options: {
+    schema: GraphQLSchema;
+    context: () => GraphQLContext;
+    logging: boolean;
+    graphqlEndpoint: string;
+    landingPage: boolean;
+  }): RequestListener;
 };
 
 const USERS = 20;
@@ -69,11 +75,22 @@ interface Target {
 const load = new LoadGenerator();
 
 function measure(url: string, duration: number): Promise<Measurement> {
-  return load.measure({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }), connections: CONNECTIONS, duration });
+  return load.measure({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: QUERY }),
+    connections: CONNECTIONS,
+    duration,
+  });
 }
 
 async function post(url: string): Promise<unknown> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: QUERY }),
+  });
   const body = (await response.json()) as { errors?: unknown };
   if (response.status !== 200 || body.errors) throw new Error(`${url}: ${response.status} ${JSON.stringify(body)}`);
   return body;
@@ -100,14 +117,26 @@ interface PageArgs {
 
 function connection<T>(items: readonly T[], page: number, size: number) {
   const start = page * size;
-  return { content: items.slice(start, start + size), totalElements: items.length, totalPages: Math.ceil(items.length / size), hasNext: start + size < items.length };
+  return {
+    content: items.slice(start, start + size),
+    totalElements: items.length,
+    totalPages: Math.ceil(items.length / size),
+    hasNext: start + size < items.length,
+  };
 }
 
 function memorySchema(): GraphQLSchema {
   const users: MemoryUser[] = Array.from({ length: USERS }, (_, i) => ({ id: `user-${i}`, username: `user${i}` }));
   const usersById = new Map(users.map((u) => [u.id, u]));
   const postsByAuthor = new Map(
-    users.map((u, i) => [u.id, Array.from({ length: POSTS_PER_USER }, (_, j): MemoryPost => ({ id: i * POSTS_PER_USER + j + 1, title: `Post ${j} of ${u.username}`, author_id: u.id }))]),
+    users.map((u, i) => [
+      u.id,
+      Array.from({ length: POSTS_PER_USER }, (_, j): MemoryPost => ({
+        id: i * POSTS_PER_USER + j + 1,
+        title: `Post ${j} of ${u.username}`,
+        author_id: u.id,
+      })),
+    ]),
   );
   return buildGraphQLSchemaWith({
     Query: { users: (_: unknown, { page, size }: PageArgs) => connection(users, page ?? 0, size ?? 20) },
@@ -169,7 +198,8 @@ async function compare(variant: string, targets: Target[], database: DatabaseHan
     stop();
   }
   for (let i = 1; i < answers.length; i++) {
-    if (!isDeepStrictEqual(answers[i], answers[0])) throw new Error(`${variant}: ${targets[i]!.name} answers or queries differently from ${targets[0]!.name}`);
+    if (!isDeepStrictEqual(answers[i], answers[0]))
+      throw new Error(`${variant}: ${targets[i]!.name} answers or queries differently from ${targets[0]!.name}`);
   }
   console.error(`  ${variant}: ${answers[0]!.statements.length} SQL statements per request on every server`);
   for (const t of targets) await measure(t.url, WARMUP_SECONDS);
@@ -199,7 +229,13 @@ async function seed(database: DatabaseHandle): Promise<void> {
     .insertInto('posts')
     .values(
       users.flatMap((u, i) =>
-        Array.from({ length: POSTS_PER_USER }, (_, j) => ({ author_id: u.id, title: `Post ${j} of user${i}`, content: 'Body', slug: `bench-${i}-${j}`, status: 'PUBLISHED' })),
+        Array.from({ length: POSTS_PER_USER }, (_, j) => ({
+          author_id: u.id,
+          title: `Post ${j} of user${i}`,
+          content: 'Body',
+          slug: `bench-${i}-${j}`,
+          status: 'PUBLISHED',
+        })),
       ),
     )
     .execute();
@@ -209,7 +245,8 @@ export async function run(): Promise<string> {
   const { http, services, config, database } = await startBenchApp({ graphiql: false, graphqlSchemaPrintout: false });
   const limits = graphqlLimits(config);
   const cost = operationComplexity(buildGraphQLSchema(), parse(QUERY), {}, null);
-  if (cost === null || cost > limits.maxComplexity) throw new Error(`the benchmark query costs ${cost}, over the limit of ${limits.maxComplexity}`);
+  if (cost === null || cost > limits.maxComplexity)
+    throw new Error(`the benchmark query costs ${cost}, over the limit of ${limits.maxComplexity}`);
 
   const context = () => createContext(null, services);
 
@@ -241,18 +278,18 @@ export async function run(): Promise<string> {
       await compare(
         'database',
         [
-        { name: 'ours', url: `${ours}/graphql` },
-        { name: 'Yoga', url: yogaDb.url },
-        { name: 'Mercurius+jit', url: mercDb.url },
+          { name: 'ours', url: `${ours}/graphql` },
+          { name: 'Yoga', url: yogaDb.url },
+          { name: 'Mercurius+jit', url: mercDb.url },
         ],
         database,
       ),
       await compare(
         'in-memory',
         [
-        { name: 'ours', url: `${ours}${MEMORY_PATH}` },
-        { name: 'Yoga', url: yogaMemory.url },
-        { name: 'Mercurius+jit', url: mercMemory.url },
+          { name: 'ours', url: `${ours}${MEMORY_PATH}` },
+          { name: 'Yoga', url: yogaMemory.url },
+          { name: 'Mercurius+jit', url: mercMemory.url },
         ],
         database,
       ),

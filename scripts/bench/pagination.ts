@@ -29,7 +29,10 @@ async function fetchJson(url: string): Promise<any> {
 export async function run(): Promise<string> {
   const { http, database } = await startBenchApp({ database: { kind: 'pglite-memory' } });
   try {
-    await database.db.insertInto('users').values({ id: 'bench', username: 'bench', email: 'bench@example.test', display_name: 'Bench' }).execute();
+    await database.db
+      .insertInto('users')
+      .values({ id: 'bench', username: 'bench', email: 'bench@example.test', display_name: 'Bench' })
+      .execute();
     // One statement, three posts per second of created_at, so the id tiebreaker is exercised too.
     await sql`
       insert into posts (author_id, title, content, slug, status, created_at, updated_at)

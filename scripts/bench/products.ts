@@ -53,7 +53,9 @@ export async function run(): Promise<string> {
       select 'Product ' || g, 'Description of product ' || g, (g % 1000) + 0.99, ${prefix} || '-' || g,
              (array['HOME','BOOKS','TOYS','SPORTS'])[1 + g % 4], g % 50, now() - g * interval '1 second'
       from generate_series(1, ${PRODUCTS}) g`.execute(database.db);
-    await sql`insert into product_attributes (product_id, position, key, value) select id, 0, 'colour', 'black' from products`.execute(database.db);
+    await sql`insert into product_attributes (product_id, position, key, value) select id, 0, 'colour', 'black' from products`.execute(
+      database.db,
+    );
     await sql`analyze products`.execute(database.db);
     const { id } = await database.db.selectFrom('products').select('id').where('sku', '=', `${prefix}-500`).executeTakeFirstOrThrow();
 

@@ -22,8 +22,7 @@ export class BearerJwtStrategy extends Strategy {
     if (!match) return this.fail({ message: 'Authorization header must be "Bearer <token>"' }, 401);
     verifyToken(this.secret, match[1]!).then(
       (principal) => this.success(principal),
-      (error: unknown) =>
-        error instanceof InvalidTokenError ? this.fail({ message: error.message }, 401) : this.error(error as Error),
+      (error: unknown) => (error instanceof InvalidTokenError ? this.fail({ message: error.message }, 401) : this.error(error as Error)),
     );
   }
 }

@@ -23,7 +23,11 @@ export async function detectImage(head: Uint8Array): Promise<DetectedImage> {
   const type = await fileTypeFromBuffer(head);
   const mime = type?.mime as StoredImageType | undefined;
   if (!mime || !IMAGE_TYPES.includes(mime)) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The file is not a PNG, JPEG, GIF or WebP image (detected: ${type?.mime ?? 'unknown'})`, 'NOT_AN_IMAGE');
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The file is not a PNG, JPEG, GIF or WebP image (detected: ${type?.mime ?? 'unknown'})`,
+      'NOT_AN_IMAGE',
+    );
   }
   try {
     const { width, height } = imageSize(head);

@@ -99,7 +99,10 @@ export async function pageProducts(db: Executor, query: ProductQuery): Promise<{
       rows = rows.orderBy(sql.ref(COLUMNS[order.field]), order.direction);
     }
   }
-  rows = rows.orderBy('products.id', 'asc').limit(query.size).offset(query.page * query.size);
+  rows = rows
+    .orderBy('products.id', 'asc')
+    .limit(query.size)
+    .offset(query.page * query.size);
   const [items, count] = await Promise.all([
     rows.execute(),
     filtered(db, query.search)
@@ -150,7 +153,15 @@ export async function replaceAttributes(db: Executor, productId: string, attribu
 export async function deleteProduct(db: Executor, id: string): Promise<boolean> {
   const blobs = await db.selectFrom('product_images').select('blob_id').where('product_id', '=', id).execute();
   const result = await db.deleteFrom('products').where('id', '=', id).executeTakeFirst();
-  if (blobs.length) await db.deleteFrom('blobs').where('id', 'in', blobs.map((b) => b.blob_id)).execute();
+  if (blobs.length)
+    await db
+      .deleteFrom('blobs')
+      .where(
+        'id',
+        'in',
+        blobs.map((b) => b.blob_id),
+      )
+      .execute();
   return result.numDeletedRows > 0n;
 }
 

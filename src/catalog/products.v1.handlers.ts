@@ -84,7 +84,10 @@ export function productV1Handlers(services: Services): ProductHandlers {
       requirePrincipal(request);
       const body = request.body;
       const product = await products.create({ ...body, price: priceToDecimal(body.price) });
-      reply.code(201).header('Location', `${requestPath(request)}/${product.id}`).header('ETag', strongTag(product.version));
+      reply
+        .code(201)
+        .header('Location', `${requestPath(request)}/${product.id}`)
+        .header('ETag', strongTag(product.version));
       return toProductResponse(product);
     },
 
@@ -92,7 +95,10 @@ export function productV1Handlers(services: Services): ProductHandlers {
       requirePrincipal(request);
       const body = request.body;
       const expected = ifMatchVersions(request.headers['if-match']);
-      const product = await withCurrentTag(reply, products.replace(request.params.id, { ...body, price: priceToDecimal(body.price) }, expected));
+      const product = await withCurrentTag(
+        reply,
+        products.replace(request.params.id, { ...body, price: priceToDecimal(body.price) }, expected),
+      );
       reply.header('ETag', strongTag(product.version));
       return toProductResponse(product);
     },

@@ -10,7 +10,10 @@ export type ImageResponse = components['schemas']['ImageResponse'];
 export type PagedProductResponse = components['schemas']['PagedProductResponse'];
 
 /** Item element names of lists in XML, as declared by the schemas' `xml.name`; prices as in CSV. */
-const XML_MAPPING: XmlMapping = { items: { content: 'product', attributes: 'attribute', images: 'image' }, scalars: { price: (value) => formatPrice(Number(value)) } };
+const XML_MAPPING: XmlMapping = {
+  items: { content: 'product', attributes: 'attribute', images: 'image' },
+  scalars: { price: (value) => formatPrice(Number(value)) },
+};
 
 export function imageUrl(productId: string, imageId: string): string {
   return `/api/v1/products/${productId}/images/${imageId}`;

@@ -19,7 +19,12 @@ export function insertComment(db: Executor, comment: NewComment): Promise<Commen
 }
 
 /** One page of top-level comments per post, oldest first, in one statement (see pagePostsByAuthors). */
-export function pageTopLevelComments(db: Executor, postIds: readonly number[], offset: number, limit: number): Promise<Ranked<CommentsRow>[]> {
+export function pageTopLevelComments(
+  db: Executor,
+  postIds: readonly number[],
+  offset: number,
+  limit: number,
+): Promise<Ranked<CommentsRow>[]> {
   const ranked = db
     .selectFrom('comments')
     .selectAll('comments')

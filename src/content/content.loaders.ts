@@ -65,9 +65,7 @@ export class ContentLoaders {
     groupBy(ids, await tags.tagsOfPosts(this.db, ids), (r) => r.post_id).map((group) => group.map(({ id, name }) => ({ id, name }))),
   );
 
-  readonly likeCount = new DataLoader<number, number>(async (ids) =>
-    countsBy(ids, await posts.likeCounts(this.db, ids), (r) => r.post_id),
-  );
+  readonly likeCount = new DataLoader<number, number>(async (ids) => countsBy(ids, await posts.likeCounts(this.db, ids), (r) => r.post_id));
 
   readonly tagPostCount = new DataLoader<number, number>(async (ids) =>
     countsBy(ids, await tags.postCounts(this.db, ids), (r) => r.tag_id),

@@ -3,7 +3,11 @@ import type { UsersRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
 export async function follow(db: Executor, followerId: string, followeeId: string): Promise<void> {
-  await db.insertInto('follows').values({ follower_id: followerId, followee_id: followeeId }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto('follows')
+    .values({ follower_id: followerId, followee_id: followeeId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function unfollow(db: Executor, followerId: string, followeeId: string): Promise<void> {

@@ -66,7 +66,10 @@ export function postsRequestFrom(query: PostsQuery): PostsRequest {
       field: `query.${name}`,
       message: `cannot be combined with ${names.filter((n) => n !== name).join(', ')}: they belong to different pagination forms`,
     }));
-    throw validationFailed(violations, `Parameters of different pagination forms were mixed (${names.join(', ')}); use one form per request`);
+    throw validationFailed(
+      violations,
+      `Parameters of different pagination forms were mixed (${names.join(', ')}); use one form per request`,
+    );
   }
   const form = forms[0];
   switch (form ?? 'standard') {
@@ -79,11 +82,15 @@ export function postsRequestFrom(query: PostsQuery): PostsRequest {
     case 'keyset': {
       if (query.created_before === undefined) {
         // The order is created_at then id: an id alone names no place in it.
-        throw validationFailed([{ field: 'query.id_before', message: 'requires created_before (id_before is the tiebreaker within one created_at)' }]);
+        throw validationFailed([
+          { field: 'query.id_before', message: 'requires created_before (id_before is the tiebreaker within one created_at)' },
+        ]);
       }
       const createdBefore = exactUtcTimestamp(query.created_before);
       if (createdBefore === null) {
-        throw validationFailed([{ field: 'query.created_before', message: 'must be an RFC 3339 timestamp from year 1 to 9999 with at most 6 fraction digits' }]);
+        throw validationFailed([
+          { field: 'query.created_before', message: 'must be an RFC 3339 timestamp from year 1 to 9999 with at most 6 fraction digits' },
+        ]);
       }
       return { form: 'keyset', createdBefore, idBefore: query.id_before ?? null, limit };
     }

@@ -6,14 +6,7 @@
  */
 import { validationFailed } from '../errors.ts';
 import type { Database } from '../db/database.ts';
-import {
-  countVisiblePosts,
-  existsBeyond,
-  offsetPosts,
-  seekPosts,
-  type PostListRow,
-  type SeekBound,
-} from './post-lists.repository.ts';
+import { countVisiblePosts, existsBeyond, offsetPosts, seekPosts, type PostListRow, type SeekBound } from './post-lists.repository.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

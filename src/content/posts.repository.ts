@@ -116,7 +116,11 @@ export function lockPost(db: Executor, id: number): Promise<PostsRow | undefined
 }
 
 export async function like(db: Executor, postId: number, userId: string): Promise<void> {
-  await db.insertInto('post_likes').values({ post_id: postId, user_id: userId }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto('post_likes')
+    .values({ post_id: postId, user_id: userId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function unlike(db: Executor, postId: number, userId: string): Promise<void> {

@@ -41,7 +41,8 @@ export const postSubscriptions = {
   postCreated: {
     subscribe: (_parent, { authorId }, context) =>
       eventsOf(context).subscribe(
-        (event: ContentEvent): event is PostCreatedEvent => event.type === 'postCreated' && (authorId == null || event.authorId === authorId),
+        (event: ContentEvent): event is PostCreatedEvent =>
+          event.type === 'postCreated' && (authorId == null || event.authorId === authorId),
       ),
     resolve: async (event: PostCreatedEvent, _args: unknown, context: GraphQLContext) => {
       freshLoaders(context);

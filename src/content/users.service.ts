@@ -54,8 +54,10 @@ export class UsersService {
         bio: command.bio ?? null,
       });
     } catch (error) {
-      if (isUniqueViolation(error, 'users_tenant_username_uq')) throw validationFailed([{ field: 'input.username', message: 'is already taken' }]);
-      if (isUniqueViolation(error, 'users_tenant_email_uq')) throw validationFailed([{ field: 'input.email', message: 'is already registered' }]);
+      if (isUniqueViolation(error, 'users_tenant_username_uq'))
+        throw validationFailed([{ field: 'input.username', message: 'is already taken' }]);
+      if (isUniqueViolation(error, 'users_tenant_email_uq'))
+        throw validationFailed([{ field: 'input.email', message: 'is already registered' }]);
       throw error;
     }
   }

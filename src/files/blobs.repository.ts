@@ -14,7 +14,10 @@ export async function insertBlob(db: Executor, content: AsyncIterable<Uint8Array
   let size = 0;
   for await (const chunk of content) {
     if (chunk.length === 0) continue;
-    await db.insertInto('blob_chunks').values({ blob_id: id, seq, data: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length) }).execute();
+    await db
+      .insertInto('blob_chunks')
+      .values({ blob_id: id, seq, data: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length) })
+      .execute();
     seq += 1;
     size += chunk.length;
   }

@@ -22,7 +22,9 @@ export class ConfigService {
   constructor(private readonly db: Database) {}
 
   async get(): Promise<AppConfigRecord> {
-    return toRecord(await this.db.selectFrom('app_config').select(['revision', 'settings', 'updated_at']).where('id', '=', 1).executeTakeFirstOrThrow());
+    return toRecord(
+      await this.db.selectFrom('app_config').select(['revision', 'settings', 'updated_at']).where('id', '=', 1).executeTakeFirstOrThrow(),
+    );
   }
 
   /** `expected`: the versions the caller's copy may have; otherwise nothing is written. */

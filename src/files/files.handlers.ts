@@ -44,7 +44,11 @@ export function fileHandlers(services: Services): FileHandlers {
       const actor = requirePrincipal(request);
       const upload = await receiveUpload(request, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, headBytes: 0 });
       try {
-        const file = await files.store(actor, { filename: upload.filename, contentType: upload.declaredType, content: upload.open(BLOB_CHUNK_BYTES) });
+        const file = await files.store(actor, {
+          filename: upload.filename,
+          contentType: upload.declaredType,
+          content: upload.open(BLOB_CHUNK_BYTES),
+        });
         reply.code(201).header('Location', filePath(file.id));
         return toFileResponse(file);
       } finally {

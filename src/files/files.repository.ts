@@ -3,7 +3,10 @@ import type { Executor } from '../db/transaction.ts';
 
 export type FileRecord = FilesRow;
 
-export function insertFile(db: Executor, file: Pick<FilesRow, 'blob_id' | 'filename' | 'content_type' | 'size' | 'uploaded_by'>): Promise<FileRecord> {
+export function insertFile(
+  db: Executor,
+  file: Pick<FilesRow, 'blob_id' | 'filename' | 'content_type' | 'size' | 'uploaded_by'>,
+): Promise<FileRecord> {
   return db.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -24,8 +24,15 @@ const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
  * carry only the locations it computed when compiling, so those are copied when there are no nodes.
  */
 function relocated(error: GraphQLError, message: string, extensions: Record<string, unknown>): GraphQLError {
-  const mapped = new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions });
-  if (mapped.locations === undefined && error.locations?.length) (mapped as { locations: GraphQLError['locations'] }).locations = error.locations;
+  const mapped = new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions,
+  });
+  if (mapped.locations === undefined && error.locations?.length)
+    (mapped as { locations: GraphQLError['locations'] }).locations = error.locations;
   return mapped;
 }
 

@@ -18,7 +18,15 @@
  * Each compiled operation also carries a JSON serializer for its results without errors
  * (response-serializer.ts), compiled alongside, which the HTTP transport writes responses with.
  */
-import { execute as executeJs, getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  execute as executeJs,
+  getOperationAST,
+  OperationTypeNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import { compileDataSerializer, type DataSerializer } from './response-serializer.ts';
 

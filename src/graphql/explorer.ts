@@ -126,7 +126,10 @@ export function registerGraphiQL(app: FastifyInstance): void {
   const files = new Map(Object.entries(ASSETS).map(([name, { pkg, file, type }]) => [name, { body: packageFile(pkg, file), type }]));
   const graphqlParser = graphqlParserBundle();
   const notFound = (reply: FastifyReply, url: string, name: string) =>
-    reply.code(404).type('application/problem+json').send(problem('not-found', `No explorer asset ${name}`, url));
+    reply
+      .code(404)
+      .type('application/problem+json')
+      .send(problem('not-found', `No explorer asset ${name}`, url));
   const send = (reply: FastifyReply, type: string, body: Buffer) =>
     reply.type(`${type}; charset=utf-8`).header('Cache-Control', 'public, max-age=86400').send(body);
   app.get('/graphiql', { config: { skipAuth: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));

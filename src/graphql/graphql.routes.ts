@@ -42,7 +42,8 @@ export async function registerGraphQL(app: FastifyInstance, { config, database, 
   app.addHook('onClose', async () => events.close());
 
   const executor = new OperationExecutor(schema, {
-    onCompileError: (errors, operationName) => app.log.warn({ errors, operationName }, 'GraphQL operation runs on graphql-js: graphql-jit cannot compile it'),
+    onCompileError: (errors, operationName) =>
+      app.log.warn({ errors, operationName }, 'GraphQL operation runs on graphql-js: graphql-jit cannot compile it'),
   });
 
   registerGraphQLHttp(app, { schema, preparer, executor, context: (principal) => createContext(principal, services) });

@@ -62,7 +62,10 @@ function negotiate(accept: string | undefined): string | null {
     const [mediaType, ...params] = entry.split(';');
     const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
     if (mediaType === 'application/graphql-response+json' && charset === 'charset=utf-8') return GRAPHQL_RESPONSE_JSON;
-    if ((mediaType === 'application/json' || mediaType === 'application/*' || mediaType === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) {
+    if (
+      (mediaType === 'application/json' || mediaType === 'application/*' || mediaType === '*/*') &&
+      (charset === 'charset=utf-8' || charset === 'charset=utf8')
+    ) {
       return JSON_UTF8;
     }
   }
@@ -74,7 +77,10 @@ function isOptionalObject(value: unknown): value is Record<string, unknown> | nu
   return value == null || (typeof value === 'object' && !Array.isArray(value));
 }
 
-export function registerGraphQLHttp(app: FastifyInstance, { schema, preparer, executor, context, url = '/graphql', direct = true }: GraphQLHttpOptions): void {
+export function registerGraphQLHttp(
+  app: FastifyInstance,
+  { schema, preparer, executor, context, url = '/graphql', direct = true }: GraphQLHttpOptions,
+): void {
   const log = (err: unknown) => app.log.error({ err }, 'GraphQL resolver failed');
   const format = (error: GraphQLError) => mapGraphQLError(error, log);
   // Executed operations are serialised here rather than by graphql-http, which stringifies with a
@@ -100,7 +106,10 @@ export function registerGraphQLHttp(app: FastifyInstance, { schema, preparer, ex
     // The status is what graphql-http gives every execution result: 200.
     onOperation: (req, _args, result) => {
       if (!isExecutionResult(result)) return;
-      return [serialize(result), { status: 200, statusText: 'OK', headers: { 'content-type': negotiatedMediaType(req.raw.headers.accept) ?? JSON_UTF8 } }];
+      return [
+        serialize(result),
+        { status: 200, statusText: 'OK', headers: { 'content-type': negotiatedMediaType(req.raw.headers.accept) ?? JSON_UTF8 } },
+      ];
     },
     // Everything refused before execution (parse, validation, limits, transport errors).
     formatError: (error) => (error instanceof GraphQLError ? format(error) : error),
@@ -130,7 +139,10 @@ export function registerGraphQLHttp(app: FastifyInstance, { schema, preparer, ex
     const prepared = preparer.prepare({ query, variables, operationName });
     if (Array.isArray(prepared)) {
       const errors = prepared as readonly GraphQLError[];
-      reply.code(mediaType === JSON_UTF8 ? 200 : 400).header('content-type', mediaType).send(JSON.stringify({ errors: errors.map(format) }));
+      reply
+        .code(mediaType === JSON_UTF8 ? 200 : 400)
+        .header('content-type', mediaType)
+        .send(JSON.stringify({ errors: errors.map(format) }));
       return true;
     }
     const document = prepared as Exclude<typeof prepared, readonly GraphQLError[]>;

@@ -80,12 +80,17 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(operation) {
       let deepest = 0;
-      walk(operation.selectionSet, (n) => context.getFragment(n), 0, (name, depth) => {
-        if (isIntrospectionRoot(name)) return null;
-        deepest = Math.max(deepest, depth + 1);
-        // Stop descending once over the limit: the answer is already "too deep".
-        return depth + 1 > maxDepth ? null : depth + 1;
-      });
+      walk(
+        operation.selectionSet,
+        (n) => context.getFragment(n),
+        0,
+        (name, depth) => {
+          if (isIntrospectionRoot(name)) return null;
+          deepest = Math.max(deepest, depth + 1);
+          // Stop descending once over the limit: the answer is already "too deep".
+          return depth + 1 > maxDepth ? null : depth + 1;
+        },
+      );
       if (deepest > maxDepth) {
         context.reportError(limitError('QUERY_TOO_DEEP', `Query depth ${deepest} exceeds the maximum depth of ${maxDepth}`));
       }

@@ -56,7 +56,13 @@ interface Walk {
  * belongs to. @skip/@include are not evaluated (they depend on variables): a field they drop is
  * absent from the data, and fast-json-stringify leaves an absent property out.
  */
-function collectFields(walk: Walk, type: GraphQLObjectType, selectionSet: SelectionSetNode, into = new Map<string, FieldNode[]>(), visited = new Set<string>()) {
+function collectFields(
+  walk: Walk,
+  type: GraphQLObjectType,
+  selectionSet: SelectionSetNode,
+  into = new Map<string, FieldNode[]>(),
+  visited = new Set<string>(),
+) {
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       const name = selection.alias?.value ?? selection.name.value;
@@ -105,7 +111,11 @@ function valueSchema(walk: Walk, type: GraphQLOutputType, nodes: readonly FieldN
 
 function operationOf(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  return operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === operationName);
+  return operationName === undefined
+    ? operations.length === 1
+      ? operations[0]
+      : undefined
+    : operations.find((o) => o.name?.value === operationName);
 }
 
 /** The serializer of the operation's results, or undefined when the document has no such operation. */

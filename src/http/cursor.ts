@@ -25,7 +25,10 @@ export function callerKey(userId: string | null): string {
   return userId === null ? 'anonymous' : `user:${userId}`;
 }
 
-export function invalidCursor(field: string, message = 'The cursor is invalid, was modified, or was issued for another list or caller'): AppError {
+export function invalidCursor(
+  field: string,
+  message = 'The cursor is invalid, was modified, or was issued for another list or caller',
+): AppError {
   return new AppError('VALIDATION', message, 'INVALID_CURSOR', [{ field, message: 'is not a cursor issued for this request' }]);
 }
 

@@ -9,7 +9,13 @@ import { AppError, validationFailed, type Violation } from '../errors.ts';
 
 type Json = Record<string, any>;
 
-type Section<Op, K extends string> = Op extends { parameters: infer P } ? (P extends Record<K, infer S> ? (S extends undefined ? Record<string, never> : NonNullable<S>) : Record<string, never>) : Record<string, never>;
+type Section<Op, K extends string> = Op extends { parameters: infer P }
+  ? P extends Record<K, infer S>
+    ? S extends undefined
+      ? Record<string, never>
+      : NonNullable<S>
+    : Record<string, never>
+  : Record<string, never>;
 type BodyOf<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : unknown;
 
 export type OperationRequest<Op> = FastifyRequest<{
@@ -42,13 +48,18 @@ function joinPointer(base: string, key: string): string {
  * Turns ajv errors into violations naming the JSON path (body) or `query.x` / `path.x` of each field.
  * `declared` lists the operation's query parameters, named when an undeclared one is refused.
  */
-export function violationsFrom(errors: ErrorObject[] | null | undefined, location: 'body' | 'query' | 'path', declared: readonly string[] = []): Violation[] {
+export function violationsFrom(
+  errors: ErrorObject[] | null | undefined,
+  location: 'body' | 'query' | 'path',
+  declared: readonly string[] = [],
+): Violation[] {
   const seen = new Set<string>();
   const out: Violation[] = [];
   for (const e of errors ?? []) {
     let pointer = e.instancePath;
     if (e.keyword === 'required') pointer = joinPointer(pointer, (e.params as { missingProperty: string }).missingProperty);
-    if (e.keyword === 'additionalProperties') pointer = joinPointer(pointer, (e.params as { additionalProperty: string }).additionalProperty);
+    if (e.keyword === 'additionalProperties')
+      pointer = joinPointer(pointer, (e.params as { additionalProperty: string }).additionalProperty);
     const field = location === 'body' ? pointer || '/' : `${location}.${pointer.slice(1).split('/').join('.')}`;
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') message = 'is required';
@@ -122,7 +133,8 @@ export function registerOperations<Ops>(
         handler: async (request, reply) => {
           const violations: Violation[] = [];
           if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));
-          if (validateQuery && !validateQuery(request.query)) violations.push(...violationsFrom(validateQuery.errors, 'query', declaredQuery));
+          if (validateQuery && !validateQuery(request.query))
+            violations.push(...violationsFrom(validateQuery.errors, 'query', declaredQuery));
           if (validateBody) {
             const hasBody = request.body !== undefined && request.body !== null;
             if (hasBody || bodyRequired) {

@@ -122,7 +122,9 @@ const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
 
 /** Other client errors a plugin may raise with a status only. */
 const KIND_BY_STATUS: Partial<Record<number, ProblemKind>> = Object.fromEntries(
-  (Object.keys(KINDS) as ProblemKind[]).filter((k) => k !== 'validation-error' && k !== 'malformed-json' && k !== 'invalid-cursor' && k !== 'empty-file').map((k) => [KINDS[k].status, k]),
+  (Object.keys(KINDS) as ProblemKind[])
+    .filter((k) => k !== 'validation-error' && k !== 'malformed-json' && k !== 'invalid-cursor' && k !== 'empty-file')
+    .map((k) => [KINDS[k].status, k]),
 );
 
 /** Maps anything thrown during a request to a Problem. Unknown errors become an opaque 500. */

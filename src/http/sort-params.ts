@@ -12,7 +12,11 @@ export interface SortOrder<F extends string> {
   direction: SortDirection;
 }
 
-export function parseSort<F extends string>(values: readonly string[] | undefined, allowed: readonly F[], fallback: readonly SortOrder<F>[]): SortOrder<F>[] {
+export function parseSort<F extends string>(
+  values: readonly string[] | undefined,
+  allowed: readonly F[],
+  fallback: readonly SortOrder<F>[],
+): SortOrder<F>[] {
   if (!values || values.length === 0) return [...fallback];
   const orders: SortOrder<F>[] = [];
   for (const value of values) {

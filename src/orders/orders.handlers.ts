@@ -9,7 +9,14 @@ import type { OperationHandlers } from '../http/openapi-routes.ts';
 import { parseSort } from '../http/sort-params.ts';
 import type { Services } from '../services.ts';
 import { ORDER_SORT_FIELDS, type OrderRecord } from './orders.service.ts';
-import { orderPath, customerPath, toCustomerResponse, toOrderCollection, toOrderResponse, toOrderTracking } from './orders.representation.ts';
+import {
+  orderPath,
+  customerPath,
+  toCustomerResponse,
+  toOrderCollection,
+  toOrderResponse,
+  toOrderTracking,
+} from './orders.representation.ts';
 
 type OrderHandlers = Pick<
   OperationHandlers<operations>,
@@ -33,11 +40,14 @@ const HAL = ['application/json', 'application/hal+json'] as const;
  * An order as `actor` sees it, tagged with its version. A transition's response is negotiated like a
  * read (its 200 documents both JSON types).
  */
-function sendOrder(request: FastifyRequest, reply: FastifyReply, actor: Principal, order: OrderRecord, type: MediaType = negotiateHal(request)) {
-  return reply
-    .type(`${type}; charset=utf-8`)
-    .header('ETag', strongTag(order.version))
-    .send(toOrderResponse(order, actor));
+function sendOrder(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  actor: Principal,
+  order: OrderRecord,
+  type: MediaType = negotiateHal(request),
+) {
+  return reply.type(`${type}; charset=utf-8`).header('ETag', strongTag(order.version)).send(toOrderResponse(order, actor));
 }
 
 function negotiateHal(request: FastifyRequest): MediaType {

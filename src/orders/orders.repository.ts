@@ -30,7 +30,13 @@ function items(eb: ExpressionBuilder<DB, 'orders'>) {
   return jsonArrayFrom(
     eb
       .selectFrom('order_items')
-      .select(['product_id', 'name', 'quantity', sql<string>`unit_price::text`.as('unit_price'), sql<string>`line_total::text`.as('line_total')])
+      .select([
+        'product_id',
+        'name',
+        'quantity',
+        sql<string>`unit_price::text`.as('unit_price'),
+        sql<string>`line_total::text`.as('line_total'),
+      ])
       .whereRef('order_items.order_id', '=', 'orders.id')
       .orderBy('order_items.position'),
   ).as('items');
@@ -153,7 +159,11 @@ export async function pageOrders(db: Executor, query: OrderPageQuery): Promise<{
   }
   for (const order of query.orders) rows = rows.orderBy(sql.ref(COLUMNS[order.field]), order.direction);
   const [items, total] = await Promise.all([
-    rows.orderBy('orders.id', 'asc').limit(query.size).offset(query.page * query.size).execute(),
+    rows
+      .orderBy('orders.id', 'asc')
+      .limit(query.size)
+      .offset(query.page * query.size)
+      .execute(),
     count.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows: items as OrderRecord[], total: Number(total.n) };

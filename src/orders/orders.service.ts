@@ -54,7 +54,8 @@ export class OrdersService {
     const violations: Violation[] = [];
     const seen = new Set<string>();
     command.items.forEach((item, i) => {
-      if (seen.has(item.productId)) violations.push({ field: `/items/${i}/productId`, message: 'product already ordered in an earlier line' });
+      if (seen.has(item.productId))
+        violations.push({ field: `/items/${i}/productId`, message: 'product already ordered in an earlier line' });
       seen.add(item.productId);
     });
     if (violations.length) throw validationFailed(violations);
@@ -71,7 +72,10 @@ export class OrdersService {
         if (!taken) {
           const available = await repo.stockOf(trx, item.productId);
           if (available === undefined) throw productNotFound(item.productId);
-          throw conflict(`Insufficient stock for product ${item.productId}: ${available} available, ${item.quantity} requested`, 'INSUFFICIENT_STOCK');
+          throw conflict(
+            `Insufficient stock for product ${item.productId}: ${available} available, ${item.quantity} requested`,
+            'INSUFFICIENT_STOCK',
+          );
         }
         snapshots.set(item.productId, { name: taken.name, price: taken.price });
       }
@@ -107,8 +111,17 @@ export class OrdersService {
     return this.apply(actor, id, 'cancel', expected, {}, (trx) => repo.releaseStock(trx, id));
   }
 
-  ship(actor: Principal, id: string, shipment: { carrier: string; trackingNumber: string }, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
-    return this.apply(actor, id, 'ship', expected, { carrier: shipment.carrier, tracking_number: shipment.trackingNumber, shipped_at: new Date() });
+  ship(
+    actor: Principal,
+    id: string,
+    shipment: { carrier: string; trackingNumber: string },
+    expected?: ExpectedVersions,
+  ): Promise<repo.OrderRecord> {
+    return this.apply(actor, id, 'ship', expected, {
+      carrier: shipment.carrier,
+      tracking_number: shipment.trackingNumber,
+      shipped_at: new Date(),
+    });
   }
 
   deliver(actor: Principal, id: string, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
@@ -149,7 +162,9 @@ export class OrdersService {
       const refusal = transitionRefusal(order, actor, action);
       if (refusal === 'forbidden') throw forbidden(`This operation requires the ${TRANSITIONS[action].role} role`);
       const refuse = (current: repo.OrderRecord) =>
-        acceptsVersion(expected, current.version) ? illegalTransition(current, action) : new VersionMismatch(current.version, `Order ${id}`);
+        acceptsVersion(expected, current.version)
+          ? illegalTransition(current, action)
+          : new VersionMismatch(current.version, `Order ${id}`);
       if (refusal === 'illegal' || !acceptsVersion(expected, order.version)) throw refuse(order);
       const { from, to } = TRANSITIONS[action];
       if (!(await repo.transition(trx, id, from, to, changes, expected))) {

@@ -37,11 +37,24 @@ t.test('product PUT and PATCH honour If-Match', async (t) => {
     t.equal(stored.body.name, 'First edit');
     t.equal(stored.headers.get('etag'), '"2"');
 
-    const replaced = await api.put(path, { body: productBody({ name: 'Second edit' }), headers: { 'if-match': '"2"' }, token: user, expect: 200 });
+    const replaced = await api.put(path, {
+      body: productBody({ name: 'Second edit' }),
+      headers: { 'if-match': '"2"' },
+      token: user,
+      expect: 200,
+    });
     t.equal(replaced.body.name, 'Second edit');
     t.equal(replaced.headers.get('etag'), '"3"');
-    t.equal((await api.patch(path, { body: { price: 5 }, headers: { 'if-match': '*' }, token: user, expect: 200 })).headers.get('etag'), '"4"');
-    await api.patch('/api/v1/products/3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f', { body: { name: 'x1' }, headers: { 'if-match': '"1"' }, token: user, expect: 404 });
+    t.equal(
+      (await api.patch(path, { body: { price: 5 }, headers: { 'if-match': '*' }, token: user, expect: 200 })).headers.get('etag'),
+      '"4"',
+    );
+    await api.patch('/api/v1/products/3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f', {
+      body: { name: 'x1' },
+      headers: { 'if-match': '"1"' },
+      token: user,
+      expect: 404,
+    });
     await api.put(path, { body: productBody({ sku: 'bad sku' }), headers: { 'if-match': '"1"' }, token: user, expect: 400 });
   });
 
@@ -55,7 +68,11 @@ t.test('product PUT and PATCH honour If-Match', async (t) => {
     t.equal((await api.get(v2, { expect: 200 })).body.name, 'Changed in v1');
     const patched = await api.patch(v2, { body: { name: 'Changed in v2' }, headers: { 'if-match': '"2"' }, token: user, expect: 200 });
     t.equal(patched.headers.get('etag'), '"3"');
-    const created = await api.post('/api/v2/products', { body: { name: 'V2 product', price: { amount: '1.00', currency: 'USD' }, sku: 'V2-ETAG-1', category: 'OTHER' }, token: user, expect: 201 });
+    const created = await api.post('/api/v2/products', {
+      body: { name: 'V2 product', price: { amount: '1.00', currency: 'USD' }, sku: 'V2-ETAG-1', category: 'OTHER' },
+      token: user,
+      expect: 201,
+    });
     t.equal(created.headers.get('etag'), '"1"');
   });
 

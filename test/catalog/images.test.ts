@@ -27,14 +27,22 @@ t.test('product images', async (t) => {
     const gif = await api.post(path, { raw: multipart('file', GIF_3X2, 'anim.gif'), token: user, expect: 201 });
     t.match(gif.body, { contentType: 'image/gif', width: 3, height: 2 });
     const listed = await api.get(`/api/v1/products/${product.id}`, { expect: 200 });
-    t.same(listed.body.images.map((i: any) => i.id), [r.body.id, gif.body.id], 'upload order');
+    t.same(
+      listed.body.images.map((i: any) => i.id),
+      [r.body.id, gif.body.id],
+      'upload order',
+    );
     t.same(listed.body.images[0], r.body);
     const page = await api.get('/api/v1/products', { expect: 200 });
     t.equal(page.body.content[0].images.length, 2, 'lists carry images too');
   });
 
   t.test('upload errors: 415 for non-images and non-multipart, 400 empty or missing part, 404, 401', async (t) => {
-    const fake = await api.post(path, { raw: multipart('file', Buffer.from('plain text, not a picture'), 'fake.png', 'image/png'), token: user, expect: 415 });
+    const fake = await api.post(path, {
+      raw: multipart('file', Buffer.from('plain text, not a picture'), 'fake.png', 'image/png'),
+      token: user,
+      expect: 415,
+    });
     t.match(fake.body, { type: '/problems/unsupported-media-type', code: 'NOT_AN_IMAGE' });
     const pdf = Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
     await api.post(path, { raw: multipart('file', pdf, 'doc.png', 'image/png'), token: user, expect: 415 });
@@ -73,7 +81,10 @@ t.test('product images', async (t) => {
     const image = (await api.get(`/api/v1/products/${product.id}`, { expect: 200 })).body.images[0];
     await api.delete(`/api/v1/products/${product.id}`, { token: admin, expect: 204 });
     await api.get(image.url, { expect: 404 });
-    const blobs = await server.database.db.selectFrom('blobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const blobs = await server.database.db
+      .selectFrom('blobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     t.equal(Number(blobs.n), 0);
   });
 });

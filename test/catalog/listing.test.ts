@@ -6,24 +6,31 @@ t.test('list and search: paging, sorting, relevance, filters', async (t) => {
   const server = await startServer(t);
   const { api } = server;
   const made: any[] = [];
-  for (const [i, [name, price, category]] of ([
-    ['Walnut Desk', 300, 'HOME'],
-    ['Oak Desk', 200, 'HOME'],
-    ['Desk Lamp', 25.5, 'HOME'],
-    ['Running Shoes', 89.99, 'SPORTS'],
-    ['Desktop Computer', 999, 'ELECTRONICS'],
-    ['Paper Notebook', 4.2, 'BOOKS'],
-    ['Same Price A', 50, 'TOYS'],
-    ['Same Price B', 50, 'TOYS'],
-  ] as const).entries()) {
-    made.push(await createProduct(server, { name, price, category, sku: `LIST-${i}`, description: i === 5 ? 'Great for a desk drawer' : 'Plain' }));
+  for (const [i, [name, price, category]] of (
+    [
+      ['Walnut Desk', 300, 'HOME'],
+      ['Oak Desk', 200, 'HOME'],
+      ['Desk Lamp', 25.5, 'HOME'],
+      ['Running Shoes', 89.99, 'SPORTS'],
+      ['Desktop Computer', 999, 'ELECTRONICS'],
+      ['Paper Notebook', 4.2, 'BOOKS'],
+      ['Same Price A', 50, 'TOYS'],
+      ['Same Price B', 50, 'TOYS'],
+    ] as const
+  ).entries()) {
+    made.push(
+      await createProduct(server, { name, price, category, sku: `LIST-${i}`, description: i === 5 ? 'Great for a desk drawer' : 'Plain' }),
+    );
   }
 
   t.test('defaults: page 0, size 20, newest first, page metadata', async (t) => {
     const r = await api.get('/api/v1/products', { expect: 200 });
     t.equal(r.body.content.length, 8);
     t.same(r.body.page, { number: 0, size: 20, totalElements: 8, totalPages: 1, first: true, last: true });
-    t.same(r.body.content.map((p: any) => p.id), [...made].reverse().map((p) => p.id));
+    t.same(
+      r.body.content.map((p: any) => p.id),
+      [...made].reverse().map((p) => p.id),
+    );
   });
 
   t.test('pages walk every product exactly once, with a stable id tiebreak', async (t) => {
@@ -48,7 +55,10 @@ t.test('list and search: paging, sorting, relevance, filters', async (t) => {
     const sorted = [...keys].sort((a, b) => (a[0] === b[0] ? b[1] - a[1] : a[0] < b[0] ? 1 : -1));
     t.same(keys, sorted);
     const byPrice = await api.get('/api/v1/products?sort=price,asc', { expect: 200 });
-    t.same(byPrice.body.content.map((p: any) => p.price), [4.2, 25.5, 50, 50, 89.99, 200, 300, 999]);
+    t.same(
+      byPrice.body.content.map((p: any) => p.price),
+      [4.2, 25.5, 50, 50, 89.99, 200, 300, 999],
+    );
   });
 
   t.test('bad paging and sort parameters are 400s naming the parameter', async (t) => {
@@ -70,9 +80,14 @@ t.test('list and search: paging, sorting, relevance, filters', async (t) => {
   });
 
   t.test('search matches substrings of name, description and SKU, case-insensitively', async (t) => {
-    const names = async (query: string) => (await api.get(`/api/v1/products/search?${query}`, { expect: 200 })).body.content.map((p: any) => p.name);
+    const names = async (query: string) =>
+      (await api.get(`/api/v1/products/search?${query}`, { expect: 200 })).body.content.map((p: any) => p.name);
     t.same((await names('q=alnu')).sort(), ['Walnut Desk'], 'inside a word');
-    t.same((await names('q=DESK')).sort(), ['Desk Lamp', 'Desktop Computer', 'Oak Desk', 'Paper Notebook', 'Walnut Desk'], 'description matches too');
+    t.same(
+      (await names('q=DESK')).sort(),
+      ['Desk Lamp', 'Desktop Computer', 'Oak Desk', 'Paper Notebook', 'Walnut Desk'],
+      'description matches too',
+    );
     t.same(await names('q=list-3'), ['Running Shoes'], 'SKU');
     t.same(await names('q=desk%20walnut'), ['Walnut Desk'], 'every word, any order');
     t.same(await names('q=%25'), [], 'LIKE wildcards are literal');
@@ -88,7 +103,11 @@ t.test('list and search: paging, sorting, relevance, filters', async (t) => {
     const exact = await api.get('/api/v1/products/search?q=oak%20desk', { expect: 200 });
     t.equal(exact.body.content[0].name, 'Oak Desk');
     const sorted = await api.get('/api/v1/products/search?q=desk&sort=price,asc', { expect: 200 });
-    t.same(sorted.body.content.map((p: any) => p.price), [4.2, 25.5, 200, 300, 999], 'explicit sort overrides relevance');
+    t.same(
+      sorted.body.content.map((p: any) => p.price),
+      [4.2, 25.5, 200, 300, 999],
+      'explicit sort overrides relevance',
+    );
   });
 
   t.test('search filters: price range (inclusive) and category', async (t) => {
@@ -103,7 +122,9 @@ t.test('list and search: paging, sorting, relevance, filters', async (t) => {
     t.match((await api.get('/api/v1/products/search', { expect: 400 })).body.errors, [{ field: 'query.q' }]);
     t.match((await api.get('/api/v1/products/search?q=', { expect: 400 })).body.errors, [{ field: 'query.q' }]);
     t.match((await api.get('/api/v1/products/search?q=a&minPrice=-1', { expect: 400 })).body.errors, [{ field: 'query.minPrice' }]);
-    t.match((await api.get('/api/v1/products/search?q=a&minPrice=10&maxPrice=5', { expect: 400 })).body.errors, [{ field: 'query.minPrice' }]);
+    t.match((await api.get('/api/v1/products/search?q=a&minPrice=10&maxPrice=5', { expect: 400 })).body.errors, [
+      { field: 'query.minPrice' },
+    ]);
     t.match((await api.get('/api/v1/products/search?q=a&category=WEAPONS', { expect: 400 })).body.errors, [{ field: 'query.category' }]);
     t.match((await api.get('/api/v1/products/search?q=a&sort=secret,asc', { expect: 400 })).body.errors, [{ field: 'query.sort' }]);
     await api.get('/api/v1/products/search?q=a', { token: 'nope', expect: 401 });

@@ -5,13 +5,20 @@ import { startServer } from '../helpers/server.ts';
 import { createProduct } from './fixtures.ts';
 
 // Item elements are lists wherever they occur, except the root element of a single product.
-const xml = new XMLParser({ parseTagValue: false, isArray: (name, jpath) => jpath !== 'product' && ['product', 'attribute', 'image'].includes(name) });
+const xml = new XMLParser({
+  parseTagValue: false,
+  isArray: (name, jpath) => jpath !== 'product' && ['product', 'attribute', 'image'].includes(name),
+});
 
 /** JSON values as the XML text nodes carry them: strings (prices with 2 decimals), nulls omitted, lists under their item name. */
 function asXmlData(value: unknown, itemNames: Record<string, string>, key = ''): unknown {
   if (Array.isArray(value)) return value.length ? { [itemNames[key]!]: value.map((v) => asXmlData(v, itemNames)) } : '';
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, asXmlData(v, itemNames, k)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => [k, asXmlData(v, itemNames, k)]),
+    );
   }
   return key === 'price' ? (value as number).toFixed(2) : String(value);
 }
@@ -37,7 +44,10 @@ t.test('content negotiation of product resources', async (t) => {
 
   t.test('XML by Accept or format is well formed and parses back to the JSON data', async (t) => {
     const json = (await api.get(`/api/v1/products/${tricky.id}`, { expect: 200 })).body;
-    for (const options of [{ path: `/api/v1/products/${tricky.id}?format=xml` }, { path: `/api/v1/products/${tricky.id}`, headers: { accept: 'application/xml' } }]) {
+    for (const options of [
+      { path: `/api/v1/products/${tricky.id}?format=xml` },
+      { path: `/api/v1/products/${tricky.id}`, headers: { accept: 'application/xml' } },
+    ]) {
       const r = await api.get(options.path, { headers: options.headers ?? {}, expect: 200 });
       t.match(r.headers.get('content-type'), /^application\/xml/);
       t.equal(XMLValidator.validate(r.text), true, 'well formed');
@@ -57,10 +67,21 @@ t.test('content negotiation of product resources', async (t) => {
     t.equal(xml.parse((await api.get(`/api/v1/products/${round.id}?format=xml`, { expect: 200 })).text).product.price, '9.50');
     t.equal(xml.parse((await api.get(`/api/v1/products/${whole.id}?format=xml`, { expect: 200 })).text).product.price, '12.00');
     const xmlPage = xml.parse((await api.get('/api/v1/products/search?q=Pricey&format=xml&sort=sku,asc', { expect: 200 })).text).products;
-    const csvPage: { price: string }[] = parse((await api.get('/api/v1/products/search?q=Pricey&format=csv&sort=sku,asc', { expect: 200 })).text, { columns: true });
-    t.same(xmlPage.content.product.map((p: { price: string }) => p.price), ['9.50', '12.00']);
-    t.same(csvPage.map((p: { price: string }) => p.price), ['9.50', '12.00'], 'CSV and XML agree');
-    for (const id of [round.id, whole.id]) await api.delete(`/api/v1/products/${id}`, { token: await server.token('root', ['ADMIN']), expect: 204 });
+    const csvPage: { price: string }[] = parse(
+      (await api.get('/api/v1/products/search?q=Pricey&format=csv&sort=sku,asc', { expect: 200 })).text,
+      { columns: true },
+    );
+    t.same(
+      xmlPage.content.product.map((p: { price: string }) => p.price),
+      ['9.50', '12.00'],
+    );
+    t.same(
+      csvPage.map((p: { price: string }) => p.price),
+      ['9.50', '12.00'],
+      'CSV and XML agree',
+    );
+    for (const id of [round.id, whole.id])
+      await api.delete(`/api/v1/products/${id}`, { token: await server.token('root', ['ADMIN']), expect: 204 });
   });
 
   t.test('format wins over Accept', async (t) => {
@@ -91,7 +112,11 @@ t.test('content negotiation of product resources', async (t) => {
     const yaml = await api.get('/api/v1/products?format=yaml', { expect: 406 });
     t.match(yaml.body, { type: '/problems/not-acceptable', status: 406, detail: /^format=yaml is not available.*format: json, xml, csv$/ });
     t.match((await api.get('/api/v1/products?format=', { expect: 406 })).body.type, '/problems/not-acceptable');
-    t.match((await api.get('/api/v1/products?format=constructor', { expect: 406 })).body.type, '/problems/not-acceptable', 'no prototype lookup');
+    t.match(
+      (await api.get('/api/v1/products?format=constructor', { expect: 406 })).body.type,
+      '/problems/not-acceptable',
+      'no prototype lookup',
+    );
     await api.get(`/api/v1/products/${tricky.id}`, { headers: { accept: 'text/html' }, expect: 406 });
     await api.get('/api/v1/products', { headers: { accept: 'application/pdf' }, expect: 406 });
     await api.get('/api/v1/products/search?q=a', { headers: { accept: 'image/png' }, expect: 406 });
@@ -109,7 +134,7 @@ t.test('format=csv of 1,000 products parses back to the same rows', async (t) =>
   const rows = Array.from({ length: 1000 }, (_, i) => ({
     name: i % 3 === 0 ? `Item ${i}, "special"\r\nline` : i % 3 === 1 ? `Élément ${i} ü` : `Plain ${i}`,
     description: null,
-    price: `${(i * 7) % 100000 + 1}.${String(i % 100).padStart(2, '0')}`,
+    price: `${((i * 7) % 100000) + 1}.${String(i % 100).padStart(2, '0')}`,
     sku: `BULK-${String(i).padStart(5, '0')}`,
     category: ['HOME', 'BOOKS', 'TOYS'][i % 3]!,
     stock_quantity: i,
@@ -122,7 +147,12 @@ t.test('format=csv of 1,000 products parses back to the same rows', async (t) =>
     parsed.push(...parse<Record<string, string>>(r.text, { columns: true }));
   }
   t.equal(parsed.length, 1000);
-  const expected = stored.sort((a, b) => (a.sku < b.sku ? -1 : 1)).map((p) => ({ id: p.id, name: p.name, price: p.price, sku: p.sku, category: p.category }));
+  const expected = stored
+    .sort((a, b) => (a.sku < b.sku ? -1 : 1))
+    .map((p) => ({ id: p.id, name: p.name, price: p.price, sku: p.sku, category: p.category }));
   t.same(parsed, expected);
-  t.ok(parsed.every((p) => /^\d+\.\d{2}$/.test(p.price!)), 'every price has 2 decimals');
+  t.ok(
+    parsed.every((p) => /^\d+\.\d{2}$/.test(p.price!)),
+    'every price has 2 decimals',
+  );
 });

@@ -22,10 +22,23 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
   t.test('create in v2, read in v1 and v2', async (t) => {
     const r = await api.post('/api/v2/products', { body, token: user, expect: 201 });
     t.equal(r.headers.get('location'), `/api/v2/products/${r.body.id}`);
-    t.match(r.body, { price: { amount: '19.90', currency: 'USD' }, inventory: { quantity: 3, inStock: true }, attributes: { colour: 'black', watts: '8' }, images: [] });
+    t.match(r.body, {
+      price: { amount: '19.90', currency: 'USD' },
+      inventory: { quantity: 3, inStock: true },
+      attributes: { colour: 'black', watts: '8' },
+      images: [],
+    });
     t.same(Object.keys(r.body.attributes), ['colour', 'watts'], 'attribute order kept');
     const v1 = await api.get(`/api/v1/products/${r.body.id}`, { expect: 200 });
-    t.match(v1.body, { price: 19.9, stockQuantity: 3, inStock: true, attributes: [{ key: 'colour', value: 'black' }, { key: 'watts', value: '8' }] });
+    t.match(v1.body, {
+      price: 19.9,
+      stockQuantity: 3,
+      inStock: true,
+      attributes: [
+        { key: 'colour', value: 'black' },
+        { key: 'watts', value: '8' },
+      ],
+    });
     t.same((await api.get(`/api/v2/products/${r.body.id}`, { expect: 200 })).body, r.body);
   });
 
@@ -35,7 +48,10 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
     t.match(list.body.content[0], { id: p.id, price: { amount: '1234567890.07' }, inventory: { quantity: 0, inStock: false } });
     t.match(list.body.page, { number: 0, size: 20, totalElements: 2 });
     const found = await api.get('/api/v2/products/search?q=walnut&maxPrice=9999999999', { expect: 200 });
-    t.same(found.body.content.map((x: any) => x.id), [p.id]);
+    t.same(
+      found.body.content.map((x: any) => x.id),
+      [p.id],
+    );
   });
 
   t.test('create errors: 400, 401, 409, 413, 415', async (t) => {
@@ -48,24 +64,41 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
       [{ ...body, sku: 'V2-X6', stockQuantity: 1 }, '/stockQuantity'],
     ] as const) {
       const r = await api.post('/api/v2/products', { body: bad, token: user, expect: 400 });
-      t.ok(r.body.errors.some((e: any) => e.field === field), `${field} in ${JSON.stringify(r.body.errors)}`);
+      t.ok(
+        r.body.errors.some((e: any) => e.field === field),
+        `${field} in ${JSON.stringify(r.body.errors)}`,
+      );
     }
     await api.post('/api/v2/products', { body, expect: 401 });
     t.match((await api.post('/api/v2/products', { body, token: user, expect: 409 })).body, { code: 'DUPLICATE_SKU' });
-    await api.post('/api/v2/products', { raw: JSON.stringify({ ...body, description: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' }, token: user, expect: 413 });
+    await api.post('/api/v2/products', {
+      raw: JSON.stringify({ ...body, description: 'x'.repeat(1_100_000) }),
+      headers: { 'content-type': 'application/json' },
+      token: user,
+      expect: 413,
+    });
     await api.post('/api/v2/products', { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
   });
 
   t.test('patch: null or absent unchanged; errors 400, 401, 404, 413, 415', async (t) => {
     const p = (await api.post('/api/v2/products', { body: { ...body, sku: 'V2-PATCH' }, token: user, expect: 201 })).body;
-    const r = await api.patch(`/api/v2/products/${p.id}`, { body: { price: { amount: '5.05', currency: 'USD' }, name: null }, token: user, expect: 200 });
+    const r = await api.patch(`/api/v2/products/${p.id}`, {
+      body: { price: { amount: '5.05', currency: 'USD' }, name: null },
+      token: user,
+      expect: 200,
+    });
     t.match(r.body, { name: 'Desk Lamp', price: { amount: '5.05' }, inventory: { quantity: 3 } });
     const q = await api.patch(`/api/v2/products/${p.id}`, { body: { quantity: 0 }, token: user, expect: 200 });
     t.match(q.body.inventory, { quantity: 0, inStock: false });
     await api.patch(`/api/v2/products/${p.id}`, { body: { price: { amount: 'abc', currency: 'USD' } }, token: user, expect: 400 });
     await api.patch(`/api/v2/products/${p.id}`, { body: { quantity: 1 }, expect: 401 });
     await api.patch(`/api/v2/products/${UNKNOWN}`, { body: { quantity: 1 }, token: user, expect: 404 });
-    await api.patch(`/api/v2/products/${p.id}`, { raw: JSON.stringify({ description: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' }, token: user, expect: 413 });
+    await api.patch(`/api/v2/products/${p.id}`, {
+      raw: JSON.stringify({ description: 'x'.repeat(1_100_000) }),
+      headers: { 'content-type': 'application/json' },
+      token: user,
+      expect: 413,
+    });
     await api.patch(`/api/v2/products/${p.id}`, { raw: 'q', headers: { 'content-type': 'text/plain' }, token: user, expect: 415 });
   });
 

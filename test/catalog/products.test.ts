@@ -15,7 +15,12 @@ t.test('product CRUD over REST v1', async (t) => {
     await api.post('/api/v1/products', { raw: 'name,price\nx,1', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
     await api.post('/api/v1/products', { raw: '<product/>', headers: { 'content-type': 'application/xml' }, token: user, expect: 415 });
     const huge = JSON.stringify({ ...productBody(), description: 'x'.repeat(1_100_000) });
-    const tooBig = await api.post('/api/v1/products', { raw: huge, headers: { 'content-type': 'application/json' }, token: user, expect: 413 });
+    const tooBig = await api.post('/api/v1/products', {
+      raw: huge,
+      headers: { 'content-type': 'application/json' },
+      token: user,
+      expect: 413,
+    });
     t.equal(tooBig.body.type, '/problems/payload-too-large');
     const first = await createProduct(server, { sku: 'DUP-001' });
     const dup = await api.post('/api/v1/products', { body: productBody({ sku: 'DUP-001' }), token: user, expect: 409 });
@@ -24,9 +29,18 @@ t.test('product CRUD over REST v1', async (t) => {
   });
 
   t.test('create: repeated attribute keys are a 400 at the later occurrence', async (t) => {
-    const body = productBody({ attributes: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'a', value: '3' }] });
+    const body = productBody({
+      attributes: [
+        { key: 'a', value: '1' },
+        { key: 'b', value: '2' },
+        { key: 'a', value: '3' },
+      ],
+    });
     const r = await api.post('/api/v1/products', { body, token: user, expect: 400 });
-    t.same(r.body.errors.map((e: any) => e.field), ['/attributes/2/key']);
+    t.same(
+      r.body.errors.map((e: any) => e.field),
+      ['/attributes/2/key'],
+    );
   });
 
   t.test('a NUL character is a 400, never a 500', async (t) => {
@@ -47,7 +61,16 @@ t.test('product CRUD over REST v1', async (t) => {
     const p = await createProduct(server, { attributes: [{ key: 'colour', value: 'red' }], stockQuantity: 7 });
     const replacement = { name: 'Replaced', price: 99.9, sku: p.sku, category: 'BOOKS' };
     const r = await api.put(`/api/v1/products/${p.id}`, { body: replacement, token: user, expect: 200 });
-    t.match(r.body, { id: p.id, name: 'Replaced', price: 99.9, category: 'BOOKS', description: null, stockQuantity: 0, inStock: false, attributes: [] });
+    t.match(r.body, {
+      id: p.id,
+      name: 'Replaced',
+      price: 99.9,
+      category: 'BOOKS',
+      description: null,
+      stockQuantity: 0,
+      inStock: false,
+      attributes: [],
+    });
     t.equal(r.body.createdAt, p.createdAt);
     t.not(r.body.updatedAt, p.updatedAt);
     t.same((await api.get(`/api/v1/products/${p.id}`, { expect: 200 })).body, r.body, 'stored');
@@ -67,7 +90,12 @@ t.test('product CRUD over REST v1', async (t) => {
     t.match(clash.body, { code: 'DUPLICATE_SKU' });
     t.equal((await api.get(`/api/v1/products/${a.id}`, { expect: 200 })).body.sku, a.sku, 'the failed PUT changed nothing');
     await api.put(`/api/v1/products/${a.id}`, { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await api.put(`/api/v1/products/${a.id}`, { raw: JSON.stringify({ ...full, description: 'd'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' }, token: user, expect: 413 });
+    await api.put(`/api/v1/products/${a.id}`, {
+      raw: JSON.stringify({ ...full, description: 'd'.repeat(1_100_000) }),
+      headers: { 'content-type': 'application/json' },
+      token: user,
+      expect: 413,
+    });
   });
 
   t.test('PATCH changes present fields only; null and absent leave them unchanged', async (t) => {
@@ -82,13 +110,24 @@ t.test('product CRUD over REST v1', async (t) => {
 
   t.test('PATCH errors: 400 for a present invalid value or unknown field, 401, 404, 415', async (t) => {
     const p = await createProduct(server);
-    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { name: 'x' }, token: user, expect: 400 })).body.errors, [{ field: '/name' }]);
-    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { price: 1.234 }, token: user, expect: 400 })).body.errors, [{ field: '/price' }]);
-    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { sku: 'NEW-1' }, token: user, expect: 400 })).body.errors, [{ field: '/sku' }]);
+    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { name: 'x' }, token: user, expect: 400 })).body.errors, [
+      { field: '/name' },
+    ]);
+    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { price: 1.234 }, token: user, expect: 400 })).body.errors, [
+      { field: '/price' },
+    ]);
+    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { sku: 'NEW-1' }, token: user, expect: 400 })).body.errors, [
+      { field: '/sku' },
+    ]);
     await api.patch(`/api/v1/products/${p.id}`, { body: { name: 'Valid' }, expect: 401 });
     await api.patch(`/api/v1/products/${UNKNOWN}`, { body: { name: 'Valid' }, token: user, expect: 404 });
     await api.patch(`/api/v1/products/${p.id}`, { raw: 'name\nx', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await api.patch(`/api/v1/products/${p.id}`, { raw: JSON.stringify({ description: 'y'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' }, token: user, expect: 413 });
+    await api.patch(`/api/v1/products/${p.id}`, {
+      raw: JSON.stringify({ description: 'y'.repeat(1_100_000) }),
+      headers: { 'content-type': 'application/json' },
+      token: user,
+      expect: 413,
+    });
     t.same((await api.get(`/api/v1/products/${p.id}`, { expect: 200 })).body, p, 'rejected patches changed nothing');
   });
 

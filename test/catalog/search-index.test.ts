@@ -14,7 +14,11 @@ t.test('the search conditions are served by indexes', async (t) => {
   const plan = await db.connection().execute(async (conn) => {
     await sql`set enable_seqscan = off`.execute(conn);
     const { searchCondition, searchTerms } = await import('../../src/catalog/products.search.ts');
-    const query = conn.selectFrom('products').select('id').where(searchCondition(searchTerms('walnut desk'))).compile();
+    const query = conn
+      .selectFrom('products')
+      .select('id')
+      .where(searchCondition(searchTerms('walnut desk')))
+      .compile();
     const explained = await conn.executeQuery({ ...query, sql: `explain ${query.sql}` });
     return (explained.rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
   });

@@ -9,10 +9,25 @@ t.test('an unsupported format is a 406 naming the formats of the operation, on e
   const { api } = server;
   const alice = await server.token('alice');
   const product = await createProduct(server);
-  const image = (await api.post(`/api/v1/products/${product.id}/images`, { raw: multipart('file', ONE_PIXEL_PNG, 'a.png', 'image/png'), token: alice, expect: 201 })).body;
-  const customer = (await api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token: alice, expect: 201 })).body;
-  const order = (await api.post('/api/v1/orders', { body: { customerId: customer.id, items: [{ productId: product.id, quantity: 1 }] }, token: alice, expect: 201 })).body;
-  const file = (await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('x'), 'a.txt', 'text/plain'), token: alice, expect: 201 })).body;
+  const image = (
+    await api.post(`/api/v1/products/${product.id}/images`, {
+      raw: multipart('file', ONE_PIXEL_PNG, 'a.png', 'image/png'),
+      token: alice,
+      expect: 201,
+    })
+  ).body;
+  const customer = (await api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token: alice, expect: 201 }))
+    .body;
+  const order = (
+    await api.post('/api/v1/orders', {
+      body: { customerId: customer.id, items: [{ productId: product.id, quantity: 1 }] },
+      token: alice,
+      expect: 201,
+    })
+  ).body;
+  const file = (
+    await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('x'), 'a.txt', 'text/plain'), token: alice, expect: 201 })
+  ).body;
   const ids: Record<string, string> = {
     '/api/v1/products/{id}': product.id,
     '/api/v2/products/{id}': product.id,
@@ -29,15 +44,21 @@ t.test('an unsupported format is a 406 naming the formats of the operation, on e
       const op = item.get;
       if (!op?.parameters?.some((p: any) => p.$ref === '#/components/parameters/format' || p.name === 'format')) continue;
       let path = template;
-      for (const [pattern, id] of Object.entries(ids)) path = pattern.startsWith('{') ? path.replace(pattern, id) : path.replace(pattern, pattern.replace('{id}', id));
+      for (const [pattern, id] of Object.entries(ids))
+        path = pattern.startsWith('{') ? path.replace(pattern, id) : path.replace(pattern, pattern.replace('{id}', id));
       if (path.includes('{')) throw new Error(`no fixture for ${template}`);
       const query = template.endsWith('/search') ? 'q=a&format=yaml' : 'format=yaml';
       const ok = op.responses['200'].$ref ? doc.components.responses[op.responses['200'].$ref.split('/').pop()] : op.responses['200'];
-      const offered = Object.keys(ok.content).map((type) => FORMATS[type]).filter(Boolean);
+      const offered = Object.keys(ok.content)
+        .map((type) => FORMATS[type])
+        .filter(Boolean);
       const expected = offered.length ? `format: ${[...new Set(offered)].join(', ')}` : 'no format value selects it';
       const r = await api.get(`${path}?${query}`, { token: alice, expect: 406 });
       t.match(r.body, { type: '/problems/not-acceptable', status: 406 }, op.operationId);
-      t.ok(r.body.detail.startsWith('format=yaml is not available') && r.body.detail.endsWith(expected), `${op.operationId}: ${r.body.detail}`);
+      t.ok(
+        r.body.detail.startsWith('format=yaml is not available') && r.body.detail.endsWith(expected),
+        `${op.operationId}: ${r.body.detail}`,
+      );
       swept += 1;
     }
   }

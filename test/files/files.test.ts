@@ -24,10 +24,17 @@ t.test('file upload and download', async (t) => {
   });
 
   t.test('non-ASCII names get an RFC 6266 filename* and a safe fallback; quotes are escaped', async (t) => {
-    const r = await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('x'), 'Übersicht (Q1) €.pdf', 'application/pdf'), token: alice, expect: 201 });
+    const r = await api.post('/api/v1/files', {
+      raw: multipart('file', Buffer.from('x'), 'Übersicht (Q1) €.pdf', 'application/pdf'),
+      token: alice,
+      expect: 201,
+    });
     t.equal(r.body.filename, 'Übersicht (Q1) €.pdf');
     const d = await api.get(r.body.url, { token: alice, expect: 200 });
-    t.equal(d.headers.get('content-disposition'), `attachment; filename="_bersicht (Q1) _.pdf"; filename*=UTF-8''%C3%9Cbersicht%20%28Q1%29%20%E2%82%AC.pdf`);
+    t.equal(
+      d.headers.get('content-disposition'),
+      `attachment; filename="_bersicht (Q1) _.pdf"; filename*=UTF-8''%C3%9Cbersicht%20%28Q1%29%20%E2%82%AC.pdf`,
+    );
     // fetch's FormData percent-encodes quotes in part names, so the quoting rules are checked directly.
     t.equal(attachment('a "b" \\c.txt'), 'attachment; filename="a \\"b\\" \\\\c.txt"');
     t.equal(attachment("it's.txt"), 'attachment; filename="it\'s.txt"');
@@ -61,7 +68,11 @@ t.test('file upload and download', async (t) => {
   });
 
   t.test('download errors: 400, 401, 404, 406', async (t) => {
-    const r = await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('{}'), 'a.json', 'application/json'), token: alice, expect: 201 });
+    const r = await api.post('/api/v1/files', {
+      raw: multipart('file', Buffer.from('{}'), 'a.json', 'application/json'),
+      token: alice,
+      expect: 201,
+    });
     await api.get(r.body.url, { expect: 401 });
     await api.get(`/api/v1/files/${UNKNOWN}`, { token: alice, expect: 404 });
     await api.get('/api/v1/files/not-a-uuid', { token: alice, expect: 400 });

@@ -50,7 +50,9 @@ async function peakGrowth<T>(work: (sample: () => void) => Promise<T>): Promise<
  */
 function streamUpload(baseUrl: string, token: string, size: number, onMegabyte: () => void): Promise<{ status: number; body: any }> {
   const boundary = 'limit-test-boundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = Buffer.alloc(64 * 1024, 0x5a);
   return new Promise((resolve, reject) => {
@@ -73,7 +75,11 @@ function streamUpload(baseUrl: string, token: string, size: number, onMegabyte: 
       });
     });
     // The server may answer and stop reading before the whole body is sent; that is the point.
-    request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+    request.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+        ? undefined
+        : reject(error),
+    );
     let sent = 0;
     const pump = () => {
       request.write(head);
@@ -122,16 +128,23 @@ t.test('uploads at and over the 10,000,000-byte limit', async (t) => {
     const { result, rss, arrayBuffers } = await peakGrowth((sample) => streamUpload(server.baseUrl, token, LIMIT + 1, sample));
     t.equal(result.status, 413);
     t.match(result.body, { type: '/problems/payload-too-large', status: 413 });
-    t.comment(`peak growth during the rejected upload: rss ${(rss / 1e6).toFixed(1)} MB, arrayBuffers ${(arrayBuffers / 1e6).toFixed(1)} MB`);
+    t.comment(
+      `peak growth during the rejected upload: rss ${(rss / 1e6).toFixed(1)} MB, arrayBuffers ${(arrayBuffers / 1e6).toFixed(1)} MB`,
+    );
     t.ok(arrayBuffers < LIMIT / 4, `arrayBuffers grew by ${arrayBuffers} bytes, far below ${LIMIT + 1}`);
     t.ok(rss < LIMIT / 2, `rss grew by ${rss} bytes, below half the upload`);
-    const stored = await server.database.db.selectFrom('files').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const stored = await server.database.db
+      .selectFrom('files')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     t.equal(Number(stored.n), 0, 'nothing stored');
   });
 
   t.test('exactly 10,000,000 bytes round-trip byte for byte', async (t) => {
     const blob = content(LIMIT);
-    const expected = createHash('sha256').update(Buffer.from(await blob.arrayBuffer())).digest('hex');
+    const expected = createHash('sha256')
+      .update(Buffer.from(await blob.arrayBuffer()))
+      .digest('hex');
     const form = new FormData();
     form.append('file', blob, 'exact.bin');
     const created = await server.api.post('/api/v1/files', { raw: form, token, expect: 201 });

@@ -38,7 +38,10 @@ t.test('bearer JWT authentication', async (t) => {
   });
 
   t.test('a token without a subject is 401', async (t) => {
-    const noSub = await new SignJWT({ roles: [] }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const noSub = await new SignJWT({ roles: [] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     await api.post('/api/v1/products', { body: product, token: noSub, expect: 401 });
   });
 
@@ -60,11 +63,15 @@ t.test('bearer JWT authentication', async (t) => {
 
 t.test('npm run token prints a token the server accepts, with repeatable --role', async (t) => {
   const server = await startServer(t);
-  const token = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR'], {
-    cwd: root,
-    env: { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET },
-    encoding: 'utf8',
-  }).trim();
+  const token = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/token.ts', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR'],
+    {
+      cwd: root,
+      env: { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET },
+      encoding: 'utf8',
+    },
+  ).trim();
   t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
   t.same(claims.roles, ['ADMIN', 'EDITOR']);

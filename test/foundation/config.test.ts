@@ -21,7 +21,10 @@ t.test('defaults follow the operator contract', async (t) => {
   t.equal(c.httpRequestTimeoutMs, 120_000);
   t.equal(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '500' }).httpRequestTimeoutMs, 500);
   t.equal(loadConfig({ DATABASE_URL: 'memory:' }).database.kind, 'pglite-memory');
-  t.same(loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db' }).database, { kind: 'postgres', url: 'postgres://u:p@127.0.0.1:5432/db' });
+  t.same(loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db' }).database, {
+    kind: 'postgres',
+    url: 'postgres://u:p@127.0.0.1:5432/db',
+  });
 });
 
 t.test('production turns the explorer off and requires a JWT secret', async (t) => {

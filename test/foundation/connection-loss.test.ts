@@ -24,36 +24,46 @@ async function terminateOtherConnections(url: string): Promise<number> {
   }
 }
 
-t.test('the server outlives the database ending its connections', { skip: onPostgres ? false : 'needs PostgreSQL: PGlite runs in process and has no connections to lose (run `npm run test:suite`)' }, async (t) => {
-  const server = await startServer(t);
-  if (server.config.database.kind !== 'postgres') throw new Error('unreachable');
-  const lost: Error[] = [];
-  server.database.onConnectionError((error) => lost.push(error));
+t.test(
+  'the server outlives the database ending its connections',
+  { skip: onPostgres ? false : 'needs PostgreSQL: PGlite runs in process and has no connections to lose (run `npm run test:suite`)' },
+  async (t) => {
+    const server = await startServer(t);
+    if (server.config.database.kind !== 'postgres') throw new Error('unreachable');
+    const lost: Error[] = [];
+    server.database.onConnectionError((error) => lost.push(error));
 
-  const alice = await seed(server).user('alice');
-  const token = await server.token(alice.id);
-  const createPost = (title: string) => gql(server, 'mutation($t: String!) { createPost(input: { title: $t, content: "c", status: PUBLISHED }) { id } }', { t: title }, token);
-  const posts = record(wsClient(t, server.baseUrl), 'subscription { postCreated { title } }');
-  await primed(posts, () => createPost('probe'));
-  // Several idle connections in the pool, so the server ends some that nobody is using.
-  await Promise.all(Array.from({ length: 4 }, () => server.api.get('/api/v1/products', { expect: 200 })));
+    const alice = await seed(server).user('alice');
+    const token = await server.token(alice.id);
+    const createPost = (title: string) =>
+      gql(
+        server,
+        'mutation($t: String!) { createPost(input: { title: $t, content: "c", status: PUBLISHED }) { id } }',
+        { t: title },
+        token,
+      );
+    const posts = record(wsClient(t, server.baseUrl), 'subscription { postCreated { title } }');
+    await primed(posts, () => createPost('probe'));
+    // Several idle connections in the pool, so the server ends some that nobody is using.
+    await Promise.all(Array.from({ length: 4 }, () => server.api.get('/api/v1/products', { expect: 200 })));
 
-  const ended = await terminateOtherConnections(server.config.database.url);
-  t.ok(ended >= 2, `the server ended ${ended} connections (pooled and LISTEN)`);
-  for (let waited = 0; lost.length === 0 && waited < 5000; waited += 50) await sleep(50);
-  t.ok(lost.length > 0, 'the loss of an idle pooled connection is reported, not thrown');
-  t.match(lost[0]!.message, /terminating connection/);
+    const ended = await terminateOtherConnections(server.config.database.url);
+    t.ok(ended >= 2, `the server ended ${ended} connections (pooled and LISTEN)`);
+    for (let waited = 0; lost.length === 0 && waited < 5000; waited += 50) await sleep(50);
+    t.ok(lost.length > 0, 'the loss of an idle pooled connection is reported, not thrown');
+    t.match(lost[0]!.message, /terminating connection/);
 
-  await server.api.get('/api/v1/products', { expect: 200 });
-  t.equal((await createPost('after')).body.data.createPost !== null, true, 'writes work again');
+    await server.api.get('/api/v1/products', { expect: 200 });
+    t.equal((await createPost('after')).body.data.createPost !== null, true, 'writes work again');
 
-  // Events published while the LISTEN connection was down are lost (NOTIFY is not queued for a
-  // listener that is gone); the listener reconnects after a second and delivers from then on.
-  const before = posts.results.length;
-  for (let attempt = 0; posts.results.length === before && attempt < 50; attempt++) {
-    await createPost(`again ${attempt}`);
-    await sleep(200);
-  }
-  t.ok(posts.results.length > before, 'the subscription receives new posts after the listener reconnects');
-  t.match(posts.results.at(-1), { data: { postCreated: { title: /^again / } } });
-});
+    // Events published while the LISTEN connection was down are lost (NOTIFY is not queued for a
+    // listener that is gone); the listener reconnects after a second and delivers from then on.
+    const before = posts.results.length;
+    for (let attempt = 0; posts.results.length === before && attempt < 50; attempt++) {
+      await createPost(`again ${attempt}`);
+      await sleep(200);
+    }
+    t.ok(posts.results.length > before, 'the subscription receives new posts after the listener reconnects');
+    t.match(posts.results.at(-1), { data: { postCreated: { title: /^again / } } });
+  },
+);

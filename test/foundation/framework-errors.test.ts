@@ -32,8 +32,10 @@ function rawRequest(port: number, request: string): Promise<RawResponse> {
       const [statusLine = '', ...lines] = head.split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       const bodyText = rest.join('\r\n\r\n');
-      if (!/^HTTP\/1\.1 \d{3} /.test(statusLine)) return reject(new Error(`not an HTTP/1.1 response: ${JSON.stringify(text.slice(0, 200))}`));
-      if (Number(headers['content-length']) !== Buffer.byteLength(bodyText)) return reject(new Error(`Content-Length ${headers['content-length']} for ${Buffer.byteLength(bodyText)} bytes`));
+      if (!/^HTTP\/1\.1 \d{3} /.test(statusLine))
+        return reject(new Error(`not an HTTP/1.1 response: ${JSON.stringify(text.slice(0, 200))}`));
+      if (Number(headers['content-length']) !== Buffer.byteLength(bodyText))
+        return reject(new Error(`Content-Length ${headers['content-length']} for ${Buffer.byteLength(bodyText)} bytes`));
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(bodyText) });
     });
   });
@@ -44,7 +46,9 @@ const ajv = new Ajv2020.default({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addSchema(rest, 'rest-v1');
 const validProblem = ajv.getSchema('rest-v1#/components/schemas/Problem')!;
-const documentedTypes = new Set([...String(rest.components.schemas.Problem.description).matchAll(/`(\/problems\/[a-z-]+)` \| (\d{3})/g)].map((m) => `${m[1]} ${m[2]}`));
+const documentedTypes = new Set(
+  [...String(rest.components.schemas.Problem.description).matchAll(/`(\/problems\/[a-z-]+)` \| (\d{3})/g)].map((m) => `${m[1]} ${m[2]}`),
+);
 
 t.test('framework-level errors are documented Problem Details', async (t) => {
   const server = await startServer(t, { env: { HTTP_REQUEST_TIMEOUT_MS: '500' } });
@@ -74,7 +78,13 @@ t.test('framework-level errors are documented Problem Details', async (t) => {
   });
 
   t.test('request line and headers over 16 KiB: 431 from the HTTP parser', async (t) => {
-    check(t, await rawRequest(port, get('/api/v1/products', `X-Padding: ${'a'.repeat(20_000)}\r\n`)), 431, '/problems/header-fields-too-large', '/api/v1/products');
+    check(
+      t,
+      await rawRequest(port, get('/api/v1/products', `X-Padding: ${'a'.repeat(20_000)}\r\n`)),
+      431,
+      '/problems/header-fields-too-large',
+      '/api/v1/products',
+    );
   });
 
   t.test('bytes that are not HTTP/1.1: 400 from the HTTP parser', async (t) => {
@@ -85,16 +95,34 @@ t.test('framework-level errors are documented Problem Details', async (t) => {
   t.test('a request that does not arrive in time: 408', async (t) => {
     const headersNeverEnd = await rawRequest(port, 'GET /api/v1/products HTTP/1.1\r\nHost: x\r\n');
     check(t, headersNeverEnd, 408, '/problems/request-timeout');
-    const bodyNeverEnds = await rawRequest(port, post('/api/v1/products', 'application/json', '{"name":').replace(/Content-Length: \d+/, 'Content-Length: 500'));
+    const bodyNeverEnds = await rawRequest(
+      port,
+      post('/api/v1/products', 'application/json', '{"name":').replace(/Content-Length: \d+/, 'Content-Length: 500'),
+    );
     check(t, bodyNeverEnds, 408, '/problems/request-timeout', '/api/v1/products');
   });
 
   t.test('body errors: too large 413, unsupported type 415, malformed or empty JSON 400', async (t) => {
-    check(t, await rawRequest(port, post('/api/v1/products', 'application/json', JSON.stringify({ name: 'x'.repeat(1_100_000) }))), 413, '/problems/payload-too-large');
-    check(t, await rawRequest(port, post('/api/v1/products', 'text/csv', 'name,price\r\nx,1\r\n')), 415, '/problems/unsupported-media-type');
+    check(
+      t,
+      await rawRequest(port, post('/api/v1/products', 'application/json', JSON.stringify({ name: 'x'.repeat(1_100_000) }))),
+      413,
+      '/problems/payload-too-large',
+    );
+    check(
+      t,
+      await rawRequest(port, post('/api/v1/products', 'text/csv', 'name,price\r\nx,1\r\n')),
+      415,
+      '/problems/unsupported-media-type',
+    );
     check(t, await rawRequest(port, post('/api/v1/products', 'application/json', '{"name": ')), 400, '/problems/malformed-json');
     check(t, await rawRequest(port, post('/api/v1/products', 'application/json', '')), 400, '/problems/malformed-json');
-    check(t, await rawRequest(port, post('/api/v1/products', 'application/json', '{"__proto__": {"admin": true}}')), 400, '/problems/malformed-json');
+    check(
+      t,
+      await rawRequest(port, post('/api/v1/products', 'application/json', '{"__proto__": {"admin": true}}')),
+      400,
+      '/problems/malformed-json',
+    );
   });
 
   t.test('routing: unknown route 404, wrong method 405', async (t) => {

@@ -4,7 +4,11 @@ import { startServer } from '../helpers/server.ts';
 async function gql(baseUrl: string, query: string, variables?: Record<string, unknown>, token?: string) {
   const r = await fetch(`${baseUrl}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify({ query, variables }),
   });
   return { status: r.status, body: (await r.json()) as any };
@@ -34,5 +38,7 @@ t.test('GraphQL slice: createUser, user, users over POST /graphql', async (t) =>
 
   const missing = await gql(baseUrl, '{ user(id: "nobody") { id } }');
   t.same(missing.body.data, { user: null });
-  t.match(missing.body.errors, [{ message: 'User not found: nobody', path: ['user'], extensions: { errorType: 'NOT_FOUND', code: 'USER_NOT_FOUND' } }]);
+  t.match(missing.body.errors, [
+    { message: 'User not found: nobody', path: ['user'], extensions: { errorType: 'NOT_FOUND', code: 'USER_NOT_FOUND' } },
+  ]);
 });

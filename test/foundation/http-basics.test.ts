@@ -34,7 +34,9 @@ t.test('health, readiness, request ids, and Problem Details for routing errors',
         headers: { 'x-request-id': 'req-400', 'content-type': 'application/json' },
         body: '{',
       }),
-      'bad token (401)': await fetch(`${baseUrl}/api/v1/products`, { headers: { 'x-request-id': 'req-401', authorization: 'Bearer nonsense' } }),
+      'bad token (401)': await fetch(`${baseUrl}/api/v1/products`, {
+        headers: { 'x-request-id': 'req-401', authorization: 'Bearer nonsense' },
+      }),
       'GraphQL executed': await fetch(`${baseUrl}/graphql`, {
         method: 'POST',
         headers: { 'x-request-id': 'req-gql', 'content-type': 'application/json' },

@@ -48,7 +48,11 @@ async function startProcess(env: Record<string, string>): Promise<{ child: Child
 }
 
 async function graphql(base: string, query: string) {
-  const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const r = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   return { status: r.status, body: (await r.json()) as any };
 }
 
@@ -66,7 +70,10 @@ t.test('start, serve, SIGTERM, restart with the data kept', async (t) => {
   const before = await graphql(first.base, '{ users { totalElements } }');
   t.equal(before.status, 200);
   t.equal(before.body.data.users.totalElements, 0);
-  const created = await graphql(first.base, 'mutation { createUser(input: {username: "kept", email: "kept@example.com", displayName: "Kept"}) { id } }');
+  const created = await graphql(
+    first.base,
+    'mutation { createUser(input: {username: "kept", email: "kept@example.com", displayName: "Kept"}) { id } }',
+  );
   t.ok(created.body.data.createUser.id);
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'SIGTERM exits 0');

@@ -56,5 +56,8 @@ t.test('published descriptions carry no working notes', async (t) => {
   for (const doc of index.body.documents) documents.push([doc.json, await (await fetch(`${baseUrl}${doc.json}`)).json()]);
   const all = documents.flatMap(([name, document]) => prose(document).map(([where, text]) => ({ where: `${name} ${where}`, text })));
   t.ok(all.length > 200, `${all.length} descriptions checked`);
-  t.same(all.filter((d) => WORKING_NOTE.test(d.text)), []);
+  t.same(
+    all.filter((d) => WORKING_NOTE.test(d.text)),
+    [],
+  );
 });

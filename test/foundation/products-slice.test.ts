@@ -52,18 +52,36 @@ t.test('POST /api/v1/products validates every CreateProductRequest rule', async 
   }
 
   t.test('malformed JSON is a 400 problem', async (t) => {
-    const r = await api.post('/api/v1/products', { raw: '{"name": ', headers: { 'content-type': 'application/json' }, token: auth, expect: 400 });
+    const r = await api.post('/api/v1/products', {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+      token: auth,
+      expect: 400,
+    });
     t.match(r.body, { status: 400, type: '/problems/malformed-json', detail: /not valid JSON/ });
   });
 
   t.test('a non-JSON body is a 415 problem', async (t) => {
-    const r = await api.post('/api/v1/products', { raw: 'id,name\n1,x', headers: { 'content-type': 'text/csv' }, token: auth, expect: 415 });
+    const r = await api.post('/api/v1/products', {
+      raw: 'id,name\n1,x',
+      headers: { 'content-type': 'text/csv' },
+      token: auth,
+      expect: 415,
+    });
     t.match(r.body, { status: 415 });
   });
 
   t.test('a valid product is created, located and read back', async (t) => {
     const created = await api.post('/api/v1/products', { body: valid, token: auth, expect: 201 });
-    t.match(created.body, { name: valid.name, price: 1249.99, sku: valid.sku, category: 'HOME', stockQuantity: 4, inStock: true, attributes: valid.attributes });
+    t.match(created.body, {
+      name: valid.name,
+      price: 1249.99,
+      sku: valid.sku,
+      category: 'HOME',
+      stockQuantity: 4,
+      inStock: true,
+      attributes: valid.attributes,
+    });
     const location = created.headers.get('location')!;
     t.equal(location, `/api/v1/products/${created.body.id}`);
     const fetched = await api.get(location, { expect: 200 });
@@ -71,7 +89,11 @@ t.test('POST /api/v1/products validates every CreateProductRequest rule', async 
   });
 
   t.test('inStock follows stockQuantity and stock defaults to 0', async (t) => {
-    const r = await api.post('/api/v1/products', { body: { name: 'Pen', price: 0.01, sku: 'PEN-1', category: 'OTHER' }, token: auth, expect: 201 });
+    const r = await api.post('/api/v1/products', {
+      body: { name: 'Pen', price: 0.01, sku: 'PEN-1', category: 'OTHER' },
+      token: auth,
+      expect: 201,
+    });
     t.equal(r.body.stockQuantity, 0);
     t.equal(r.body.inStock, false);
     t.equal(r.body.price, 0.01);

@@ -37,7 +37,10 @@ t.test('a new SDL field fails typecheck until it has a resolver', { timeout: 180
 
   const sdl = path.join(dir, 'schema/users.graphql');
   const before = fs.readFileSync(sdl, 'utf8');
-  const withField = before.replace('  "When the account was created."\n  createdAt: DateTime!', '  "When the account was created."\n  createdAt: DateTime!\n  "How often the user was pinged."\n  pingCount: Int!');
+  const withField = before.replace(
+    '  "When the account was created."\n  createdAt: DateTime!',
+    '  "When the account was created."\n  createdAt: DateTime!\n  "How often the user was pinged."\n  pingCount: Int!',
+  );
   t.not(withField, before, 'the field was added to the SDL copy');
   fs.writeFileSync(sdl, withField);
 

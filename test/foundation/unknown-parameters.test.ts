@@ -11,7 +11,12 @@ import { startServer } from '../helpers/server.ts';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 function resolve(doc: any, value: any): any {
-  return value?.$ref ? value.$ref.slice(2).split('/').reduce((n: any, k: string) => n[k], doc) : value;
+  return value?.$ref
+    ? value.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: any, k: string) => n[k], doc)
+    : value;
 }
 
 /** A well-formed value for a path parameter, so only the unknown query parameter is at fault. */
@@ -48,7 +53,9 @@ t.test('every operation refuses an undeclared query parameter with a 400 naming 
 
   t.test('the message lists what the operation accepts', async (t) => {
     const r = await server.api.get('/api/v1/products?pagesize=5', { expect: 400 });
-    t.same(r.body.errors, [{ field: 'query.pagesize', message: 'is not a parameter of this operation; accepted: page, size, sort, format' }]);
+    t.same(r.body.errors, [
+      { field: 'query.pagesize', message: 'is not a parameter of this operation; accepted: page, size, sort, format' },
+    ]);
     const none = await server.api.get('/healthz?verbose=1', { expect: 400 });
     t.same(none.body.errors, [{ field: 'query.verbose', message: 'is not a parameter of this operation; it takes no query parameters' }]);
   });

@@ -15,7 +15,10 @@ t.test('graphql-http server audits', async (t) => {
     const result = await audit.fn();
     if (result.status === 'error') t.fail(`${audit.id} ${audit.name}: ${result.reason}`);
     else t.pass(`${audit.id} ${audit.name}: ${result.status}`);
-    if (result.status === 'warn' || result.status === 'notice') recommendations.push(`${result.status} ${audit.id} ${audit.name}: ${result.reason}`);
+    if (result.status === 'warn' || result.status === 'notice')
+      recommendations.push(`${result.status} ${audit.id} ${audit.name}: ${result.reason}`);
   }
-  t.comment(`${audits.length} audits; ${recommendations.length} warnings/notices${recommendations.length ? `:\n${recommendations.join('\n')}` : ''}`);
+  t.comment(
+    `${audits.length} audits; ${recommendations.length} warnings/notices${recommendations.length ? `:\n${recommendations.join('\n')}` : ''}`,
+  );
 });

@@ -60,7 +60,9 @@ t.test('authorization table over HTTP', async (t) => {
     t.same(exact((await gql(server, q, { id: victim.id }, aliceToken)).body.errors), [FORBIDDEN]);
     t.same((await gql(server, q, { id: victim.id }, adminToken)).body, { data: { deleteUser: true } });
     const again = await gql(server, q, { id: victim.id }, adminToken);
-    t.same(exact(again.body.errors), [{ message: `User not found: ${victim.id}`, extensions: { errorType: 'NOT_FOUND', code: 'USER_NOT_FOUND' } }]);
+    t.same(exact(again.body.errors), [
+      { message: `User not found: ${victim.id}`, extensions: { errorType: 'NOT_FOUND', code: 'USER_NOT_FOUND' } },
+    ]);
   });
 
   t.test('allUsers: requires ADMIN', async (t) => {
@@ -75,7 +77,10 @@ t.test('authorization table over HTTP', async (t) => {
   });
 
   t.test('createUser, user, users, searchUsers: no principal needed', async (t) => {
-    const r = await gql(server, 'mutation { createUser(input: { username: "carol", email: "c@example.com", displayName: "C" }) { username } }');
+    const r = await gql(
+      server,
+      'mutation { createUser(input: { username: "carol", email: "c@example.com", displayName: "C" }) { username } }',
+    );
     t.same(r.body, { data: { createUser: { username: 'carol' } } });
     const reads = await gql(server, `{ user(id: "${alice.id}") { id } users { totalElements } searchUsers(query: "car") { username } }`);
     t.same(reads.body, { data: { user: { id: alice.id }, users: { totalElements: 3 }, searchUsers: [{ username: 'carol' }] } });
@@ -84,7 +89,10 @@ t.test('authorization table over HTTP', async (t) => {
   t.test('a present but invalid token is a GraphQL-shaped 401', async (t) => {
     const r = await gql(server, '{ users { totalElements } }', undefined, 'not-a-jwt');
     t.equal(r.status, 401);
-    t.same(r.body.errors?.map((e: any) => e.extensions), [{ errorType: 'UNAUTHORIZED' }]);
+    t.same(
+      r.body.errors?.map((e: any) => e.extensions),
+      [{ errorType: 'UNAUTHORIZED' }],
+    );
   });
 
   t.test('authorization is checked before input constraints', async (t) => {

@@ -31,17 +31,36 @@ async function seedGraph(server: TestServer, n: number): Promise<void> {
   const [tag] = await db.insertInto('tags').values({ name: 'batch' }).returning('id').execute();
   const posts = await db
     .insertInto('posts')
-    .values(users.flatMap((u, i) => Array.from({ length: Math.min(n, 10) }, (_, j) => ({ author_id: u.id, title: 'T', content: 'C', slug: `p-${i}-${j}`, status: 'PUBLISHED' }))))
+    .values(
+      users.flatMap((u, i) =>
+        Array.from({ length: Math.min(n, 10) }, (_, j) => ({
+          author_id: u.id,
+          title: 'T',
+          content: 'C',
+          slug: `p-${i}-${j}`,
+          status: 'PUBLISHED',
+        })),
+      ),
+    )
     .returning(['id', 'author_id'])
     .execute();
-  await db.insertInto('post_tags').values(posts.map((p) => ({ post_id: p.id, tag_id: tag!.id, position: 0 }))).execute();
-  await db.insertInto('post_likes').values(posts.map((p) => ({ post_id: p.id, user_id: p.author_id }))).execute();
+  await db
+    .insertInto('post_tags')
+    .values(posts.map((p) => ({ post_id: p.id, tag_id: tag!.id, position: 0 })))
+    .execute();
+  await db
+    .insertInto('post_likes')
+    .values(posts.map((p) => ({ post_id: p.id, user_id: p.author_id })))
+    .execute();
   const comments = await db
     .insertInto('comments')
     .values(posts.flatMap((p) => Array.from({ length: Math.min(n, 5) }, () => ({ post_id: p.id, author_id: commenter!.id, content: 'c' }))))
     .returning(['id', 'post_id', 'author_id'])
     .execute();
-  await db.insertInto('comments').values(comments.map((c) => ({ post_id: c.post_id, author_id: c.author_id, parent_id: c.id, content: 'r' }))).execute();
+  await db
+    .insertInto('comments')
+    .values(comments.map((c) => ({ post_id: c.post_id, author_id: c.author_id, parent_id: c.id, content: 'r' })))
+    .execute();
 }
 
 async function statementsFor(t: Test, n: number): Promise<{ count: number; users: number; posts: number; comments: number }> {
@@ -56,7 +75,10 @@ async function statementsFor(t: Test, n: number): Promise<{ count: number; users
   const users = r.body.data.users.content;
   const posts = users.flatMap((u: any) => u.posts.content);
   const comments = posts.flatMap((p: any) => p.comments.content);
-  t.ok(comments.every((c: any) => c.replies.length === 1 && c.author.id), 'every level resolved');
+  t.ok(
+    comments.every((c: any) => c.replies.length === 1 && c.author.id),
+    'every level resolved',
+  );
   return { count: statements.length, users: users.length, posts: posts.length, comments: comments.length };
 }
 

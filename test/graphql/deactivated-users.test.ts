@@ -38,17 +38,45 @@ t.test('a deactivated account is found by id, and no list shows it', async (t) =
   t.same(after.users, { totalElements: 2, content: [{ id: alice.id }, { id: carol.id }] }, 'users: left out, and not counted');
   t.same(after.search, [alice.id], 'searchUsers: left out');
   t.same(after.all, [alice.id, carol.id], 'allUsers: left out');
-  t.same(after.alice, { followerCount: 1, followers: [{ id: carol.id }], following: [{ id: carol.id }] }, 'followers, following and the count agree');
+  t.same(
+    after.alice,
+    { followerCount: 1, followers: [{ id: carol.id }], following: [{ id: carol.id }] },
+    'followers, following and the count agree',
+  );
 
   const byId = await gql(server, 'query($id: ID!) { user(id: $id) { id username } }', { id: bob.id });
   t.same(byId.body, { data: { user: { id: bob.id, username: 'bob' } } }, 'user(id) still finds the account');
-  const content = await gql(server, 'query($id: ID!) { post(id: $id) { author { id } comments { content { author { id } } } } }', { id: String(post.id) });
-  t.same(content.body, { data: { post: { author: { id: bob.id }, comments: { content: [{ author: { id: bob.id } }] } } } }, 'its post and comment keep their author');
+  const content = await gql(server, 'query($id: ID!) { post(id: $id) { author { id } comments { content { author { id } } } } }', {
+    id: String(post.id),
+  });
+  t.same(
+    content.body,
+    { data: { post: { author: { id: bob.id }, comments: { content: [{ author: { id: bob.id } }] } } } },
+    'its post and comment keep their author',
+  );
 
   const follow = await gql(server, 'mutation($id: ID!) { followUser(userId: $id) { id } }', { id: bob.id }, await server.token(carol.id));
   t.equal(follow.body.data, null);
-  t.match(follow.body.errors, [{ message: 'Validation failed', extensions: { errorType: 'BAD_REQUEST', code: 'VALIDATION_ERROR', violations: [{ field: 'userId', message: 'this account is deactivated' }] } }]);
-  t.equal(await server.database.db.selectFrom('follows').where('follower_id', '=', carol.id).where('followee_id', '=', bob.id).select('follower_id').executeTakeFirst(), undefined, 'no follow row written');
+  t.match(follow.body.errors, [
+    {
+      message: 'Validation failed',
+      extensions: {
+        errorType: 'BAD_REQUEST',
+        code: 'VALIDATION_ERROR',
+        violations: [{ field: 'userId', message: 'this account is deactivated' }],
+      },
+    },
+  ]);
+  t.equal(
+    await server.database.db
+      .selectFrom('follows')
+      .where('follower_id', '=', carol.id)
+      .where('followee_id', '=', bob.id)
+      .select('follower_id')
+      .executeTakeFirst(),
+    undefined,
+    'no follow row written',
+  );
 
   await setActive(true);
   t.same(await lists(), before, 'reactivation brings back every list as it was, follows included');

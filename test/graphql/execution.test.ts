@@ -90,11 +90,28 @@ t.test('compiled execution', async (t) => {
   const preparer = new OperationPreparer(schema, { ...graphqlLimits(server.config), maxComplexity: 1_000_000 });
   const context = () => createContext(null, server.app.services);
   const run = (executor: OperationExecutor, query: string, variables?: Record<string, unknown>, operationName?: string) =>
-    Promise.resolve(executor.execute({ schema, document: documentOf(preparer.prepare({ query, variables, operationName })), variableValues: variables, operationName, contextValue: context() }));
+    Promise.resolve(
+      executor.execute({
+        schema,
+        document: documentOf(preparer.prepare({ query, variables, operationName })),
+        variableValues: variables,
+        operationName,
+        contextValue: context(),
+      }),
+    );
   const reference = (query: string, variables?: Record<string, unknown>, operationName?: string) =>
-    Promise.resolve(execute({ schema, document: documentOf(preparer.prepare({ query, variables, operationName })), variableValues: variables, operationName, contextValue: context() }));
+    Promise.resolve(
+      execute({
+        schema,
+        document: documentOf(preparer.prepare({ query, variables, operationName })),
+        variableValues: variables,
+        operationName,
+        contextValue: context(),
+      }),
+    );
   /** Results as a client sees them: errors mapped and serialised. */
-  const wire = (result: ExecutionResult) => JSON.parse(JSON.stringify({ ...result, ...(result.errors ? { errors: result.errors.map((e) => mapGraphQLError(e)) } : {}) }));
+  const wire = (result: ExecutionResult) =>
+    JSON.parse(JSON.stringify({ ...result, ...(result.errors ? { errors: result.errors.map((e) => mapGraphQLError(e)) } : {}) }));
 
   const compiled: string[] = [];
   const spy: Compile = (s, document, operationName, options) => {
@@ -114,7 +131,17 @@ t.test('compiled execution', async (t) => {
     t.ok(executor.isCompiled(documentOf(preparer.prepare({ query })), 'Feed'));
     t.same(wire(first), wire(await reference(query, undefined, 'Feed')), 'same data as graphql-js, DateTime included');
     t.same(second, first);
-    t.match(first.data, { users: { content: [{ username: 'alice', posts: { content: [{ title: 'Hello', tags: [{ name: 'intro', postCount: 1 }], comments: { totalElements: 1 } }] } }, { username: 'bob' }] } });
+    t.match(first.data, {
+      users: {
+        content: [
+          {
+            username: 'alice',
+            posts: { content: [{ title: 'Hello', tags: [{ name: 'intro', postCount: 1 }], comments: { totalElements: 1 } }] },
+          },
+          { username: 'bob' },
+        ],
+      },
+    });
     await run(executor, query, { id: bob.id }, 'One');
     t.same(compiled, ['Feed', 'One'], 'each operation of the document compiled on its own');
   });
@@ -128,14 +155,26 @@ t.test('compiled execution', async (t) => {
     t.same(partial, {
       data: { users: { totalElements: 2 }, missing: null },
       errors: [
-        { message: 'User not found: nobody', locations: [{ line: 1, column: query.indexOf('missing') + 1 }], path: ['missing'], extensions: { errorType: 'NOT_FOUND', code: 'USER_NOT_FOUND' } },
+        {
+          message: 'User not found: nobody',
+          locations: [{ line: 1, column: query.indexOf('missing') + 1 }],
+          path: ['missing'],
+          extensions: { errorType: 'NOT_FOUND', code: 'USER_NOT_FOUND' },
+        },
       ],
     });
     const denied = wire(await run(executor, mutation));
     t.same(denied, wire(await reference(mutation)), 'as graphql-js');
     t.same(denied, {
       data: null,
-      errors: [{ message: 'Authentication required', locations: [{ line: 1, column: 12 }], path: ['users'], extensions: { errorType: 'UNAUTHORIZED' } }],
+      errors: [
+        {
+          message: 'Authentication required',
+          locations: [{ line: 1, column: 12 }],
+          path: ['users'],
+          extensions: { errorType: 'UNAUTHORIZED' },
+        },
+      ],
     });
   });
 
@@ -144,7 +183,9 @@ t.test('compiled execution', async (t) => {
     const query = 'query($s: Int) { users(size: $s) { totalElements } }';
     const refused = wire(await run(executor, query, { s: 'many' }));
     t.same(refused, wire(await reference(query, { s: 'many' })));
-    t.match(refused.errors, [{ message: /Variable "\$s" got invalid value "many"/, extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' } }]);
+    t.match(refused.errors, [
+      { message: /Variable "\$s" got invalid value "many"/, extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' } },
+    ]);
     t.notOk('data' in refused);
   });
 
@@ -158,7 +199,14 @@ t.test('compiled execution', async (t) => {
     const query = '{ users(size: 2) { content { username posts { content { title author { username } } } } } }';
     const result = await run(executor, query);
     t.same(result, await reference(query));
-    t.same(result.data, { users: { content: [{ username: 'alice', posts: { content: [{ title: 'Hello', author: { username: 'alice' } }] } }, { username: 'bob', posts: { content: [] } }] } });
+    t.same(result.data, {
+      users: {
+        content: [
+          { username: 'alice', posts: { content: [{ title: 'Hello', author: { username: 'alice' } }] } },
+          { username: 'bob', posts: { content: [] } },
+        ],
+      },
+    });
     await run(executor, query);
     t.equal(refusals.length, 1, 'tried once, then remembered');
     t.notOk(executor.isCompiled(documentOf(preparer.prepare({ query }))));
@@ -184,7 +232,12 @@ t.test('compiled execution', async (t) => {
 
   t.test('over HTTP: a cached document with variables is refused or run per request', async (t) => {
     const query = 'query($n: Int) { users(size: 97) { content { username } } searchUsers(query: "a", limit: $n) { username } }';
-    for (const [n, code] of [[4, undefined], [5, 'QUERY_TOO_COMPLEX'], [4, undefined], [50, 'QUERY_TOO_COMPLEX']] as const) {
+    for (const [n, code] of [
+      [4, undefined],
+      [5, 'QUERY_TOO_COMPLEX'],
+      [4, undefined],
+      [50, 'QUERY_TOO_COMPLEX'],
+    ] as const) {
       const r = await gql(server, query, { n });
       t.equal(r.body.errors?.[0].extensions.code, code, `limit ${n}`);
       if (!code) t.same(r.body.data.searchUsers, [{ username: 'alice' }]);

@@ -25,7 +25,13 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
   const html = await page.text();
   t.match(html, /\/graphiql\/assets\/graphiql\.min\.js/);
   t.notMatch(html, /https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'no CDN: every asset is local');
-  for (const asset of ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql.min.css', 'graphql-ws.min.js']) {
+  for (const asset of [
+    'react.production.min.js',
+    'react-dom.production.min.js',
+    'graphiql.min.js',
+    'graphiql.min.css',
+    'graphql-ws.min.js',
+  ]) {
     const r = await fetch(`${server.baseUrl}/graphiql/assets/${asset}`);
     t.equal(r.status, 200, asset);
     t.ok((await r.arrayBuffer()).byteLength > 1000, `${asset} has content`);
@@ -42,7 +48,12 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
   const document = parse('subscription { postCreated { id } }');
   t.equal(document.definitions[0]?.kind, 'OperationDefinition', 'it parses like graphql-js');
   t.throws(() => parse('{ users {'), { name: 'GraphQLError' }, 'and refuses a syntax error');
-  for (const name of ['graphql/language/parser.mjs', 'graphql/package.json', '..%2Fpackage.json', 'graphql/language/../../react/package.json']) {
+  for (const name of [
+    'graphql/language/parser.mjs',
+    'graphql/package.json',
+    '..%2Fpackage.json',
+    'graphql/language/../../react/package.json',
+  ]) {
     t.equal((await fetch(`${server.baseUrl}/graphiql/assets/${name}`)).status, 404, `${name} is not served`);
   }
 });
@@ -55,59 +66,84 @@ t.test('both are 404 when disabled (the production default)', async (t) => {
   }
 });
 
-t.test('GraphiQL in a real browser runs a query and shows the result', { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, async (t) => {
-  const server = await startServer(t);
-  await seed(server).user('browser_user', 'Seen In Browser');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
-  const external: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server.baseUrl)) external.push(request.url());
-  });
-  await page.goto(`${server.baseUrl}/graphiql`);
-  await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
-  // Replace the editor's text through CodeMirror itself, as typing would, then run it.
-  await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(QUERY)})`);
-  await page.locator('.graphiql-execute-button').click();
-  const result = page.locator('.result-window');
-  await result.getByText('Seen In Browser').waitFor({ timeout: 20_000 });
-  t.match(await result.innerText(), /"username": "browser_user"/);
-  await page.screenshot({ path: '/tmp/graphiql.png' });
-  t.same(external, [], 'the page loads nothing from outside the server');
-});
+t.test(
+  'GraphiQL in a real browser runs a query and shows the result',
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    const server = await startServer(t);
+    await seed(server).user('browser_user', 'Seen In Browser');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+    const external: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.baseUrl)) external.push(request.url());
+    });
+    await page.goto(`${server.baseUrl}/graphiql`);
+    await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
+    // Replace the editor's text through CodeMirror itself, as typing would, then run it.
+    await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(QUERY)})`);
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.result-window');
+    await result.getByText('Seen In Browser').waitFor({ timeout: 20_000 });
+    t.match(await result.innerText(), /"username": "browser_user"/);
+    await page.screenshot({ path: '/tmp/graphiql.png' });
+    t.same(external, [], 'the page loads nothing from outside the server');
+  },
+);
 
-t.test('GraphiQL in a real browser runs a subscription over the WebSocket', { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, async (t) => {
-  const server = await startServer(t);
-  const s = seed(server);
-  const author = await s.user('live_author');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
-  const sockets: string[] = [];
-  page.on('websocket', (ws) => sockets.push(ws.url()));
-  await page.goto(`${server.baseUrl}/graphiql`);
-  await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
-  const subscription = `subscription { postCreated(authorId: ${JSON.stringify(author.id)}) { title author { username } } }`;
-  await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(subscription)})`);
-  // Run at once, inside GraphiQL's 100 ms debounce after the edit, as a quick Ctrl-Enter would.
-  await page.locator('.graphiql-execute-button').click();
-  // The subscription is live once the server has acknowledged it; then publish, through the services.
-  const result = page.locator('.result-window');
-  const deadline = Date.now() + 20_000;
-  let seen = false;
-  for (let n = 0; !seen && Date.now() < deadline; n++) {
-    await s.post(author.id, `Live post ${n}`);
-    seen = await result
-      .getByText(/Live post \d+/)
-      .first()
-      .waitFor({ timeout: 1_000 })
-      .then(() => true, () => false);
-  }
-  t.ok(seen, 'a post created after subscribing shows in the result pane');
-  t.match(await result.innerText(), /"username": "live_author"/);
-  t.same(sockets, [`${server.baseUrl.replace('http', 'ws')}/graphql`], 'one WebSocket, to /graphql on the same server');
-});
+t.test(
+  'GraphiQL in a real browser runs a subscription over the WebSocket',
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    const server = await startServer(t);
+    const s = seed(server);
+    const author = await s.user('live_author');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await page.goto(`${server.baseUrl}/graphiql`);
+    await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
+    const subscription = `subscription { postCreated(authorId: ${JSON.stringify(author.id)}) { title author { username } } }`;
+    await page.evaluate(
+      `document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(subscription)})`,
+    );
+    // Run at once, inside GraphiQL's 100 ms debounce after the edit, as a quick Ctrl-Enter would.
+    await page.locator('.graphiql-execute-button').click();
+    // The subscription is live once the server has acknowledged it; then publish, through the services.
+    const result = page.locator('.result-window');
+    const deadline = Date.now() + 20_000;
+    let seen = false;
+    for (let n = 0; !seen && Date.now() < deadline; n++) {
+      await s.post(author.id, `Live post ${n}`);
+      seen = await result
+        .getByText(/Live post \d+/)
+        .first()
+        .waitFor({ timeout: 1_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+    }
+    t.ok(seen, 'a post created after subscribing shows in the result pane');
+    t.match(await result.innerText(), /"username": "live_author"/);
+    t.same(sockets, [`${server.baseUrl.replace('http', 'ws')}/graphql`], 'one WebSocket, to /graphql on the same server');
+  },
+);

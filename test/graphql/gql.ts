@@ -49,7 +49,12 @@ export function seed(server: TestServer) {
     user: (username: string, displayName = username) =>
       services.users.create({ username, email: `${username.toLowerCase()}@example.com`, displayName }),
     post: (author: string, title: string, options: { status?: 'DRAFT' | 'PUBLISHED'; tags?: string[]; content?: string } = {}) =>
-      services.posts.create(as(author), { title, content: options.content ?? `About ${title}`, status: options.status ?? 'PUBLISHED', tags: options.tags ?? [] }),
+      services.posts.create(as(author), {
+        title,
+        content: options.content ?? `About ${title}`,
+        status: options.status ?? 'PUBLISHED',
+        tags: options.tags ?? [],
+      }),
     comment: (author: string, postId: number, content = 'Nice') => services.comments.add(as(author), String(postId), content),
     reply: (author: string, commentId: number, content = 'Thanks') => services.comments.reply(as(author), String(commentId), content),
     like: (user: string, postId: number) => services.posts.like(as(user), String(postId)),

@@ -48,7 +48,8 @@ interface Case {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const RESPONSE_JSON = { ...JSON_TYPE, accept: 'application/graphql-response+json' };
-const deep = '{ users { content { followers { content { followers { content { followers { content { followers { content { id } } } } } } } } } } }';
+const deep =
+  '{ users { content { followers { content { followers { content { followers { content { followers { content { id } } } } } } } } } } }';
 
 const cases: Case[] = [
   { name: 'query without variables', headers: JSON_TYPE, body: { query: '{ users { totalElements content { username displayName } } }' } },
@@ -56,27 +57,56 @@ const cases: Case[] = [
     name: 'query with variables and operation name',
     headers: RESPONSE_JSON,
     body: {
-      query: 'query A($id: ID!) { user(id: $id) { username posts(size: 3) { content { title tags { name } comments(size: 3) { content { author { username } } } } } } } query B { users { totalElements } }',
+      query:
+        'query A($id: ID!) { user(id: $id) { username posts(size: 3) { content { title tags { name } comments(size: 3) { content { author { username } } } } } } } query B { users { totalElements } }',
       variables: { id: alice.id },
       operationName: 'A',
     },
   },
   { name: 'charset in Content-Type', headers: { 'content-type': 'application/json; charset=utf-8' }, body: { query: '{ __typename }' } },
-  { name: 'null variables, operationName and extensions', headers: JSON_TYPE, body: { query: '{ __typename }', variables: null, operationName: null, extensions: null } },
+  {
+    name: 'null variables, operationName and extensions',
+    headers: JSON_TYPE,
+    body: { query: '{ __typename }', variables: null, operationName: null, extensions: null },
+  },
   { name: 'extensions object', headers: JSON_TYPE, body: { query: '{ __typename }', extensions: { persistedQuery: { version: 1 } } } },
-  { name: 'field error next to data (NOT_FOUND)', headers: RESPONSE_JSON, body: { query: '{ users { totalElements } user(id: "00000000-0000-0000-0000-000000000000") { id } }' } },
-  { name: 'field error under application/json', headers: JSON_TYPE, body: { query: '{ user(id: "00000000-0000-0000-0000-000000000000") { id } }' } },
+  {
+    name: 'field error next to data (NOT_FOUND)',
+    headers: RESPONSE_JSON,
+    body: { query: '{ users { totalElements } user(id: "00000000-0000-0000-0000-000000000000") { id } }' },
+  },
+  {
+    name: 'field error under application/json',
+    headers: JSON_TYPE,
+    body: { query: '{ user(id: "00000000-0000-0000-0000-000000000000") { id } }' },
+  },
   { name: 'authorization refused (anonymous allUsers)', headers: RESPONSE_JSON, body: { query: '{ allUsers { id } }' } },
   { name: 'authenticated caller', headers: { ...RESPONSE_JSON, authorization: `Bearer ${token}` }, body: { query: '{ allUsers { id } }' } },
-  { name: 'mutation refused by input validation', headers: { ...RESPONSE_JSON, authorization: `Bearer ${token}` }, body: { query: 'mutation { createPost(input: { title: "", content: "x" }) { id } }' } },
+  {
+    name: 'mutation refused by input validation',
+    headers: { ...RESPONSE_JSON, authorization: `Bearer ${token}` },
+    body: { query: 'mutation { createPost(input: { title: "", content: "x" }) { id } }' },
+  },
   { name: 'syntax error, graphql-response+json (400)', headers: RESPONSE_JSON, body: { query: '{ users { ' } },
   { name: 'syntax error, application/json (200)', headers: JSON_TYPE, body: { query: '{ users { ' } },
   { name: 'validation error', headers: RESPONSE_JSON, body: { query: '{ nope }' } },
   { name: 'too deep', headers: RESPONSE_JSON, body: { query: deep } },
-  { name: 'too complex', headers: RESPONSE_JSON, body: { query: '{ users(size: 100) { content { posts(size: 100) { content { id } } } } }' } },
-  { name: 'wrong variable type (graphql-jit refuses, graphql-js answers)', headers: RESPONSE_JSON, body: { query: 'query ($id: ID!) { user(id: $id) { id } }', variables: { id: { not: 'an id' } } } },
+  {
+    name: 'too complex',
+    headers: RESPONSE_JSON,
+    body: { query: '{ users(size: 100) { content { posts(size: 100) { content { id } } } } }' },
+  },
+  {
+    name: 'wrong variable type (graphql-jit refuses, graphql-js answers)',
+    headers: RESPONSE_JSON,
+    body: { query: 'query ($id: ID!) { user(id: $id) { id } }', variables: { id: { not: 'an id' } } },
+  },
   { name: 'missing required variable', headers: RESPONSE_JSON, body: { query: 'query ($id: ID!) { user(id: $id) { id } }' } },
-  { name: 'unknown operation name', headers: RESPONSE_JSON, body: { query: 'query A { __typename } query B { __typename }', operationName: 'C' } },
+  {
+    name: 'unknown operation name',
+    headers: RESPONSE_JSON,
+    body: { query: 'query A { __typename } query B { __typename }', operationName: 'C' },
+  },
   { name: 'two operations, no name', headers: RESPONSE_JSON, body: { query: 'query A { __typename } query B { __typename }' } },
   { name: 'subscription over POST', headers: RESPONSE_JSON, body: { query: 'subscription { postCreated { id } }' } },
   { name: 'not acceptable (406)', headers: { ...JSON_TYPE, accept: 'text/html' }, body: { query: '{ __typename }' } },
@@ -92,7 +122,8 @@ const cases: Case[] = [
 ];
 
 async function call(path: string, c: Case) {
-  const url = c.method === 'GET' ? `${server.baseUrl}${path}?query=${encodeURIComponent('{ users { totalElements } }')}` : `${server.baseUrl}${path}`;
+  const url =
+    c.method === 'GET' ? `${server.baseUrl}${path}?query=${encodeURIComponent('{ users { totalElements } }')}` : `${server.baseUrl}${path}`;
   const body = c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
   const r = await fetch(url, { method: c.method ?? 'POST', headers: c.headers, body });
   return { status: r.status, contentType: r.headers.get('content-type'), body: await r.text() };
@@ -112,5 +143,12 @@ for (const c of cases) {
 t.test('the direct path answers with data', async (t) => {
   const r = await call('/graphql', cases[1]!);
   t.equal(r.status, 200);
-  t.match(JSON.parse(r.body), { data: { user: { username: 'alice', posts: { content: [{ title: 'Hello world', tags: [{ name: 'intro' }], comments: { content: [{ author: { username: 'bob' } }] } }] } } } });
+  t.match(JSON.parse(r.body), {
+    data: {
+      user: {
+        username: 'alice',
+        posts: { content: [{ title: 'Hello world', tags: [{ name: 'intro' }], comments: { content: [{ author: { username: 'bob' } }] } }] },
+      },
+    },
+  });
 });

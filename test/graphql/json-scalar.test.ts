@@ -50,7 +50,8 @@ t.test('Json scalar and Post.metadata', async (t) => {
         });
         const text = await r.text();
         t.same(JSON.parse(text), { data: { post: { title: name, metadata: expected } } });
-        if (expected !== null && typeof expected === 'object') t.ok(text.includes(JSON.stringify(expected)), 'key order and spelling kept in the bytes');
+        if (expected !== null && typeof expected === 'object')
+          t.ok(text.includes(JSON.stringify(expected)), 'key order and spelling kept in the bytes');
       }
     });
   }
@@ -95,10 +96,18 @@ t.test('a syntax error is GRAPHQL_PARSE_FAILED; an invalid document stays GRAPHQ
   const server = await startServer(t);
   const syntax = await gql(server, '{ users { ');
   t.equal(syntax.status, 400);
-  t.match(syntax.body.errors, [{ message: /^Syntax Error/, locations: [{ line: 1, column: 11 }], extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_PARSE_FAILED' } }]);
+  t.match(syntax.body.errors, [
+    {
+      message: /^Syntax Error/,
+      locations: [{ line: 1, column: 11 }],
+      extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_PARSE_FAILED' },
+    },
+  ]);
   const invalid = await gql(server, '{ nope }');
   t.match(invalid.body.errors, [{ extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_VALIDATION_FAILED' } }]);
   // graphql-http's own path (a GET) and the direct path answer alike.
-  const get = await fetch(`${server.baseUrl}/graphql?query=${encodeURIComponent('{ users {')}`, { headers: { accept: 'application/graphql-response+json' } });
+  const get = await fetch(`${server.baseUrl}/graphql?query=${encodeURIComponent('{ users {')}`, {
+    headers: { accept: 'application/graphql-response+json' },
+  });
   t.match(((await get.json()) as any).errors, [{ extensions: { code: 'GRAPHQL_PARSE_FAILED' } }]);
 });

@@ -28,7 +28,9 @@ t.test('limits', async (t) => {
     const eleven = await gql(server, queryOfDepth(11), { id: alice.id });
     t.equal(eleven.status, 400);
     t.same(eleven.body, {
-      errors: [{ message: 'Query depth 11 exceeds the maximum depth of 10', extensions: { errorType: 'BAD_REQUEST', code: 'QUERY_TOO_DEEP' } }],
+      errors: [
+        { message: 'Query depth 11 exceeds the maximum depth of 10', extensions: { errorType: 'BAD_REQUEST', code: 'QUERY_TOO_DEEP' } },
+      ],
     });
   });
 
@@ -40,12 +42,25 @@ t.test('limits', async (t) => {
     const at201 = await gql(server, '{ users(size: 97) { content { id } } searchUsers(query: "a", limit: 5) { id } }');
     t.equal(at201.status, 400);
     t.same(at201.body, {
-      errors: [{ message: 'Query complexity 201 exceeds the maximum complexity of 200', extensions: { errorType: 'BAD_REQUEST', code: 'QUERY_TOO_COMPLEX' } }],
+      errors: [
+        {
+          message: 'Query complexity 201 exceeds the maximum complexity of 200',
+          extensions: { errorType: 'BAD_REQUEST', code: 'QUERY_TOO_COMPLEX' },
+        },
+      ],
     });
-    const viaVariables = await gql(server, 'query($n: Int) { users(size: 97) { content { id } } searchUsers(query: "a", limit: $n) { id } }', { n: 5 });
+    const viaVariables = await gql(
+      server,
+      'query($n: Int) { users(size: 97) { content { id } } searchUsers(query: "a", limit: $n) { id } }',
+      { n: 5 },
+    );
     t.equal(viaVariables.body.errors?.[0].extensions.code, 'QUERY_TOO_COMPLEX', 'variables count');
     const defaults = await gql(server, '{ users { content { followers { id } } } }');
-    t.equal(defaults.body.errors?.[0].message, 'Query complexity 241 exceeds the maximum complexity of 200', 'default size 20, unpaged lists ×10');
+    t.equal(
+      defaults.body.errors?.[0].message,
+      'Query complexity 241 exceeds the maximum complexity of 200',
+      'default size 20, unpaged lists ×10',
+    );
   });
 
   t.test('nothing runs when a limit refuses the operation', async (t) => {
@@ -63,9 +78,16 @@ t.test('limits', async (t) => {
     const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(' ')} }`;
     t.same((await gql(server, aliases(20))).body.errors, undefined);
     const many = await gql(server, aliases(21));
-    t.same(many.body.errors, [{ message: 'Query uses 21 aliases; at most 20 are allowed', extensions: { errorType: 'BAD_REQUEST', code: 'TOO_MANY_ALIASES' } }]);
+    t.same(many.body.errors, [
+      { message: 'Query uses 21 aliases; at most 20 are allowed', extensions: { errorType: 'BAD_REQUEST', code: 'TOO_MANY_ALIASES' } },
+    ]);
     const long = await gql(server, `{ __typename }${' '.repeat(16_384)}`);
-    t.same(long.body.errors, [{ message: 'Query is 16398 characters long; at most 16384 are allowed', extensions: { errorType: 'BAD_REQUEST', code: 'QUERY_TOO_LONG' } }]);
+    t.same(long.body.errors, [
+      {
+        message: 'Query is 16398 characters long; at most 16384 are allowed',
+        extensions: { errorType: 'BAD_REQUEST', code: 'QUERY_TOO_LONG' },
+      },
+    ]);
   });
 
   t.test('introspection: the standard query passes, recursive introspection does not', async (t) => {
@@ -73,7 +95,10 @@ t.test('limits', async (t) => {
     t.same(standard.body.errors, undefined);
     t.ok(standard.body.data.__schema.types.some((type: any) => type.name === 'Post'));
     const recursive = await gql(server, '{ __schema { types { fields { type { fields { name } } } } } }');
-    t.same(recursive.body.errors?.map((e: any) => e.extensions), [{ errorType: 'BAD_REQUEST', code: 'QUERY_TOO_DEEP' }]);
+    t.same(
+      recursive.body.errors?.map((e: any) => e.extensions),
+      [{ errorType: 'BAD_REQUEST', code: 'QUERY_TOO_DEEP' }],
+    );
     t.match(recursive.body.errors?.[0].message, /Introspection may select "fields" only once/);
   });
 });

@@ -142,13 +142,18 @@ t.test('NUL in any String or ID argument is BAD_REQUEST naming it', async (t) =>
         { query: document(c), variables: variables(c) },
         {
           next: (value) => received.push(...(value.errors ?? [])),
-          error: (error) => (Array.isArray(error) ? resolve(error) : reject(new Error(`subscription ended without errors: ${String(error)}`))),
+          error: (error) =>
+            Array.isArray(error) ? resolve(error) : reject(new Error(`subscription ended without errors: ${String(error)}`)),
           complete: () => resolve(received),
         },
       );
     });
     t.ok(
-      errors.some((e) => e.extensions?.errorType === 'BAD_REQUEST' && e.extensions.violations?.some((v: any) => v.field === c.target.path && v.message === NUL_MESSAGE)),
+      errors.some(
+        (e) =>
+          e.extensions?.errorType === 'BAD_REQUEST' &&
+          e.extensions.violations?.some((v: any) => v.field === c.target.path && v.message === NUL_MESSAGE),
+      ),
       `subscription ${c.field.name} ${c.target.path}: BAD_REQUEST naming the field (${JSON.stringify(errors)})`,
     );
   }

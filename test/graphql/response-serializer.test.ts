@@ -13,11 +13,23 @@ import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { startServer } from '../helpers/server.ts';
 import { as, seed } from './gql.ts';
 
-async function run(executor: OperationExecutor, query: string, contextValue: unknown, variables: Record<string, unknown> = {}, operationName?: string) {
+async function run(
+  executor: OperationExecutor,
+  query: string,
+  contextValue: unknown,
+  variables: Record<string, unknown> = {},
+  operationName?: string,
+) {
   const document = parse(query);
   const operation = executor.compiledFor(document, operationName);
   if (!operation) throw new Error(`not compiled: ${query}`);
-  const result = await executor.run(operation, { schema: undefined as never, document, contextValue, variableValues: variables, operationName });
+  const result = await executor.run(operation, {
+    schema: undefined as never,
+    document,
+    contextValue,
+    variableValues: variables,
+    operationName,
+  });
   return { result, written: operation.serialize(result) };
 }
 

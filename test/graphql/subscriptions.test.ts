@@ -20,7 +20,12 @@ t.test('postCreated: by author, published posts only, first publication', async 
   const probes = await primed(sub, () => s.post(alice.id, 'probe'));
   const draft = await s.post(alice.id, 'Draft first', { status: 'DRAFT' });
   await s.post(bob.id, 'Not alice');
-  await gql(server, 'mutation { createPost(input: { title: "Public", content: "c", status: PUBLISHED }) { id } }', undefined, await server.token(alice.id));
+  await gql(
+    server,
+    'mutation { createPost(input: { title: "Public", content: "c", status: PUBLISHED }) { id } }',
+    undefined,
+    await server.token(alice.id),
+  );
   await server.app.services.posts.transition(as(alice.id), String(draft.id), 'publish');
   await sub.until((r) => r.length >= probes + 2);
   await server.app.services.posts.transition(as(alice.id), String(draft.id), 'archive');
@@ -30,17 +35,24 @@ t.test('postCreated: by author, published posts only, first publication', async 
   await sub.until((r) => r.length >= probes + 3);
   const titles = sub.results.slice(probes).map((r) => r.data?.postCreated.title);
   t.same(titles, ['Public', 'Draft first', 'Last'], 'no drafts, no other authors, no second publication');
-  t.same(sub.results.slice(probes).map((r) => [r.data?.postCreated.status, r.data?.postCreated.author.id]), [
-    ['PUBLISHED', alice.id],
-    ['PUBLISHED', alice.id],
-    ['PUBLISHED', alice.id],
-  ]);
+  t.same(
+    sub.results.slice(probes).map((r) => [r.data?.postCreated.status, r.data?.postCreated.author.id]),
+    [
+      ['PUBLISHED', alice.id],
+      ['PUBLISHED', alice.id],
+      ['PUBLISHED', alice.id],
+    ],
+  );
   const everyone = record(wsClient(t, server.baseUrl), 'subscription { postCreated { title } }');
   const before = await primed(everyone, () => s.post(bob.id, 'probe'));
   await s.post(alice.id, 'From alice');
   await s.post(bob.id, 'From bob');
   await everyone.until((r) => r.length >= before + 2);
-  t.same(everyone.results.slice(before).map((r) => r.data?.postCreated.title), ['From alice', 'From bob'], 'no filter: every author');
+  t.same(
+    everyone.results.slice(before).map((r) => r.data?.postCreated.title),
+    ['From alice', 'From bob'],
+    'no filter: every author',
+  );
 });
 
 t.test('commentAdded: only the subscribed post; drafts need their author', async (t) => {
@@ -61,7 +73,13 @@ t.test('commentAdded: only the subscribed post; drafts need their author', async
     sub.results.slice(probes).map((r) => r.data?.commentAdded),
     [
       { id: String(top.id), content: 'here', post: { id: String(watched.id) }, parentComment: null, author: { id: bob.id } },
-      { id: sub.results[probes + 1]!.data?.commentAdded.id, content: 'reply here', post: { id: String(watched.id) }, parentComment: { id: String(top.id) }, author: { id: alice.id } },
+      {
+        id: sub.results[probes + 1]!.data?.commentAdded.id,
+        content: 'reply here',
+        post: { id: String(watched.id) },
+        parentComment: { id: String(top.id) },
+        author: { id: alice.id },
+      },
     ],
     'never another post’s comments',
   );
@@ -69,9 +87,10 @@ t.test('commentAdded: only the subscribed post; drafts need their author', async
   const draft = await s.post(alice.id, 'Secret', { status: 'DRAFT' });
   const anonymous = record(wsClient(t, server.baseUrl), COMMENT_ADDED, { p: String(draft.id) });
   await anonymous.completed;
-  t.same(anonymous.results.map((r) => r.errors?.map((e: any) => [e.message, e.extensions])), [
-    [[`Post not found: ${draft.id}`, { errorType: 'NOT_FOUND', code: 'POST_NOT_FOUND' }]],
-  ]);
+  t.same(
+    anonymous.results.map((r) => r.errors?.map((e: any) => [e.message, e.extensions])),
+    [[[`Post not found: ${draft.id}`, { errorType: 'NOT_FOUND', code: 'POST_NOT_FOUND' }]]],
+  );
   const author = record(wsClient(t, server.baseUrl, await server.token(alice.id)), COMMENT_ADDED, { p: String(draft.id) });
   const authorProbes = await primed(author, () => s.comment(alice.id, draft.id, 'note to self'));
   t.ok(authorProbes >= 1, 'the author, authenticated through connection_init, follows her draft');
@@ -83,12 +102,25 @@ t.test('WebSocket errors: constraints, limits, bad token, no HTTP subscriptions'
   const client = wsClient(t, server.baseUrl);
   const invalid = record(client, 'subscription { commentAdded(postId: "") { id } }');
   await invalid.completed;
-  t.same(invalid.results[0]?.errors?.map((e: any) => e.extensions), [
-    { errorType: 'BAD_REQUEST', code: 'VALIDATION_ERROR', violations: [{ field: 'postId', message: 'must be at least 1 characters long' }] },
-  ]);
-  const deep = record(client, 'subscription { postCreated { author { posts { content { author { posts { content { author { posts { content { id } } } } } } } } } } }');
+  t.same(
+    invalid.results[0]?.errors?.map((e: any) => e.extensions),
+    [
+      {
+        errorType: 'BAD_REQUEST',
+        code: 'VALIDATION_ERROR',
+        violations: [{ field: 'postId', message: 'must be at least 1 characters long' }],
+      },
+    ],
+  );
+  const deep = record(
+    client,
+    'subscription { postCreated { author { posts { content { author { posts { content { author { posts { content { id } } } } } } } } } } }',
+  );
   await deep.completed;
-  t.same(deep.results[0]?.errors?.map((e: any) => e.extensions), [{ errorType: 'BAD_REQUEST', code: 'QUERY_TOO_DEEP' }]);
+  t.same(
+    deep.results[0]?.errors?.map((e: any) => e.extensions),
+    [{ errorType: 'BAD_REQUEST', code: 'QUERY_TOO_DEEP' }],
+  );
 
   const badToken = new WebSocket(wsUrl(server.baseUrl), 'graphql-transport-ws');
   badToken.on('open', () => badToken.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer nope' } })));
@@ -103,7 +135,9 @@ t.test('connection init time-out (4408) and keep-alive pings, from configuration
   const server = await startServer(t, { env: { GRAPHQL_WS_INIT_TIMEOUT_MS: '300', GRAPHQL_WS_KEEPALIVE_MS: '100' } });
   const silent = new WebSocket(wsUrl(server.baseUrl), 'graphql-transport-ws');
   const started = Date.now();
-  const closed = await new Promise<{ code: number; reason: string }>((resolve) => silent.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
+    silent.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   t.equal(closed.code, 4408);
   t.equal(closed.reason, 'Connection initialisation timeout');
   t.ok(Date.now() - started >= 250, 'not before the configured time-out');

@@ -60,7 +60,10 @@ export class ContractRegistry {
 
   static fromGenerated(): ContractRegistry {
     const docs: Record<string, Json> = {};
-    for (const f of fs.readdirSync(GENERATED).filter((f) => f.endsWith('.json')).sort()) {
+    for (const f of fs
+      .readdirSync(GENERATED)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       docs[f.replace(/\.json$/, '')] = JSON.parse(fs.readFileSync(path.join(GENERATED, f), 'utf8'));
     }
     return new ContractRegistry(docs);
@@ -78,7 +81,10 @@ export class ContractRegistry {
     const responses: Json = entry.operation.responses ?? {};
     const key = String(status) in responses ? String(status) : `${String(status)[0]}XX` in responses ? `${String(status)[0]}XX` : null;
     const where = `${method} ${entry.template} (${entry.doc}: ${entry.operation.operationId})`;
-    if (!key) throw new ContractViolation(`${where} answered ${status}, which is not documented (documented: ${Object.keys(responses).join(', ')})`);
+    if (!key)
+      throw new ContractViolation(
+        `${where} answered ${status}, which is not documented (documented: ${Object.keys(responses).join(', ')})`,
+      );
     let response = responses[key];
     let pointerBase = `#/paths/${escapePointer(entry.template)}/${method.toLowerCase()}/responses/${key}`;
     if (response.$ref) {
@@ -86,11 +92,15 @@ export class ContractRegistry {
       response = pointerBase
         .slice(2)
         .split('/')
-        .reduce((n: Json, k: string) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], this.ajv.getSchema(`openapi:${entry.doc}`)!.schema as Json);
+        .reduce(
+          (n: Json, k: string) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')],
+          this.ajv.getSchema(`openapi:${entry.doc}`)!.schema as Json,
+        );
     }
     const content: Json | undefined = response?.content;
     if (!content) {
-      if (body !== undefined && body !== '' && body !== null) throw new ContractViolation(`${where} ${status} documents no body but one was sent`);
+      if (body !== undefined && body !== '' && body !== null)
+        throw new ContractViolation(`${where} ${status} documents no body but one was sent`);
       return;
     }
     const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -99,7 +109,8 @@ export class ContractRegistry {
       declared.find((d) => d === mediaType) ??
       declared.find((d) => d.endsWith('/*') && mediaType.startsWith(d.slice(0, -1))) ??
       declared.find((d) => d === '*/*');
-    if (!match) throw new ContractViolation(`${where} ${status} answered ${mediaType || '(no content type)'}; documented: ${declared.join(', ')}`);
+    if (!match)
+      throw new ContractViolation(`${where} ${status} answered ${mediaType || '(no content type)'}; documented: ${declared.join(', ')}`);
     if (!content[match].schema || !/json/.test(match)) return;
     const ref = `openapi:${entry.doc}${pointerBase}/content/${escapePointer(match)}/schema`;
     let validateFn = this.compiled.get(ref);

@@ -36,22 +36,41 @@ async function fixture(t: Test): Promise<Fixture> {
   const server = await startServer(t);
   const owner = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);
-  const customer = await server.api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token: owner, expect: 201 });
+  const customer = await server.api.post('/api/v1/customers', {
+    body: { name: 'Alice', email: 'alice@example.com' },
+    token: owner,
+    expect: 201,
+  });
   const product = await createProduct(server, { stockQuantity: 1000 });
   return { server, owner, admin, customerId: customer.body.id, productId: product.id };
 }
 
 async function orderAt(f: Fixture, status: Status): Promise<any> {
   const { api } = f.server;
-  let order = (await api.post('/api/v1/orders', { body: { customerId: f.customerId, items: [{ productId: f.productId, quantity: 1 }] }, token: f.owner, expect: 201 })).body;
+  let order = (
+    await api.post('/api/v1/orders', {
+      body: { customerId: f.customerId, items: [{ productId: f.productId, quantity: 1 }] },
+      token: f.owner,
+      expect: 201,
+    })
+  ).body;
   for (const action of PATH_TO[status]) {
-    order = (await api.post(`/api/v1/orders/${order.id}/${action}`, { body: action === 'ship' ? SHIPMENT : undefined, token: f.admin, expect: 200 })).body;
+    order = (
+      await api.post(`/api/v1/orders/${order.id}/${action}`, {
+        body: action === 'ship' ? SHIPMENT : undefined,
+        token: f.admin,
+        expect: 200,
+      })
+    ).body;
   }
   if (order.status !== status) throw new Error(`expected an order at ${status}, got ${order.status}`);
   return order;
 }
 
-const transitionLinks = (links: Record<string, unknown>) => Object.keys(links).filter((k) => (ACTIONS as readonly string[]).includes(k)).sort();
+const transitionLinks = (links: Record<string, unknown>) =>
+  Object.keys(links)
+    .filter((k) => (ACTIONS as readonly string[]).includes(k))
+    .sort();
 
 t.test('links offer exactly the transitions that succeed, for every status and caller', async (t) => {
   const f = await fixture(t);
@@ -123,7 +142,11 @@ t.test('order transitions honour If-Match', async (t) => {
   t.test('refusal order: 404 and 403 before 412, 412 before 409', async (t) => {
     const order = await orderAt(f, 'SHIPPED');
     const base = `/api/v1/orders/${order.id}`;
-    await api.post('/api/v1/orders/3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f/confirm', { headers: { 'if-match': '"1"' }, token: f.owner, expect: 404 });
+    await api.post('/api/v1/orders/3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f/confirm', {
+      headers: { 'if-match': '"1"' },
+      token: f.owner,
+      expect: 404,
+    });
     await api.post(`${base}/deliver`, { headers: { 'if-match': '"1"' }, token: f.owner, expect: 403 });
     await api.post(`${base}/cancel`, { headers: { 'if-match': '"1"' }, token: await f.server.token('mallory'), expect: 403 });
     await api.post(`${base}/cancel`, { headers: { 'if-match': '"1"' }, token: f.owner, expect: 412 });

@@ -16,7 +16,9 @@ t.test('cursor integrity', async (t) => {
   const { api } = server;
   const seed = new Seed(server.database.db);
   await seed.users('alice', 'bob');
-  const posts = await seed.posts(Array.from({ length: 30 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i) * 1_000_000n })));
+  const posts = await seed.posts(
+    Array.from({ length: 30 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i) * 1_000_000n })),
+  );
   const alice = await server.token('alice');
   const bob = await server.token('bob');
 
@@ -32,14 +34,22 @@ t.test('cursor integrity', async (t) => {
     t.equal((await api.get(`/posts?cursor=${anonCursor}`, { expect: 200 })).body.data.length, 20);
     t.equal((await api.get(`/posts?cursor=${aliceCursor}`, { token: alice, expect: 200 })).body.data.length, 20);
     t.equal((await api.get(`/feed?after=${feedAfter}`, { expect: 200 })).body.data.length, 5);
-    t.same(payloadOf(anonCursor), { c: [...posts].sort(newestFirst)[4]!.createdAt, i: [...posts].sort(newestFirst)[4]!.id }, 'the payload is a JSON object of the ordering values');
+    t.same(
+      payloadOf(anonCursor),
+      { c: [...posts].sort(newestFirst)[4]!.createdAt, i: [...posts].sort(newestFirst)[4]!.id },
+      'the payload is a JSON object of the ordering values',
+    );
   });
 
   const [body, mac] = anonCursor.split('.') as [string, string];
   const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1);
   const bad: [string, string, string][] = [
     ['payload re-encoded with another id', `/posts?after=${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}`, 'query.after'],
-    ['payload re-encoded with another time', `/posts?after=${b64({ ...payloadOf(anonCursor), c: '2023-01-01T00:00:00.000000Z' })}.${mac}`, 'query.after'],
+    [
+      'payload re-encoded with another time',
+      `/posts?after=${b64({ ...payloadOf(anonCursor), c: '2023-01-01T00:00:00.000000Z' })}.${mac}`,
+      'query.after',
+    ],
     ['one character of the payload changed', `/posts?after=${flip(body, 3)}.${mac}`, 'query.after'],
     ['last character of the signature changed', `/posts?after=${body}.${flip(mac, mac.length - 1)}`, 'query.after'],
     ['signature truncated', `/posts?after=${anonCursor.slice(0, -1)}`, 'query.after'],
@@ -50,7 +60,11 @@ t.test('cursor integrity', async (t) => {
     ['characters outside base64url', `/posts?after=${encodeURIComponent(`${body}+.${mac}`)}`, 'query.after'],
     ['a /feed cursor on /posts', `/posts?after=${feedBefore}`, 'query.after'],
     ['standard form: one character of the payload changed', `/posts?cursor=${flip(body, 3)}.${mac}`, 'query.cursor'],
-    ['standard form: payload re-encoded with another id', `/posts?cursor=${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}`, 'query.cursor'],
+    [
+      'standard form: payload re-encoded with another id',
+      `/posts?cursor=${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}`,
+      'query.cursor',
+    ],
     ['standard form: signature truncated', `/posts?cursor=${anonCursor.slice(0, -1)}`, 'query.cursor'],
     ['standard form: garbage', '/posts?cursor=not-a-cursor', 'query.cursor'],
     ['standard form: a feed before-cursor', `/posts?cursor=${feedBefore}`, 'query.cursor'],
@@ -70,7 +84,7 @@ t.test('cursor integrity', async (t) => {
     const cases: [string, string | undefined, string][] = [
       ["alice's cursor used anonymously", undefined, aliceCursor],
       ["alice's cursor used by bob", bob, aliceCursor],
-      ["an anonymous cursor used by alice", alice, anonCursor],
+      ['an anonymous cursor used by alice', alice, anonCursor],
     ];
     for (const [label, token, cursor] of cases) {
       for (const parameter of ['after', 'cursor']) {
@@ -131,7 +145,11 @@ t.test('positions keep microseconds: posts within one millisecond are neither sk
   let keyset = (await server.api.get('/posts?limit=1&created_before=2030-01-01T00:00:00Z', { expect: 200 })).body;
   const viaKeyset = keyset.data.map((p: { id: number }) => p.id);
   while (keyset.next) {
-    keyset = (await server.api.get(`/posts?limit=1&created_before=${keyset.next.created_before}&id_before=${keyset.next.id_before}`, { expect: 200 })).body;
+    keyset = (
+      await server.api.get(`/posts?limit=1&created_before=${keyset.next.created_before}&id_before=${keyset.next.id_before}`, {
+        expect: 200,
+      })
+    ).body;
     viaKeyset.push(...keyset.data.map((p: { id: number }) => p.id));
   }
   t.same(viaKeyset, expected);

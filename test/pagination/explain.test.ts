@@ -36,15 +36,20 @@ t.test('seek queries use the composite indexes, with no Sort and no OFFSET', asy
            timestamptz '2024-01-01' + (g / 3) * interval '1 second'
     from generate_series(1, 20000) g`.execute(db);
   await sql`analyze posts`.execute(db);
-  const middle = (await sql<{ c: string; id: number }>`
+  const middle = (
+    await sql<{ c: string; id: number }>`
     select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c, id
-    from posts order by created_at desc, id desc offset 10000 limit 1`.execute(db)).rows[0]!;
+    from posts order by created_at desc, id desc offset 10000 limit 1`.execute(db)
+  ).rows[0]!;
 
   const cases: [string, SeekQuery][] = [
     ['standard first page, anonymous', { viewerId: null, direction: 'older', from: null, limit: 21 }],
     ['cursor page, anonymous', { viewerId: null, direction: 'older', from: { createdAt: middle.c, id: middle.id }, limit: 21 }],
     ['keyset page with created_before only', { viewerId: null, direction: 'older', from: { createdAt: middle.c, id: null }, limit: 21 }],
-    ['cursor page, signed in (published + own drafts)', { viewerId: 'user7', direction: 'older', from: { createdAt: middle.c, id: middle.id }, limit: 21 }],
+    [
+      'cursor page, signed in (published + own drafts)',
+      { viewerId: 'user7', direction: 'older', from: { createdAt: middle.c, id: middle.id }, limit: 21 },
+    ],
     ['standard first page, signed in', { viewerId: 'user7', direction: 'older', from: null, limit: 21 }],
     ['feed after (newer), anonymous', { viewerId: null, direction: 'newer', from: { createdAt: middle.c, id: middle.id }, limit: 21 }],
     ['feed after (newer), signed in', { viewerId: 'user7', direction: 'newer', from: { createdAt: middle.c, id: middle.id }, limit: 21 }],
@@ -52,19 +57,33 @@ t.test('seek queries use the composite indexes, with no Sort and no OFFSET', asy
   for (const [label, query] of cases) {
     const compiled = buildSeekQuery(db, query).compile();
     t.notMatch(compiled.sql, /\boffset\b/i, `${label}: the SQL has no OFFSET`);
-    const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]));
+    const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
+      CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
+    );
     const raw = result.rows[0]!['QUERY PLAN'];
     const plan = ((typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[])[0]!.Plan;
     const all = nodes(plan);
     const types = all.map((n) => n['Node Type']);
     const scans = all.filter((n) => n['Relation Name'] === 'posts');
     const detail = JSON.stringify(plan);
-    t.notOk(types.some((type) => /Sort/.test(type)), `${label}: no Sort node (${types.join(' > ')})`);
-    t.ok(scans.length > 0 && scans.every((n) => /^Index (Only )?Scan$/.test(n['Node Type'])), `${label}: posts is read by index scans only (${types.join(' > ')})`);
-    t.ok(scans.every((n) => COMPOSITE.includes(n['Index Name'] ?? '')), `${label}: on a composite (created_at, id) index (${scans.map((n) => n['Index Name']).join(', ')})`);
+    t.notOk(
+      types.some((type) => /Sort/.test(type)),
+      `${label}: no Sort node (${types.join(' > ')})`,
+    );
+    t.ok(
+      scans.length > 0 && scans.every((n) => /^Index (Only )?Scan$/.test(n['Node Type'])),
+      `${label}: posts is read by index scans only (${types.join(' > ')})`,
+    );
+    t.ok(
+      scans.every((n) => COMPOSITE.includes(n['Index Name'] ?? '')),
+      `${label}: on a composite (created_at, id) index (${scans.map((n) => n['Index Name']).join(', ')})`,
+    );
     t.equal(scans.length, query.viewerId ? 2 : 1, `${label}: one index scan per visibility branch`);
     if (query.from) {
-      t.ok(scans.every((n) => /created_at/.test(n['Index Cond'] ?? '')), `${label}: the position is an index condition, a seek rather than a filter\n${detail}`);
+      t.ok(
+        scans.every((n) => /created_at/.test(n['Index Cond'] ?? '')),
+        `${label}: the position is an index condition, a seek rather than a filter\n${detail}`,
+      );
     }
   }
 });

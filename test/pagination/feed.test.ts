@@ -19,7 +19,9 @@ t.test('feed walks', async (t) => {
   const seed = new Seed(server.database.db);
   await seed.users('alice');
   // 47 posts: pages of 5 end in a partial page; pairs share a created_at to exercise the tiebreaker.
-  const posts = await seed.posts(Array.from({ length: 47 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i >> 1) * 1_000_000n })));
+  const posts = await seed.posts(
+    Array.from({ length: 47 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i >> 1) * 1_000_000n })),
+  );
   const all = [...posts].sort(newestFirst).map((p) => p.id);
   const feed = async (query: string): Promise<FeedBody> => (await api.get(`/feed?limit=5${query}`, { expect: 200 })).body;
   const ids = (page: FeedBody) => page.data.map((p) => p.id);

@@ -9,7 +9,10 @@ import { newestFirst, ORIGIN_MICROS, Seed, type PostSpec, type SeededPost } from
 
 /** 45 posts; groups of three share one created_at, so the id tiebreaker decides within a group. */
 function specs(): PostSpec[] {
-  return Array.from({ length: 45 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(Math.floor(i / 3)) * 1_000_000n }));
+  return Array.from({ length: 45 }, (_, i) => ({
+    author: 'alice',
+    createdAtMicros: ORIGIN_MICROS + BigInt(Math.floor(i / 3)) * 1_000_000n,
+  }));
 }
 
 t.test('pagination forms', async (t) => {
@@ -28,7 +31,10 @@ t.test('pagination forms', async (t) => {
     t.equal(r.body.pagination.limit, 20);
     t.equal(r.body.pagination.has_next, true);
     t.type(r.body.pagination.cursor, 'string');
-    t.same(r.body.data.map((p: { id: number }) => p.id), firstIds);
+    t.same(
+      r.body.data.map((p: { id: number }) => p.id),
+      firstIds,
+    );
     // Within a created_at group the higher id comes first.
     const [a, b] = r.body.data as { id: number; createdAt: string }[];
     t.equal(a!.createdAt, b!.createdAt);
@@ -39,9 +45,15 @@ t.test('pagination forms', async (t) => {
     const first = await api.get('/posts?limit=20', { expect: 200 });
     const r = await api.get(`/posts?after=${first.body.pagination.cursor}&limit=20`, { expect: 200 });
     t.same(Object.keys(r.body).sort(), ['cursor', 'data', 'has_next']);
-    t.same(r.body.data.map((p: { id: number }) => p.id), expected.slice(20, 40));
+    t.same(
+      r.body.data.map((p: { id: number }) => p.id),
+      expected.slice(20, 40),
+    );
     const last = await api.get(`/posts?after=${r.body.cursor}&limit=20`, { expect: 200 });
-    t.same(last.body.data.map((p: { id: number }) => p.id), expected.slice(40));
+    t.same(
+      last.body.data.map((p: { id: number }) => p.id),
+      expected.slice(40),
+    );
     t.equal(last.body.has_next, false);
     t.equal(last.body.cursor, null, 'rule 1: cursor is null when has_next is false');
   });
@@ -57,19 +69,26 @@ t.test('pagination forms', async (t) => {
     const first = await api.get('/posts?limit=20', { expect: 200 });
     const second = await api.get(`/posts?cursor=${first.body.pagination.cursor}&limit=20`, { expect: 200 });
     t.same(Object.keys(second.body).sort(), ['data', 'pagination'], 'still the standard envelope, not the cursor one');
-    t.same(second.body.data.map((p: { id: number }) => p.id), expected.slice(20, 40), 'continues after page 1 instead of repeating it');
+    t.same(
+      second.body.data.map((p: { id: number }) => p.id),
+      expected.slice(20, 40),
+      'continues after page 1 instead of repeating it',
+    );
     t.equal(second.body.pagination.has_next, true);
     const last = await api.get(`/posts?cursor=${second.body.pagination.cursor}&limit=20`, { expect: 200 });
     t.same(last.body, {
       data: last.body.data,
       pagination: { cursor: null, has_next: false, limit: 20 },
     });
-    t.same(last.body.data.map((p: { id: number }) => p.id), expected.slice(40));
+    t.same(
+      last.body.data.map((p: { id: number }) => p.id),
+      expected.slice(40),
+    );
     const defaultLimit = await api.get(`/posts?cursor=${first.body.pagination.cursor}`, { expect: 200 });
     t.equal(defaultLimit.body.pagination.limit, 20, 'limit defaults to 20 with a cursor too');
   });
 
-  t.test('the two forms take each other\'s cursors; the parameter decides the envelope', async (t) => {
+  t.test("the two forms take each other's cursors; the parameter decides the envelope", async (t) => {
     const standard = (await api.get('/posts?limit=10', { expect: 200 })).body.pagination.cursor;
     const viaAfter = await api.get(`/posts?after=${standard}&limit=10`, { expect: 200 });
     const cursorForm = viaAfter.body.cursor;
@@ -78,16 +97,25 @@ t.test('pagination forms', async (t) => {
     t.same(Object.keys(asCursor.body).sort(), ['data', 'pagination']);
     t.same(Object.keys(asAfter.body).sort(), ['cursor', 'data', 'has_next']);
     t.same(asCursor.body.data, asAfter.body.data, 'the same page either way');
-    t.same(asCursor.body.data.map((p: { id: number }) => p.id), expected.slice(20, 30));
+    t.same(
+      asCursor.body.data.map((p: { id: number }) => p.id),
+      expected.slice(20, 30),
+    );
   });
 
   t.test('offset: data + pagination{total, offset, limit, has_next}', async (t) => {
     const r = await api.get('/posts?offset=40&limit=10', { expect: 200 });
     t.same(r.body.pagination, { total: 45, offset: 40, limit: 10, has_next: false });
-    t.same(r.body.data.map((p: { id: number }) => p.id), expected.slice(40));
+    t.same(
+      r.body.data.map((p: { id: number }) => p.id),
+      expected.slice(40),
+    );
     const mid = await api.get('/posts?offset=10&limit=10', { expect: 200 });
     t.same(mid.body.pagination, { total: 45, offset: 10, limit: 10, has_next: true });
-    t.same(mid.body.data.map((p: { id: number }) => p.id), expected.slice(10, 20));
+    t.same(
+      mid.body.data.map((p: { id: number }) => p.id),
+      expected.slice(10, 20),
+    );
     const past = await api.get('/posts?offset=500', { expect: 200 });
     t.same(past.body, { data: [], pagination: { total: 45, offset: 500, limit: 20, has_next: false } });
   });
@@ -96,7 +124,10 @@ t.test('pagination forms', async (t) => {
     const pivot = [...posts].sort(newestFirst)[4]!; // second in its created_at group of three
     const r = await api.get(`/posts?created_before=${pivot.createdAt}&id_before=${pivot.id}&limit=5`, { expect: 200 });
     t.same(Object.keys(r.body).sort(), ['data', 'has_next', 'next']);
-    t.same(r.body.data.map((p: { id: number }) => p.id), expected.slice(5, 10));
+    t.same(
+      r.body.data.map((p: { id: number }) => p.id),
+      expected.slice(5, 10),
+    );
     const last = [...posts].sort(newestFirst)[9]!;
     t.same(r.body.next, { created_before: last.createdAt, id_before: last.id });
     t.equal(r.body.has_next, true);
@@ -126,7 +157,10 @@ t.test('pagination forms', async (t) => {
       [`offset=0&after=${cursor}`, ['query.after', 'query.offset']],
       [`offset=0&created_before=2024-01-01T00:00:00Z`, ['query.created_before', 'query.offset']],
       [`after=${cursor}&id_before=3`, ['query.after', 'query.id_before']],
-      [`after=${cursor}&created_before=2024-01-01T00:00:00Z&id_before=3&offset=1`, ['query.after', 'query.created_before', 'query.id_before', 'query.offset']],
+      [
+        `after=${cursor}&created_before=2024-01-01T00:00:00Z&id_before=3&offset=1`,
+        ['query.after', 'query.created_before', 'query.id_before', 'query.offset'],
+      ],
       [`cursor=${cursor}&after=${cursor}`, ['query.after', 'query.cursor']],
       [`cursor=${cursor}&offset=0`, ['query.cursor', 'query.offset']],
       [`cursor=${cursor}&created_before=2024-01-01T00:00:00Z`, ['query.created_before', 'query.cursor']],

@@ -77,9 +77,21 @@ t.test('standard, cursor, keyset and feed walks are stable under concurrent inse
 
       const counts = new Map<number, number>();
       for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
-      t.same([...counts].filter(([, n]) => n > 1), [], `${label}: no item appears twice`);
-      t.same([...stable].filter((id) => !counts.has(id)), [], `${label}: every post that existed for the whole walk appears`);
-      t.same(ids.filter((id) => !visible.has(id)), [], `${label}: only posts visible to the caller`);
+      t.same(
+        [...counts].filter(([, n]) => n > 1),
+        [],
+        `${label}: no item appears twice`,
+      );
+      t.same(
+        [...stable].filter((id) => !counts.has(id)),
+        [],
+        `${label}: every post that existed for the whole walk appears`,
+      );
+      t.same(
+        ids.filter((id) => !visible.has(id)),
+        [],
+        `${label}: only posts visible to the caller`,
+      );
       const delivered = ids.map((id) => visible.get(id)!).filter(Boolean);
       t.same(delivered, [...delivered].sort(newestFirst), `${label}: newest first by created_at, then id`);
       t.ok(stable.size > 20, `${label}: the walk covered ${stable.size} stable posts`);
@@ -105,7 +117,9 @@ t.test('offset pages repeat an item after an insert and skip one after a delete;
   const { api } = server;
   const seed = new Seed(server.database.db);
   await seed.users('alice');
-  const p = (await seed.posts(Array.from({ length: 10 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i) * 1_000_000n }))))
+  const p = (
+    await seed.posts(Array.from({ length: 10 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i) * 1_000_000n })))
+  )
     .sort(newestFirst)
     .map((post) => post.id);
   const ids = (body: { data: { id: number }[] }) => body.data.map((post) => post.id);

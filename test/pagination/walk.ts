@@ -39,7 +39,11 @@ export async function walk(form: WalkForm, { api, limit, token, between, maxPage
         assert.deepEqual(Object.keys(body).sort(), ['data', 'pagination'], 'each page is in the standard envelope');
         assert.deepEqual(Object.keys(body.pagination).sort(), ['cursor', 'has_next', 'limit'], 'standard pagination members');
         assert.equal(body.pagination.limit, limit);
-        assert.equal(body.pagination.cursor === null, !body.pagination.has_next, 'pagination.cursor is null exactly when has_next is false');
+        assert.equal(
+          body.pagination.cursor === null,
+          !body.pagination.has_next,
+          'pagination.cursor is null exactly when has_next is false',
+        );
         items = body.data;
         next = body.pagination.has_next ? { cursor: body.pagination.cursor } : null;
         break;

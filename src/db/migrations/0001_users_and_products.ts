@@ -18,7 +18,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('given_name', 'text')
     .addColumn('family_name', 'text')
     .addColumn('external_id', 'text')
-    .addColumn('source', 'text', (c) => c.notNull().defaultTo('local').check(sql`source in ('local', 'scim', 'saml', 'oidc')`))
+    .addColumn('source', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('local')
+        .check(sql`source in ('local', 'scim', 'saml', 'oidc')`),
+    )
     .addColumn('active', 'boolean', (c) => c.notNull().defaultTo(true))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
@@ -37,7 +42,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('price', sql`numeric(12, 2)`, (c) => c.notNull().check(sql`price >= 0.01`))
     .addColumn('sku', 'text', (c) => c.notNull().unique())
     .addColumn('category', 'text', (c) => c.notNull())
-    .addColumn('stock_quantity', 'integer', (c) => c.notNull().defaultTo(0).check(sql`stock_quantity >= 0`))
+    .addColumn('stock_quantity', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`stock_quantity >= 0`),
+    )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();

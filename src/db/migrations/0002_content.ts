@@ -13,7 +13,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('content', 'text', (c) => c.notNull())
     .addColumn('slug', 'text', (c) => c.notNull().unique())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('DRAFT').check(sql`status in ('DRAFT', 'PUBLISHED', 'ARCHIVED')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('DRAFT')
+        .check(sql`status in ('DRAFT', 'PUBLISHED', 'ARCHIVED')`),
+    )
     .addColumn('view_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('published_at', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))

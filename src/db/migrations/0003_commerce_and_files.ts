@@ -87,7 +87,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('customer_id', 'uuid', (c) => c.notNull().references('customers.id'))
     .addColumn('status', 'text', (c) =>
-      c.notNull().defaultTo('PENDING').check(sql`status in ('PENDING', 'CONFIRMED', 'SHIPPED', 'DELIVERED', 'CANCELLED')`),
+      c
+        .notNull()
+        .defaultTo('PENDING')
+        .check(sql`status in ('PENDING', 'CONFIRMED', 'SHIPPED', 'DELIVERED', 'CANCELLED')`),
     )
     // Unbounded numeric: a sum of numeric(12,2) line totals stays exact whatever its size.
     .addColumn('total', 'numeric', (c) => c.notNull())
