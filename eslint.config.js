@@ -35,6 +35,24 @@ export default defineConfig(
     },
   },
   {
+    // src/http is the plumbing every area shares; it must know none of them (docs/architecture.md), so
+    // it may import only itself, auth, errors, config, the database handle types and generated/.
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^\.\./(?!(auth|db)/|(errors|config)\.ts$|\.\./generated/)`,
+              message: 'src/http is shared plumbing: it imports no area (register area code from the area plugin instead).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // These walk parsed OpenAPI documents by key; their shape is checked by `redocly lint`, not by types.
     files: ['src/http/openapi-docs.ts', 'src/http/openapi-routes.ts', 'scripts/generate/openapi.ts'],
     rules: untypedJson,

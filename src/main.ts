@@ -2,13 +2,8 @@
  * Process entry: read config, open and migrate the database, serve HTTP, and shut down cleanly on
  * SIGTERM/SIGINT (in-flight requests finish, then the database closes so PGlite flushes to disk).
  */
-import { createAuthenticator } from './auth/authenticate.ts';
-import { resolveJwtSecret } from './auth/secret.ts';
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
-import { deriveCursorSecret } from './http/cursor.ts';
+import { createServer, DatabaseStartError, type Server } from './server.ts';
 
 function fail(message: string): never {
   process.stderr.write(`error: ${message}\n`);
@@ -23,22 +18,15 @@ try {
   throw error;
 }
 
-let database: DatabaseHandle;
+let server: Server;
 try {
-  database = await openDatabase(config.database);
-  await migrateToLatest(database.db);
+  server = await createServer(config);
 } catch (error) {
-  fail(`cannot open the database (${config.database.kind}): ${(error as Error).message}`);
+  if (error instanceof DatabaseStartError) fail(error.message);
+  throw error;
 }
 
-const jwtSecret = resolveJwtSecret(config);
-const { http } = await buildApp({
-  config,
-  database,
-  authenticate: createAuthenticator(jwtSecret),
-  cursorSecret: deriveCursorSecret(jwtSecret),
-  jwtSecret,
-});
+const { http } = server.app;
 await http.listen({ port: config.port, host: config.host });
 http.log.info({ baseUrl: config.baseUrl, database: config.database.kind }, 'server started');
 
@@ -50,8 +38,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => fail('shutdown took longer than 20 s'), 20_000);
   timer.unref();
   try {
-    await http.close();
-    await database.close();
+    await server.close();
     process.exit(0);
   } catch (error) {
     fail(`shutdown failed: ${(error as Error).message}`);

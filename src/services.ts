@@ -9,6 +9,7 @@ import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
+import type { Authenticator } from './auth/authenticate.ts';
 import type { Database } from './db/database.ts';
 
 export interface Services {
@@ -39,4 +40,10 @@ export function createServices(db: Database): Services {
     config: new ConfigService(db),
     postLists: new PostListsService(db),
   };
+}
+
+/** What an area plugin is registered with: the services and the bearer-token authenticator. */
+export interface AreaOptions {
+  services: Services;
+  authenticate: Authenticator;
 }

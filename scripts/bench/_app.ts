@@ -5,12 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
-import { buildApp, type App } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
-import { deriveCursorSecret } from '../../src/http/cursor.ts';
+import type { DatabaseHandle } from '../../src/db/database.ts';
+import { createServer } from '../../src/server.ts';
 
 export interface BenchApp extends App {
   config: Config;
@@ -19,23 +17,16 @@ export interface BenchApp extends App {
 
 export async function startBenchApp(overrides: Partial<Config> = {}): Promise<BenchApp> {
   const env = loadConfig();
-  const secret = env.authJwtSecret ?? randomBytes(32).toString('hex');
   const config: Config = {
     ...env,
+    // A throwaway secret rather than one written under DATA_DIR.
+    authJwtSecret: env.authJwtSecret ?? randomBytes(32).toString('hex'),
     nodeEnv: 'production',
     logLevel: 'silent',
     database: env.database.kind === 'postgres' ? env.database : { kind: 'pglite-memory' },
     ...overrides,
   };
-  const database = await openDatabase(config.database);
-  await migrateToLatest(database.db);
-  const app = await buildApp({
-    config,
-    database,
-    authenticate: createAuthenticator(secret),
-    cursorSecret: deriveCursorSecret(secret),
-    jwtSecret: secret,
-  });
+  const { app, database } = await createServer(config);
   return { ...app, config, database };
 }
 

@@ -32,7 +32,7 @@ import mercurius from 'mercurius';
 import type { DatabaseHandle } from '../../src/db/database.ts';
 import { createContext, type GraphQLContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
-import { graphqlLimits } from '../../src/graphql/graphql.routes.ts';
+import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { registerGraphQLHttp } from '../../src/graphql/http.ts';
 import { operationComplexity } from '../../src/graphql/limits.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';

@@ -87,9 +87,7 @@ const PAGE = `<!doctype html>
 `;
 
 export function registerSchemaPrintout(app: FastifyInstance): void {
-  app.get('/graphql/schema', { config: { skipAuth: true } }, async (_request, reply) =>
-    reply.type('text/plain; charset=utf-8').send(typeDefs),
-  );
+  app.get('/graphql/schema', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(typeDefs));
 }
 
 /**
@@ -132,12 +130,10 @@ export function registerGraphiQL(app: FastifyInstance): void {
       .send(problem('not-found', `No explorer asset ${name}`, url));
   const send = (reply: FastifyReply, type: string, body: Buffer) =>
     reply.type(`${type}; charset=utf-8`).header('Cache-Control', 'public, max-age=86400').send(body);
-  app.get('/graphiql', { config: { skipAuth: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
-  app.get<{ Params: { name: string } }>('/graphiql/assets/:name', { config: { skipAuth: true } }, async (request, reply) => {
+  app.get('/graphiql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+  app.get<{ Params: { name: string } }>('/graphiql/assets/:name', async (request, reply) => {
     const file = files.get(request.params.name);
     return file ? send(reply, file.type, file.body) : notFound(reply, request.url, request.params.name);
   });
-  app.get('/graphiql/assets/graphql-parser.mjs', { config: { skipAuth: true } }, async (_request, reply) =>
-    send(reply, 'text/javascript', await graphqlParser()),
-  );
+  app.get('/graphiql/assets/graphql-parser.mjs', async (_request, reply) => send(reply, 'text/javascript', await graphqlParser()));
 }

@@ -28,7 +28,7 @@ export interface GraphQLHttpOptions {
   schema: GraphQLSchema;
   preparer: OperationPreparer;
   executor: OperationExecutor;
-  /** The context of one operation, from the principal the app's auth hook put on the request. */
+  /** The context of one operation, from the principal the scope's authentication hook put on the request. */
   context: (principal: Principal | null) => GraphQLContext;
   /** Where to serve; `/graphql` unless a caller (the benchmark) mounts a second schema elsewhere. */
   url?: string;

@@ -29,6 +29,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import type { Config } from '../config.ts';
 
 export interface GraphQLLimits {
   maxDepth: number;
@@ -41,6 +42,16 @@ export interface GraphQLLimits {
 export const UNPAGED_LIST_FACTOR = 10;
 export const DEFAULT_MAX_ALIASES = 20;
 export const DEFAULT_MAX_QUERY_LENGTH = 16_384;
+
+/** The limits every GraphQL operation is held to, from configuration. */
+export function graphqlLimits(config: Config): GraphQLLimits {
+  return {
+    maxDepth: config.graphqlMaxDepth,
+    maxComplexity: config.graphqlMaxComplexity,
+    maxAliases: DEFAULT_MAX_ALIASES,
+    maxQueryLength: DEFAULT_MAX_QUERY_LENGTH,
+  };
+}
 
 /** Introspection fields that list types or fields: selecting one inside another is the classic blow-up. */
 const INTROSPECTION_LISTS = new Set(['types', 'fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues', 'args']);

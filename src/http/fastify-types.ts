@@ -2,12 +2,13 @@ import type { Principal } from '../auth/principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated caller, or null for anonymous requests (set by the auth hook in app.ts). */
+    /** The authenticated caller, or null: set by the authentication hook of the route's scope. */
     principal: Principal | null;
   }
   interface FastifyContextConfig {
+    /** The OpenAPI operation the route serves (set by registerOperations). */
     operationId?: string;
-    /** Operational routes (health, published docs) never authenticate: a stale token must not fail them. */
-    skipAuth?: boolean;
+    /** The name of the OpenAPI document (`generated/openapi/<name>.json`) the operation belongs to. */
+    openApiDocument?: string;
   }
 }

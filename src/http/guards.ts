@@ -1,16 +1,15 @@
-/** Authorization checks for REST handlers; the GraphQL equivalents are schema directives. */
+/**
+ * Who may call a REST operation is its OpenAPI `security` and `x-required-role`, enforced by
+ * registerOperations before the handler runs; the GraphQL equivalents are schema directives.
+ */
 import type { FastifyRequest } from 'fastify';
-import { hasRole, type Principal } from '../auth/principal.ts';
-import { forbidden, unauthenticated } from '../errors.ts';
+import type { Principal } from '../auth/principal.ts';
 
-export function requirePrincipal(request: FastifyRequest): Principal {
-  const principal = request.principal;
-  if (!principal) throw unauthenticated('This operation requires a bearer token');
-  return principal;
-}
-
-export function requireRole(request: FastifyRequest, role: string): Principal {
-  const principal = requirePrincipal(request);
-  if (!hasRole(principal, role)) throw forbidden(`This operation requires the ${role} role`);
-  return principal;
+/**
+ * The caller of an operation whose security requires one. Without a caller here, the handler needs a
+ * principal its operation does not declare: a defect of the document or the handler, so a 500.
+ */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal) return request.principal;
+  throw new Error(`operation ${request.routeOptions.config.operationId ?? request.url} needs a caller its security does not require`);
 }

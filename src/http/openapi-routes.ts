@@ -1,11 +1,15 @@
 /**
  * Registers Fastify routes straight from a bundled OpenAPI document. Each operation is served by the
- * handler with its operationId, behind the ajv validators that `npm run generate` precompiled for it.
+ * handler with its operationId, behind the operation's security (its `security`, or the document's,
+ * and `x-required-role`) and then the ajv validators that `npm run generate` precompiled for it.
  * The handler map is typed from the generated `operations`, so a wrong signature fails to compile.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, validationFailed, type Violation } from '../errors.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { hasRole } from '../auth/principal.ts';
+import { AppError, forbidden, unauthenticated, validationFailed, type Violation } from '../errors.ts';
+import type { DocumentName } from '../../generated/openapi/index.ts';
+import { loadOpenApiDocument } from './openapi-docs.ts';
 
 type Json = Record<string, any>;
 
@@ -99,21 +103,38 @@ function declaredQueryParameters(doc: Json, item: Json, op: Json): string[] {
     .map((p: Json) => p.name as string);
 }
 
-export interface RegisteredOperation {
-  method: string;
-  path: string;
-  operationId: string;
+/**
+ * The refusal of an operation's security, or null when anyone may call it. A requirement list with an
+ * empty object (`security: [{}, {bearerAuth: []}]`) makes the caller optional; `security: []` (or
+ * none, without a document default) makes the operation public. The check runs as the route's own
+ * onRequest hook, after the scope's authentication hook and before the body is even read, so an
+ * anonymous or under-privileged request is refused whatever it carries (401 or 403, never a 400).
+ */
+export function securityGuard(doc: Json, op: Json): onRequestHookHandler | null {
+  const requirements: Json[] = op.security ?? doc.security ?? [];
+  const role: string | undefined = op['x-required-role'];
+  const required = Boolean(role) || (requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0));
+  if (!required) return null;
+  return (request, _reply, done) => {
+    const principal = request.principal;
+    if (!principal) return done(unauthenticated('This operation requires a bearer token'));
+    if (role && !hasRole(principal, role)) return done(forbidden(`This operation requires the ${role} role`));
+    done();
+  };
 }
 
+/**
+ * Serves the operations of `generated/openapi/<document>.json` that `handlers` has a handler for: an
+ * area registers its own slice of a shared document in its own scope. That every operation of every
+ * document ends up served is checked when the application starts (operation-coverage.ts).
+ */
 export function registerOperations<Ops>(
   app: FastifyInstance,
-  doc: Json,
+  document: DocumentName,
   validators: ValidatorSet,
   handlers: Partial<OperationHandlers<Ops>>,
-  /** Route config added to every operation of the document (e.g. `skipAuth` for the ops probes). */
-  routeConfig: { skipAuth?: boolean } = {},
-): RegisteredOperation[] {
-  const registered: RegisteredOperation[] = [];
+): void {
+  const doc = loadOpenApiDocument(document);
   const table = handlers as Record<string, OperationHandler<unknown> | undefined>;
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of METHODS) {
@@ -126,10 +147,12 @@ export function registerOperations<Ops>(
       const validateBody = validators.bodies[`${operationId}_body`];
       const bodyRequired = Boolean(op.requestBody?.required);
       const declaredQuery = declaredQueryParameters(doc, item, op);
+      const guard = securityGuard(doc, op);
       app.route({
         method: method.toUpperCase(),
         url: toFastifyPath(path),
-        config: { ...routeConfig, operationId },
+        config: { operationId, openApiDocument: document },
+        ...(guard ? { onRequest: guard } : {}),
         handler: async (request, reply) => {
           const violations: Violation[] = [];
           if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));
@@ -148,8 +171,6 @@ export function registerOperations<Ops>(
           return handler(request as never, reply);
         },
       });
-      registered.push({ method: method.toUpperCase(), path, operationId });
     }
   }
-  return registered;
 }

@@ -26,12 +26,14 @@ t.test('health, readiness, request ids, and Problem Details for routing errors',
   });
 
   t.test('X-Request-Id is on error replies too', async (t) => {
+    // Signed in, so that the body parser (not the operation's security) refuses the unparsable JSON.
+    const bearer = `Bearer ${await server.token('request-id-user')}`;
     const replies = {
       'unknown route (404)': await fetch(`${baseUrl}/nope`, { headers: { 'x-request-id': 'req-404' } }),
       'wrong method (405)': await fetch(`${baseUrl}/healthz`, { method: 'DELETE', headers: { 'x-request-id': 'req-405' } }),
       'unparsable JSON (400)': await fetch(`${baseUrl}/api/v1/products`, {
         method: 'POST',
-        headers: { 'x-request-id': 'req-400', 'content-type': 'application/json' },
+        headers: { 'x-request-id': 'req-400', 'content-type': 'application/json', authorization: bearer },
         body: '{',
       }),
       'bad token (401)': await fetch(`${baseUrl}/api/v1/products`, {

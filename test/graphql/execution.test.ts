@@ -10,7 +10,7 @@ import t from 'tap';
 import { createContext } from '../../src/graphql/context.ts';
 import { mapGraphQLError } from '../../src/graphql/errors.ts';
 import { OperationExecutor, type Compile } from '../../src/graphql/execute.ts';
-import { graphqlLimits } from '../../src/graphql/graphql.routes.ts';
+import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { startServer } from '../helpers/server.ts';

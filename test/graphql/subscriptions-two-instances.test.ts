@@ -4,34 +4,22 @@
  * or another post's comments.
  */
 import t from 'tap';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
-import { buildApp } from '../../src/app.ts';
-import { deriveCursorSecret } from '../../src/http/cursor.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { createServer } from '../../src/server.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { startServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 import { primed, record, sleep, wsClient } from './ws-client.ts';
 
 /** A second application on the first one's database, listening on its own port. */
 async function secondInstance(first: TestServer): Promise<{ baseUrl: string; close: () => Promise<void> }> {
-  const database = await openDatabase(first.config.database);
-  const app = await buildApp({
-    config: first.config,
-    database,
-    authenticate: createAuthenticator(TEST_JWT_SECRET),
-    cursorSecret: deriveCursorSecret(TEST_JWT_SECRET),
-    jwtSecret: TEST_JWT_SECRET,
-  });
+  const server = await createServer(first.config);
+  const { app } = server;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await app.http.close();
-      await database.close();
-    },
+    close: () => server.close(),
   };
 }
 

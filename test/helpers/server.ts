@@ -3,13 +3,11 @@
  * Teardown closes the server and drops the database.
  */
 import type { Test } from 'tap';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
 import { signToken } from '../../src/auth/jwt.ts';
-import { buildApp, type App } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
-import { deriveCursorSecret } from '../../src/http/cursor.ts';
+import type { DatabaseHandle } from '../../src/db/database.ts';
+import { createServer } from '../../src/server.ts';
 import { createTestDatabase } from './database.ts';
 import { ContractClient } from './contract.ts';
 
@@ -38,23 +36,15 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     ...loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }),
     database: target,
   };
-  const database = await openDatabase(target);
-  await migrateToLatest(database.db);
-  const app = await buildApp({
-    config,
-    database,
-    authenticate: createAuthenticator(TEST_JWT_SECRET),
-    cursorSecret: deriveCursorSecret(TEST_JWT_SECRET),
-    jwtSecret: TEST_JWT_SECRET,
-  });
+  const server = await createServer(config);
+  const { app, database } = server;
   await options.configure?.(app);
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const baseUrl = `http://127.0.0.1:${port}`;
   t.teardown(async () => {
-    await app.http.close();
-    await database.close();
+    await server.close();
     await drop();
   });
   return {

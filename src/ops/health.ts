@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { operations } from '../../generated/openapi/ops.ts';
 import type { Database } from '../db/database.ts';
-import type { OperationHandlers } from './openapi-routes.ts';
-import { problem } from './problem.ts';
+import type { OperationHandlers } from '../http/openapi-routes.ts';
+import { problem } from '../http/problem.ts';
 
 /** Liveness says the process serves; readiness also proves the database answers. */
 export function healthHandlers(db: Database): Pick<OperationHandlers<operations>, 'healthz' | 'readyz'> {

@@ -1,0 +1,70 @@
+/**
+ * The GraphQL area: POST/GET /graphql and the WebSocket on the same path in a scope with bearer
+ * authentication whose error handler answers a refused token in GraphQL's shape, and, when enabled,
+ * the schema printout and the explorer (public pages, no authentication).
+ */
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { Authenticator } from '../auth/authenticate.ts';
+import { bearerAuthentication } from '../auth/bearer-hook.ts';
+import type { Config } from '../config.ts';
+import { ContentEventListener } from '../content/content-events.listener.ts';
+import type { DatabaseHandle } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { sendProblem } from '../http/http-server.ts';
+import type { Services } from '../services.ts';
+import { createContext } from './context.ts';
+import { OperationExecutor } from './execute.ts';
+import { registerGraphiQL, registerSchemaPrintout } from './explorer.ts';
+import { registerGraphQLHttp } from './http.ts';
+import { graphqlLimits } from './limits.ts';
+import { OperationPreparer } from './operation.ts';
+import { buildGraphQLSchema } from './schema.ts';
+import { registerGraphQLWs } from './ws.ts';
+
+export interface GraphQLOptions {
+  config: Config;
+  database: DatabaseHandle;
+  services: Services;
+  authenticate: Authenticator;
+  /** The HS256 secret of bearer tokens, for the credential of WebSocket connections. */
+  jwtSecret: string;
+}
+
+export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, services, authenticate, jwtSecret }) => {
+  const schema = buildGraphQLSchema();
+  const preparer = new OperationPreparer(schema, graphqlLimits(config));
+  const events = await ContentEventListener.open(database, scope.log);
+  // After the HTTP server has stopped (sockets are gone), and before the database closes.
+  scope.addHook('onClose', async () => events.close());
+
+  const executor = new OperationExecutor(schema, {
+    onCompileError: (errors, operationName) =>
+      scope.log.warn({ errors, operationName }, 'GraphQL operation runs on graphql-js: graphql-jit cannot compile it'),
+  });
+
+  await scope.register(async (api) => {
+    api.addHook('onRequest', bearerAuthentication(authenticate));
+    api.setErrorHandler((error: FastifyError, request, reply) => {
+      // GraphQL clients get a GraphQL-shaped error for a bad token; anything else (a body the
+      // parser refuses) is Problem Details like everywhere else.
+      if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) return sendProblem(error, request, reply);
+      return reply
+        .code(401)
+        .type('application/json; charset=utf-8')
+        .send({ errors: [{ message: error.message, extensions: { errorType: 'UNAUTHORIZED' } }] });
+    });
+    registerGraphQLHttp(api, { schema, preparer, executor, context: (principal) => createContext(principal, services) });
+  });
+  registerGraphQLWs(scope, {
+    schema,
+    services,
+    preparer,
+    executor,
+    events,
+    jwtSecret,
+    initTimeoutMs: config.graphqlWsInitTimeoutMs,
+    keepAliveMs: config.graphqlWsKeepAliveMs,
+  });
+  if (config.graphqlSchemaPrintout) registerSchemaPrintout(scope);
+  if (config.graphiql) registerGraphiQL(scope);
+};

@@ -1,0 +1,89 @@
+/**
+ * The root Fastify instance every area plugin is registered in: server options, the request id on
+ * every reply, Problem Details for errors no scope answers itself, and 404/405 for unrouted requests.
+ * It knows no area; src/app.ts registers them.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import { respondToClientError } from './client-errors.ts';
+import { problem, toProblem } from './problem.ts';
+import { RouteIndex } from './route-index.ts';
+import './fastify-types.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** An error as Problem Details (401 with its `WWW-Authenticate` challenge); the default of every scope. */
+export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const body = toProblem(error, request.url);
+  if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  return reply.code(body.status).type('application/problem+json').send(body);
+}
+
+/** Fastify's refusals before routing (bad URL encoding, overlong path segment) as Problem Details. */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const body = toProblem(error, request.url);
+  if (body.status >= 500) request.log.error({ err: error }, 'request failed before routing');
+  reply.code(body.status).header('X-Request-Id', request.id).type('application/problem+json').send(body);
+}
+
+export function createHttpServer(config: Config): FastifyInstance {
+  const http = Fastify({
+    // At level silent nothing is ever written, yet Fastify would still build a child logger for every
+    // request; without a logger it uses a no-op one, and app.log / request.log keep working.
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    requestIdHeader: false,
+    // Accept a caller's request id only when it is a sane token; otherwise mint one.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Fastify turns node's request timeout off by default; a client that never finishes its request
+    // would hold the connection forever. Node checks the timeouts every connectionsCheckingInterval,
+    // so the interval follows the timeout to answer 408 close to it.
+    requestTimeout: config.httpRequestTimeoutMs,
+    http: {
+      requestTimeout: config.httpRequestTimeoutMs,
+      headersTimeout: Math.min(60_000, config.httpRequestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.httpRequestTimeoutMs / 4))),
+    },
+    // Errors before a request reaches a route are Problem Details too: node's parser (431, 400) and
+    // timeouts (408) on the raw socket, Fastify's URL decoding (400) and path segment length (414).
+    clientErrorHandler: respondToClientError,
+    frameworkErrors: answerFrameworkError,
+  });
+  const routes = new RouteIndex();
+  http.addHook('onRoute', (route) => routes.add(route.method, route.url));
+
+  // Null unless the authentication hook of the request's scope finds a caller.
+  http.decorateRequest('principal', null);
+  // Root hooks run for every request, the not-found handler's included, so every reply of a routed
+  // or unrouted request carries the id (test/foundation/http-basics.test.ts). Callback form: an async
+  // hook costs a promise and an extra turn of the microtask queue on every request.
+  http.addHook('onRequest', (request, reply, done) => {
+    reply.header('X-Request-Id', request.id);
+    done();
+  });
+
+  http.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
+
+  http.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = routes.methodsFor(path);
+    if (allowed.length) {
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .type('application/problem+json')
+        .send(problem('method-not-allowed', `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`, request.url));
+    }
+    return reply
+      .code(404)
+      .type('application/problem+json')
+      .send(problem('not-found', `No route for ${request.method} ${path}`, request.url));
+  });
+  return http;
+}

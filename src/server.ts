@@ -1,0 +1,59 @@
+/**
+ * The one wiring of a server process, shared by src/main.ts, the tests (test/helpers/server.ts) and
+ * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key,
+ * create the authenticator and build the application. It does not listen.
+ */
+import { createAuthenticator } from './auth/authenticate.ts';
+import { resolveJwtSecret } from './auth/secret.ts';
+import { buildApp, type App } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { deriveCursorSecret } from './http/cursor.ts';
+
+export interface Server {
+  app: App;
+  database: DatabaseHandle;
+  /** Stops the HTTP server (in-flight requests finish), then closes the database. */
+  close(): Promise<void>;
+}
+
+/** The database could not be opened or migrated (main.ts reports it as such). */
+export class DatabaseStartError extends Error {}
+
+async function openMigrated(config: Config): Promise<DatabaseHandle> {
+  let database: DatabaseHandle | undefined;
+  try {
+    database = await openDatabase(config.database);
+    await migrateToLatest(database.db);
+    return database;
+  } catch (error) {
+    await database?.close().catch(() => undefined);
+    throw new DatabaseStartError(`cannot open the database (${config.database.kind}): ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export async function createServer(config: Config): Promise<Server> {
+  const database = await openMigrated(config);
+  try {
+    const jwtSecret = resolveJwtSecret(config);
+    const app = await buildApp({
+      config,
+      database,
+      authenticate: createAuthenticator(jwtSecret),
+      cursorSecret: deriveCursorSecret(jwtSecret),
+      jwtSecret,
+    });
+    return {
+      app,
+      database,
+      close: async () => {
+        await app.http.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
