@@ -8,26 +8,32 @@
  * subscriptions, unknown operation names, variables graphql-jit refuses).
  */
 import t from 'tap';
+import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { createContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { registerGraphQLHttp } from '../../src/graphql/http.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
-import { startServer } from '../helpers/server.ts';
+import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 import { seed } from './gql.ts';
 
 const server = await startServer(t, {
-  configure: ({ http, services }) => {
+  configure: async ({ http, services }) => {
     const schema = buildGraphQLSchema();
     const limits = { ...graphqlLimits({ graphqlMaxDepth: 10, graphqlMaxComplexity: 200 } as never) };
-    registerGraphQLHttp(http, {
-      schema,
-      preparer: new OperationPreparer(schema, limits),
-      executor: new OperationExecutor(schema),
-      context: (principal) => createContext(principal, services),
-      url: '/graphql-reference',
-      direct: false,
+    // Its own scope with the bearer hook, as the GraphQL plugin registers /graphql.
+    await http.register(async (scope) => {
+      scope.addHook('onRequest', bearerAuthentication(createAuthenticator(TEST_JWT_SECRET)));
+      registerGraphQLHttp(scope, {
+        schema,
+        preparer: new OperationPreparer(schema, limits),
+        executor: new OperationExecutor(schema),
+        context: (principal) => createContext(principal, services),
+        url: '/graphql-reference',
+        direct: false,
+      });
     });
   },
 });
