@@ -70,3 +70,12 @@ export async function errorOf<R extends Answer>(status: number, call: Promise<R>
   const answer = await expectStatus(status, call);
   return answer.error as NonNullable<R['error']>;
 }
+
+/**
+ * The JSON body of an operation that also answers XML or CSV (its typed body is then a union with
+ * string): fails when the server answered with text.
+ */
+export function json<T>(data: T): Exclude<T, string> {
+  if (typeof data === 'string') throw new Error(`expected a JSON body, got text: ${data.slice(0, 200)}`);
+  return data as Exclude<T, string>;
+}
