@@ -25,3 +25,8 @@ export function keysetPage(page: PostsPage): Schemas['KeysetPage'] {
   if ('next' in page) return page;
   throw wrongForm('keyset', page);
 }
+
+export function offsetPage(page: PostsPage): Schemas['OffsetPage'] {
+  if ('pagination' in page && 'total' in page.pagination) return page as Schemas['OffsetPage'];
+  throw wrongForm('offset', page);
+}
