@@ -1,5 +1,9 @@
 /** Product and image fixtures shared by the catalog and order tests. */
+import type { components } from '../../generated/openapi/rest-v1.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { bearer, dataOf } from '../helpers/typed-client.ts';
+
+type CreateProductRequest = components['schemas']['CreateProductRequest'];
 
 export const ONE_PIXEL_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -11,7 +15,7 @@ export const GIF_3X2 = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([3, 0, 
 
 let counter = 0;
 
-export function productBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function productBody(overrides: Partial<CreateProductRequest> = {}): CreateProductRequest {
   counter += 1;
   return {
     name: `Product ${counter}`,
@@ -24,10 +28,12 @@ export function productBody(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
-export async function createProduct(server: TestServer, overrides: Record<string, unknown> = {}): Promise<any> {
+export async function createProduct(
+  server: TestServer,
+  overrides: Partial<CreateProductRequest> = {},
+): Promise<components['schemas']['ProductResponse']> {
   const token = await server.token('catalog-writer');
-  const r = await server.api.post('/api/v1/products', { body: productBody(overrides), token, expect: 201 });
-  return r.body;
+  return dataOf(201, server.v1.POST('/api/v1/products', { body: productBody(overrides), headers: bearer(token) }));
 }
 
 export function multipart(field: string, content: Blob | Buffer, filename: string, type = 'application/octet-stream'): FormData {

@@ -1,9 +1,11 @@
 import t from 'tap';
+import type { components } from '../../generated/openapi/rest-v2.ts';
 import { startServer } from '../helpers/server.ts';
+import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct } from './fixtures.ts';
 
 const UNKNOWN = '3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f';
-const body = {
+const body: components['schemas']['CreateProductRequestV2'] = {
   name: 'Desk Lamp',
   description: 'LED',
   price: { amount: '19.90', currency: 'USD' },
@@ -15,22 +17,38 @@ const body = {
 
 t.test('REST v2 serves the same products in its own shapes', async (t) => {
   const server = await startServer(t);
-  const { api } = server;
+  const { api, v2 } = server;
   const user = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);
+  const path = (id: string) => ({ path: { id } });
+  const create = (product: components['schemas']['CreateProductRequestV2'], token?: string) =>
+    v2.POST('/api/v2/products', { body: product, headers: bearer(token) });
+  const patch = (id: string, changes: components['schemas']['PatchProductRequestV2'], token?: string) =>
+    v2.PATCH('/api/v2/products/{id}', { params: path(id), body: changes, headers: bearer(token) });
+  const get = (id: string, options: { token?: string; format?: string; accept?: string } = {}) =>
+    v2.GET('/api/v2/products/{id}', {
+      params: { path: { id }, query: { format: options.format } },
+      headers: { ...bearer(options.token), ...(options.accept ? { accept: options.accept } : {}) },
+    });
+  const list = (query: { sort?: string[]; format?: string } = {}, token?: string) =>
+    v2.GET('/api/v2/products', { params: { query }, headers: bearer(token) });
+  const search = (query: { q: string; minPrice?: number; maxPrice?: number; format?: string }, token?: string) =>
+    v2.GET('/api/v2/products/search', { params: { query }, headers: bearer(token) });
+  const remove = (id: string, token?: string) => v2.DELETE('/api/v2/products/{id}', { params: path(id), headers: bearer(token) });
 
   t.test('create in v2, read in v1 and v2', async (t) => {
-    const r = await api.post('/api/v2/products', { body, token: user, expect: 201 });
-    t.equal(r.headers.get('location'), `/api/v2/products/${r.body.id}`);
-    t.match(r.body, {
+    const created = await expectStatus(201, create(body, user));
+    const product = created.data!;
+    t.equal(created.response.headers.get('location'), `/api/v2/products/${product.id}`);
+    t.match(product, {
       price: { amount: '19.90', currency: 'USD' },
       inventory: { quantity: 3, inStock: true },
       attributes: { colour: 'black', watts: '8' },
       images: [],
     });
-    t.same(Object.keys(r.body.attributes), ['colour', 'watts'], 'attribute order kept');
-    const v1 = await api.get(`/api/v1/products/${r.body.id}`, { expect: 200 });
-    t.match(v1.body, {
+    t.same(Object.keys(product.attributes), ['colour', 'watts'], 'attribute order kept');
+    const v1 = await dataOf(200, server.v1.GET('/api/v1/products/{id}', { params: path(product.id) }));
+    t.match(v1, {
       price: 19.9,
       stockQuantity: 3,
       inStock: true,
@@ -39,17 +57,17 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
         { key: 'watts', value: '8' },
       ],
     });
-    t.same((await api.get(`/api/v2/products/${r.body.id}`, { expect: 200 })).body, r.body);
+    t.same(await dataOf(200, get(product.id)), product);
   });
 
   t.test('v1 products appear in v2 lists and search', async (t) => {
     const p = await createProduct(server, { name: 'Walnut shelf', price: 1234567890.07, stockQuantity: 0 });
-    const list = await api.get('/api/v2/products?sort=quantity,asc', { expect: 200 });
-    t.match(list.body.content[0], { id: p.id, price: { amount: '1234567890.07' }, inventory: { quantity: 0, inStock: false } });
-    t.match(list.body.page, { number: 0, size: 20, totalElements: 2 });
-    const found = await api.get('/api/v2/products/search?q=walnut&maxPrice=9999999999', { expect: 200 });
+    const page = await dataOf(200, list({ sort: ['quantity,asc'] }));
+    t.match(page.content[0], { id: p.id, price: { amount: '1234567890.07' }, inventory: { quantity: 0, inStock: false } });
+    t.match(page.page, { number: 0, size: 20, totalElements: 2 });
+    const found = await dataOf(200, search({ q: 'walnut', maxPrice: 9999999999 }));
     t.same(
-      found.body.content.map((x: any) => x.id),
+      found.content.map((x) => x.id),
       [p.id],
     );
   });
@@ -58,9 +76,18 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
     for (const [bad, field] of [
       [{ ...body, sku: 'V2-X1', price: { amount: '0.00', currency: 'USD' } }, '/price/amount'],
       [{ ...body, sku: 'V2-X2', price: { amount: '1.5', currency: 'USD' } }, '/price/amount'],
-      [{ ...body, sku: 'V2-X3', price: { amount: '1.50', currency: 'EUR' } }, '/price/currency'],
       [{ ...body, sku: 'V2-X4', attributes: { colour: ' ' } }, '/attributes/colour'],
       [{ ...body, sku: 'V2-X5', quantity: -1 }, '/quantity'],
+    ] as const) {
+      const r = await errorOf(400, create(bad, user));
+      t.ok(
+        r.errors?.some((e) => e.field === field),
+        `${field} in ${JSON.stringify(r.errors)}`,
+      );
+    }
+    // Raw client: a currency outside the enum and a v1 property are bodies the typed client refuses.
+    for (const [bad, field] of [
+      [{ ...body, sku: 'V2-X3', price: { amount: '1.50', currency: 'EUR' } }, '/price/currency'],
       [{ ...body, sku: 'V2-X6', stockQuantity: 1 }, '/stockQuantity'],
     ] as const) {
       const r = await api.post('/api/v2/products', { body: bad, token: user, expect: 400 });
@@ -69,62 +96,51 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
         `${field} in ${JSON.stringify(r.body.errors)}`,
       );
     }
-    await api.post('/api/v2/products', { body, expect: 401 });
-    t.match((await api.post('/api/v2/products', { body, token: user, expect: 409 })).body, { code: 'DUPLICATE_SKU' });
-    await api.post('/api/v2/products', {
-      raw: JSON.stringify({ ...body, description: 'x'.repeat(1_100_000) }),
-      headers: { 'content-type': 'application/json' },
-      token: user,
-      expect: 413,
-    });
+    await expectStatus(401, create(body));
+    t.match(await errorOf(409, create(body, user)), { code: 'DUPLICATE_SKU' });
+    await expectStatus(413, create({ ...body, description: 'x'.repeat(1_100_000) }, user));
+    // Raw client: the typed client sends JSON only, and this body is CSV.
     await api.post('/api/v2/products', { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
   });
 
   t.test('patch: null or absent unchanged; errors 400, 401, 404, 413, 415', async (t) => {
-    const p = (await api.post('/api/v2/products', { body: { ...body, sku: 'V2-PATCH' }, token: user, expect: 201 })).body;
-    const r = await api.patch(`/api/v2/products/${p.id}`, {
-      body: { price: { amount: '5.05', currency: 'USD' }, name: null },
-      token: user,
-      expect: 200,
-    });
-    t.match(r.body, { name: 'Desk Lamp', price: { amount: '5.05' }, inventory: { quantity: 3 } });
-    const q = await api.patch(`/api/v2/products/${p.id}`, { body: { quantity: 0 }, token: user, expect: 200 });
-    t.match(q.body.inventory, { quantity: 0, inStock: false });
-    await api.patch(`/api/v2/products/${p.id}`, { body: { price: { amount: 'abc', currency: 'USD' } }, token: user, expect: 400 });
-    await api.patch(`/api/v2/products/${p.id}`, { body: { quantity: 1 }, expect: 401 });
-    await api.patch(`/api/v2/products/${UNKNOWN}`, { body: { quantity: 1 }, token: user, expect: 404 });
-    await api.patch(`/api/v2/products/${p.id}`, {
-      raw: JSON.stringify({ description: 'x'.repeat(1_100_000) }),
-      headers: { 'content-type': 'application/json' },
-      token: user,
-      expect: 413,
-    });
+    const p = await dataOf(201, create({ ...body, sku: 'V2-PATCH' }, user));
+    const r = await dataOf(200, patch(p.id, { price: { amount: '5.05', currency: 'USD' }, name: null }, user));
+    t.match(r, { name: 'Desk Lamp', price: { amount: '5.05' }, inventory: { quantity: 3 } });
+    const q = await dataOf(200, patch(p.id, { quantity: 0 }, user));
+    t.match(q.inventory, { quantity: 0, inStock: false });
+    await expectStatus(400, patch(p.id, { price: { amount: 'abc', currency: 'USD' } }, user));
+    await expectStatus(401, patch(p.id, { quantity: 1 }));
+    await expectStatus(404, patch(UNKNOWN, { quantity: 1 }, user));
+    await expectStatus(413, patch(p.id, { description: 'x'.repeat(1_100_000) }, user));
+    // Raw client: the typed client sends JSON only, and this body is plain text.
     await api.patch(`/api/v2/products/${p.id}`, { raw: 'q', headers: { 'content-type': 'text/plain' }, token: user, expect: 415 });
   });
 
   t.test('get, list and search errors: 400, 401, 404, 406', async (t) => {
-    await api.get(`/api/v2/products/${UNKNOWN}`, { expect: 404 });
-    await api.get('/api/v2/products/bad', { expect: 400 });
-    await api.get(`/api/v2/products/${UNKNOWN}`, { token: 'bad', expect: 401 });
-    const any = (await api.get('/api/v2/products', { expect: 200 })).body.content[0];
-    await api.get(`/api/v2/products/${any.id}?format=xml`, { expect: 406 });
-    await api.get(`/api/v2/products/${any.id}`, { headers: { accept: 'application/xml' }, expect: 406 });
-    await api.get('/api/v2/products?format=csv', { expect: 406 });
-    await api.get('/api/v2/products?sort=stockQuantity,asc', { expect: 400 });
-    await api.get('/api/v2/products', { token: 'bad', expect: 401 });
-    await api.get('/api/v2/products/search?q=a&format=xml', { expect: 406 });
+    await expectStatus(404, get(UNKNOWN));
+    await expectStatus(400, get('bad'));
+    await expectStatus(401, get(UNKNOWN, { token: 'bad' }));
+    const any = (await dataOf(200, list())).content[0]!;
+    await expectStatus(406, get(any.id, { format: 'xml' }));
+    await expectStatus(406, get(any.id, { accept: 'application/xml' }));
+    await expectStatus(406, list({ format: 'csv' }));
+    await expectStatus(400, list({ sort: ['stockQuantity,asc'] }));
+    await expectStatus(401, list({}, 'bad'));
+    await expectStatus(406, search({ q: 'a', format: 'xml' }));
+    // Raw client: `q` is required, so the typed client cannot leave it out.
     await api.get('/api/v2/products/search', { expect: 400 });
-    await api.get('/api/v2/products/search?q=a&minPrice=3&maxPrice=2', { expect: 400 });
-    await api.get('/api/v2/products/search?q=a', { token: 'bad', expect: 401 });
+    await expectStatus(400, search({ q: 'a', minPrice: 3, maxPrice: 2 }));
+    await expectStatus(401, search({ q: 'a' }, 'bad'));
   });
 
   t.test('delete: ADMIN only, 204 then 404 in both versions', async (t) => {
-    const p = (await api.post('/api/v2/products', { body: { ...body, sku: 'V2-DEL' }, token: user, expect: 201 })).body;
-    await api.delete(`/api/v2/products/${p.id}`, { expect: 401 });
-    await api.delete(`/api/v2/products/${p.id}`, { token: user, expect: 403 });
-    await api.delete(`/api/v2/products/bad`, { token: admin, expect: 400 });
-    await api.delete(`/api/v2/products/${p.id}`, { token: admin, expect: 204 });
-    await api.delete(`/api/v2/products/${p.id}`, { token: admin, expect: 404 });
-    await api.get(`/api/v1/products/${p.id}`, { expect: 404 });
+    const p = await dataOf(201, create({ ...body, sku: 'V2-DEL' }, user));
+    await expectStatus(401, remove(p.id));
+    await expectStatus(403, remove(p.id, user));
+    await expectStatus(400, remove('bad', admin));
+    await expectStatus(204, remove(p.id, admin));
+    await expectStatus(404, remove(p.id, admin));
+    await expectStatus(404, server.v1.GET('/api/v1/products/{id}', { params: path(p.id) }));
   });
 });

@@ -1,31 +1,43 @@
 import t from 'tap';
+import type { components } from '../../generated/openapi/rest-v1.ts';
 import { startServer } from '../helpers/server.ts';
+import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct, productBody } from './fixtures.ts';
 
 const UNKNOWN = '3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f';
 
+type CreateProductRequest = components['schemas']['CreateProductRequest'];
+/**
+ * openapi-typescript types a property with a default as required, but the document lets a request
+ * omit `stockQuantity` (0 then), which is what PUT's reset is tested with.
+ */
+type ProductReplacement = Omit<CreateProductRequest, 'stockQuantity'> & { stockQuantity?: number };
+
 t.test('product CRUD over REST v1', async (t) => {
   const server = await startServer(t);
-  const { api } = server;
+  const { api, v1 } = server;
   const user = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);
+  const path = (id: string) => ({ path: { id } });
+  const get = (id: string, token?: string) => v1.GET('/api/v1/products/{id}', { params: path(id), headers: bearer(token) });
+  const put = (id: string, body: ProductReplacement, token?: string) =>
+    v1.PUT('/api/v1/products/{id}', { params: path(id), body: body as CreateProductRequest, headers: bearer(token) });
+  const patch = (id: string, body: components['schemas']['PatchProductRequest'], token?: string) =>
+    v1.PATCH('/api/v1/products/{id}', { params: path(id), body, headers: bearer(token) });
+  const remove = (id: string, token?: string) => v1.DELETE('/api/v1/products/{id}', { params: path(id), headers: bearer(token) });
+  const create = (body: CreateProductRequest, token?: string) => v1.POST('/api/v1/products', { body, headers: bearer(token) });
 
   t.test('create: 401 without a token, 415 for CSV, 413 for an oversized JSON body, 409 for a duplicate SKU', async (t) => {
-    await api.post('/api/v1/products', { body: productBody(), expect: 401 });
+    await expectStatus(401, create(productBody()));
+    // Raw client: the typed client sends JSON only, and these bodies are CSV and XML.
     await api.post('/api/v1/products', { raw: 'name,price\nx,1', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
     await api.post('/api/v1/products', { raw: '<product/>', headers: { 'content-type': 'application/xml' }, token: user, expect: 415 });
-    const huge = JSON.stringify({ ...productBody(), description: 'x'.repeat(1_100_000) });
-    const tooBig = await api.post('/api/v1/products', {
-      raw: huge,
-      headers: { 'content-type': 'application/json' },
-      token: user,
-      expect: 413,
-    });
-    t.equal(tooBig.body.type, '/problems/payload-too-large');
+    const tooBig = await errorOf(413, create({ ...productBody(), description: 'x'.repeat(1_100_000) }, user));
+    t.equal(tooBig.type, '/problems/payload-too-large');
     const first = await createProduct(server, { sku: 'DUP-001' });
-    const dup = await api.post('/api/v1/products', { body: productBody({ sku: 'DUP-001' }), token: user, expect: 409 });
-    t.match(dup.body, { code: 'DUPLICATE_SKU', detail: /DUP-001/ });
-    t.ok(first.id);
+    const dup = await errorOf(409, create(productBody({ sku: 'DUP-001' }), user));
+    t.match(dup, { code: 'DUPLICATE_SKU', detail: /DUP-001/ });
+    t.equal(first.sku, 'DUP-001');
   });
 
   t.test('create: repeated attribute keys are a 400 at the later occurrence', async (t) => {
@@ -36,32 +48,31 @@ t.test('product CRUD over REST v1', async (t) => {
         { key: 'a', value: '3' },
       ],
     });
-    const r = await api.post('/api/v1/products', { body, token: user, expect: 400 });
+    const r = await errorOf(400, create(body, user));
     t.same(
-      r.body.errors.map((e: any) => e.field),
+      r.errors?.map((e) => e.field),
       ['/attributes/2/key'],
     );
   });
 
   t.test('a NUL character is a 400, never a 500', async (t) => {
-    const r = await api.post('/api/v1/products', { body: productBody({ description: 'bad\u0000byte' }), token: user, expect: 400 });
-    t.equal(r.body.type, '/problems/validation-error');
+    const r = await errorOf(400, create(productBody({ description: 'bad\u0000byte' }), user));
+    t.equal(r.type, '/problems/validation-error');
   });
 
   t.test('get: 200, 404 for an unknown id, 400 for a malformed id, 401 for a bad token', async (t) => {
     const p = await createProduct(server);
-    const r = await api.get(`/api/v1/products/${p.id}`, { expect: 200 });
-    t.same(r.body, p);
-    t.match((await api.get(`/api/v1/products/${UNKNOWN}`, { expect: 404 })).body, { code: 'PRODUCT_NOT_FOUND' });
-    t.match((await api.get('/api/v1/products/nope', { expect: 400 })).body.errors, [{ field: 'path.id' }]);
-    await api.get(`/api/v1/products/${p.id}`, { token: 'not-a-jwt', expect: 401 });
+    t.same(await dataOf(200, get(p.id)), p);
+    t.match(await errorOf(404, get(UNKNOWN)), { code: 'PRODUCT_NOT_FOUND' });
+    t.match((await errorOf(400, get('nope'))).errors, [{ field: 'path.id' }]);
+    await expectStatus(401, get(p.id, 'not-a-jwt'));
   });
 
   t.test('PUT replaces every field and resets omitted optional ones; images are kept', async (t) => {
     const p = await createProduct(server, { attributes: [{ key: 'colour', value: 'red' }], stockQuantity: 7 });
-    const replacement = { name: 'Replaced', price: 99.9, sku: p.sku, category: 'BOOKS' };
-    const r = await api.put(`/api/v1/products/${p.id}`, { body: replacement, token: user, expect: 200 });
-    t.match(r.body, {
+    const replacement = { name: 'Replaced', price: 99.9, sku: p.sku, category: 'BOOKS' as const };
+    const r = await dataOf(200, put(p.id, replacement, user));
+    t.match(r, {
       id: p.id,
       name: 'Replaced',
       price: 99.9,
@@ -71,91 +82,84 @@ t.test('product CRUD over REST v1', async (t) => {
       inStock: false,
       attributes: [],
     });
-    t.equal(r.body.createdAt, p.createdAt);
-    t.not(r.body.updatedAt, p.updatedAt);
-    t.same((await api.get(`/api/v1/products/${p.id}`, { expect: 200 })).body, r.body, 'stored');
+    t.equal(r.createdAt, p.createdAt);
+    t.not(r.updatedAt, p.updatedAt);
+    t.same(await dataOf(200, get(p.id)), r, 'stored');
   });
 
   t.test('PUT errors: 400 (rules of create), 401, 404, 409 (SKU of another product), 415', async (t) => {
     const a = await createProduct(server);
     const b = await createProduct(server);
-    const full = { name: 'Name', price: 1, sku: a.sku, category: 'HOME' };
-    const bad = await api.put(`/api/v1/products/${a.id}`, { body: { ...full, price: 0 }, token: user, expect: 400 });
-    t.match(bad.body.errors, [{ field: '/price' }]);
+    const full = { name: 'Name', price: 1, sku: a.sku, category: 'HOME' as const };
+    const bad = await errorOf(400, put(a.id, { ...full, price: 0 }, user));
+    t.match(bad.errors, [{ field: '/price' }]);
+    // Raw client: a body missing required properties does not compile with the typed client.
     const missing = await api.put(`/api/v1/products/${a.id}`, { body: { name: 'Only name' }, token: user, expect: 400 });
     t.ok(missing.body.errors.some((e: any) => e.field === '/sku'));
-    await api.put(`/api/v1/products/${a.id}`, { body: full, expect: 401 });
-    await api.put(`/api/v1/products/${UNKNOWN}`, { body: { ...full, sku: 'NEW-SKU-1' }, token: user, expect: 404 });
-    const clash = await api.put(`/api/v1/products/${a.id}`, { body: { ...full, sku: b.sku }, token: user, expect: 409 });
-    t.match(clash.body, { code: 'DUPLICATE_SKU' });
-    t.equal((await api.get(`/api/v1/products/${a.id}`, { expect: 200 })).body.sku, a.sku, 'the failed PUT changed nothing');
+    await expectStatus(401, put(a.id, full));
+    await expectStatus(404, put(UNKNOWN, { ...full, sku: 'NEW-SKU-1' }, user));
+    const clash = await errorOf(409, put(a.id, { ...full, sku: b.sku }, user));
+    t.match(clash, { code: 'DUPLICATE_SKU' });
+    t.equal((await dataOf(200, get(a.id))).sku, a.sku, 'the failed PUT changed nothing');
+    // Raw client: the typed client sends JSON only, and this body is CSV.
     await api.put(`/api/v1/products/${a.id}`, { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await api.put(`/api/v1/products/${a.id}`, {
-      raw: JSON.stringify({ ...full, description: 'd'.repeat(1_100_000) }),
-      headers: { 'content-type': 'application/json' },
-      token: user,
-      expect: 413,
-    });
+    await expectStatus(413, put(a.id, { ...full, description: 'd'.repeat(1_100_000) }, user));
   });
 
   t.test('PATCH changes present fields only; null and absent leave them unchanged', async (t) => {
     const p = await createProduct(server, { description: 'keep me', stockQuantity: 3 });
-    const r = await api.patch(`/api/v1/products/${p.id}`, { body: { price: 12.34, description: null }, token: user, expect: 200 });
-    t.match(r.body, { name: p.name, description: 'keep me', price: 12.34, stockQuantity: 3, sku: p.sku });
-    const zero = await api.patch(`/api/v1/products/${p.id}`, { body: { stockQuantity: 0 }, token: user, expect: 200 });
-    t.match(zero.body, { stockQuantity: 0, inStock: false, price: 12.34 });
-    const same = await api.patch(`/api/v1/products/${p.id}`, { body: {}, token: user, expect: 200 });
-    t.equal(same.body.updatedAt, zero.body.updatedAt, '{} changes nothing');
+    const r = await dataOf(200, patch(p.id, { price: 12.34, description: null }, user));
+    t.match(r, { name: p.name, description: 'keep me', price: 12.34, stockQuantity: 3, sku: p.sku });
+    const zero = await dataOf(200, patch(p.id, { stockQuantity: 0 }, user));
+    t.match(zero, { stockQuantity: 0, inStock: false, price: 12.34 });
+    const same = await dataOf(200, patch(p.id, {}, user));
+    t.equal(same.updatedAt, zero.updatedAt, '{} changes nothing');
   });
 
   t.test('PATCH errors: 400 for a present invalid value or unknown field, 401, 404, 415', async (t) => {
     const p = await createProduct(server);
-    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { name: 'x' }, token: user, expect: 400 })).body.errors, [
-      { field: '/name' },
-    ]);
-    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { price: 1.234 }, token: user, expect: 400 })).body.errors, [
-      { field: '/price' },
-    ]);
+    t.match((await errorOf(400, patch(p.id, { name: 'x' }, user))).errors, [{ field: '/name' }]);
+    t.match((await errorOf(400, patch(p.id, { price: 1.234 }, user))).errors, [{ field: '/price' }]);
+    // Raw client: `sku` is not a property of the patch body, so the typed client refuses it.
     t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { sku: 'NEW-1' }, token: user, expect: 400 })).body.errors, [
       { field: '/sku' },
     ]);
-    await api.patch(`/api/v1/products/${p.id}`, { body: { name: 'Valid' }, expect: 401 });
-    await api.patch(`/api/v1/products/${UNKNOWN}`, { body: { name: 'Valid' }, token: user, expect: 404 });
+    await expectStatus(401, patch(p.id, { name: 'Valid' }));
+    await expectStatus(404, patch(UNKNOWN, { name: 'Valid' }, user));
+    // Raw client: the typed client sends JSON only, and this body is CSV.
     await api.patch(`/api/v1/products/${p.id}`, { raw: 'name\nx', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await api.patch(`/api/v1/products/${p.id}`, {
-      raw: JSON.stringify({ description: 'y'.repeat(1_100_000) }),
-      headers: { 'content-type': 'application/json' },
-      token: user,
-      expect: 413,
-    });
-    t.same((await api.get(`/api/v1/products/${p.id}`, { expect: 200 })).body, p, 'rejected patches changed nothing');
+    await expectStatus(413, patch(p.id, { description: 'y'.repeat(1_100_000) }, user));
+    t.same(await dataOf(200, get(p.id)), p, 'rejected patches changed nothing');
   });
 
   t.test('DELETE: ADMIN only, 204 then 404', async (t) => {
     const p = await createProduct(server);
-    await api.delete(`/api/v1/products/${p.id}`, { expect: 401 });
-    const forbidden = await api.delete(`/api/v1/products/${p.id}`, { token: user, expect: 403 });
-    t.equal(forbidden.body.type, '/problems/forbidden');
-    const r = await api.delete(`/api/v1/products/${p.id}`, { token: admin, expect: 204 });
-    t.equal(r.text, '');
-    await api.get(`/api/v1/products/${p.id}`, { expect: 404 });
-    await api.delete(`/api/v1/products/${p.id}`, { token: admin, expect: 404 });
-    await api.delete('/api/v1/products/bad-id', { token: admin, expect: 400 });
+    await expectStatus(401, remove(p.id));
+    const forbidden = await errorOf(403, remove(p.id, user));
+    t.equal(forbidden.type, '/problems/forbidden');
+    const r = await expectStatus(204, remove(p.id, admin));
+    t.equal(await r.response.text(), '');
+    await expectStatus(404, get(p.id));
+    await expectStatus(404, remove(p.id, admin));
+    await expectStatus(400, remove('bad-id', admin));
   });
 
   t.test('prices stay exact decimals', async (t) => {
     const p = await createProduct(server, { price: 0.1 });
-    const r = await api.patch(`/api/v1/products/${p.id}`, { body: { price: 1234567890.07 }, token: user, expect: 200 });
-    t.ok(r.text.includes('"price":1234567890.07'));
+    const text = await dataOf(
+      200,
+      v1.PATCH('/api/v1/products/{id}', { params: path(p.id), body: { price: 1234567890.07 }, headers: bearer(user), parseAs: 'text' }),
+    );
+    t.ok(text.includes('"price":1234567890.07'));
     for (const price of [9999999999.99, 0.07, 19.99, 1000000.01]) {
-      const ok = await api.patch(`/api/v1/products/${p.id}`, { body: { price }, token: user, expect: 200 });
-      t.equal(ok.body.price, price, `${price} accepted exactly`);
+      const ok = await dataOf(200, patch(p.id, { price }, user));
+      t.equal(ok.price, price, `${price} accepted exactly`);
     }
     for (const price of [10.999, 0.005, 1234567890.071]) {
-      const bad = await api.patch(`/api/v1/products/${p.id}`, { body: { price }, token: user, expect: 400 });
-      t.match(bad.body.errors, [{ field: '/price' }], `${price} rejected`);
+      const bad = await errorOf(400, patch(p.id, { price }, user));
+      t.match(bad.errors, [{ field: '/price' }], `${price} rejected`);
     }
-    await api.patch(`/api/v1/products/${p.id}`, { body: { price: 1234567890.07 }, token: user, expect: 200 });
+    await expectStatus(200, patch(p.id, { price: 1234567890.07 }, user));
     const row = await server.database.db.selectFrom('products').select('price').where('id', '=', p.id).executeTakeFirstOrThrow();
     t.equal(row.price, '1234567890.07');
   });

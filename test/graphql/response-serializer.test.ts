@@ -4,33 +4,46 @@
  * same escaping, over the application's own schema and data, and over a schema built here for what
  * ours does not have yet (interfaces, unions, floats, strings that need escaping).
  */
-import { buildSchema, parse } from 'graphql';
+import { buildSchema, type DocumentNode, type GraphQLSchema } from 'graphql';
 import t from 'tap';
 import { createContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
+import { graphqlLimits } from '../../src/graphql/graphql.routes.ts';
+import { OperationPreparer, type OperationRequest } from '../../src/graphql/operation.ts';
 import { compileDataSerializer } from '../../src/graphql/response-serializer.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../helpers/server.ts';
 import { as, seed } from './gql.ts';
 
+/**
+ * Documents go through production's preparation (parse, validation, depth, alias and cost limits),
+ * so a document the server would refuse fails here instead of being serialized.
+ */
+function preparedDocument(schema: GraphQLSchema, request: OperationRequest): DocumentNode {
+  const prepared = new OperationPreparer(schema, graphqlLimits(loadConfig({ NODE_ENV: 'test' }))).prepare(request);
+  if (Array.isArray(prepared)) throw new Error(`refused: ${(prepared as readonly Error[]).map((e) => e.message).join('; ')}`);
+  return prepared as DocumentNode;
+}
+
 async function run(
+  schema: GraphQLSchema,
   executor: OperationExecutor,
-  query: string,
-  contextValue: unknown,
-  variables: Record<string, unknown> = {},
-  operationName?: string,
+  request: OperationRequest & { variables?: Record<string, unknown> },
+  args: { contextValue: unknown; rootValue?: unknown },
 ) {
-  const document = parse(query);
+  const { variables = {}, operationName } = request;
+  const document = preparedDocument(schema, request);
   const operation = executor.compiledFor(document, operationName);
-  if (!operation) throw new Error(`not compiled: ${query}`);
+  if (!operation) throw new Error(`not compiled: ${request.query}`);
   const result = await executor.run(operation, {
-    schema: undefined as never,
+    schema,
     document,
-    contextValue,
+    ...args,
     variableValues: variables,
-    operationName,
+    operationName: operationName ?? undefined,
   });
-  return { result, written: operation.serialize(result) };
+  return { result, written: operation.serialize(result), serialize: operation.serialize };
 }
 
 t.test("the application's schema and data", async (t) => {
@@ -51,10 +64,10 @@ t.test("the application's schema and data", async (t) => {
     [
       'aliases, __typename, fragments, enums, DateTime, nulls',
       `query Q($id: ID!) {
-        me: user(id: $id) { __typename id name: displayName ...U followerCount followers { totalElements content { username } } }
+        me: user(id: $id) { __typename id name: displayName ...U followerCount followers { username } }
         post(id: "${post.id}") { ... on Post { title status createdAt slug } tags { name postCount } likeCount
-          comments { content { content parentComment { id } replies { content author { username } } } } }
-        users { totalElements totalPages hasNext content { username ...U } }
+          comments(size: 2) { content { content parentComment { id } replies { content author { username } } } } }
+        users(size: 3) { totalElements totalPages hasNext content { username ...U } }
       }
       fragment U on User { username email createdAt }`,
       { id: alice.id },
@@ -66,8 +79,9 @@ t.test("the application's schema and data", async (t) => {
     ['a mutation', `mutation { likePost(postId: "${post.id}") { id likeCount } }`],
   ];
   for (const [name, query, variables, operationName] of operations) {
-    const { result, written } = await run(executor, query, context(), variables, operationName);
+    const { result, written, serialize } = await run(schema, executor, { query, variables, operationName }, { contextValue: context() });
     t.notOk(result.errors, `${name}: runs without errors`);
+    t.not(serialize, JSON.stringify, `${name}: written by a compiled serializer, not the JSON.stringify fallback`);
     t.equal(written, JSON.stringify(result), `${name}: the same JSON as JSON.stringify`);
   }
 });
@@ -100,17 +114,17 @@ t.test('types the application schema does not have yet', async (t) => {
     nodes { id ... on B { n x } }
     text big count json flag
   }`;
-  const document = parse(query);
-  const operation = executor.compiledFor(document, undefined);
-  if (!operation) throw new Error('not compiled');
-  const result = await executor.run(operation, { schema, document, rootValue, contextValue: {}, variableValues: {} });
+  const { result, written, serialize } = await run(schema, executor, { query }, { rootValue, contextValue: {} });
   t.notOk(result.errors);
-  t.equal(operation.serialize(result), JSON.stringify(result), 'the same JSON as JSON.stringify, key order of each union member kept');
+  t.not(serialize, JSON.stringify, 'written by a compiled serializer, not the JSON.stringify fallback');
+  t.equal(written, JSON.stringify(result), 'the same JSON as JSON.stringify, key order of each union member kept');
 });
 
 t.test('a document without the named operation has no serializer', async (t) => {
   const schema = buildGraphQLSchema();
-  t.equal(compileDataSerializer(schema, parse('query A { users { totalElements } }'), 'B'), undefined);
-  t.equal(compileDataSerializer(schema, parse('query A { __typename } query B { __typename }')), undefined);
-  t.type(compileDataSerializer(schema, parse('query A { __typename } query B { __typename }'), 'B'), 'function');
+  const one = preparedDocument(schema, { query: 'query A { users { totalElements } }' });
+  const two = preparedDocument(schema, { query: 'query A { __typename } query B { __typename }', operationName: 'B' });
+  t.equal(compileDataSerializer(schema, one, 'B'), undefined);
+  t.equal(compileDataSerializer(schema, two), undefined);
+  t.type(compileDataSerializer(schema, two, 'B'), 'function');
 });

@@ -10,6 +10,7 @@ import type { DatabaseHandle } from '../../src/db/database.ts';
 import { createServer } from '../../src/server.ts';
 import { createTestDatabase } from './database.ts';
 import { ContractClient } from './contract.ts';
+import { typedClients, type TypedClients } from './typed-client.ts';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
@@ -20,6 +21,11 @@ export interface TestServer {
   database: DatabaseHandle;
   /** A client whose every response is checked against the OpenAPI documents. */
   api: ContractClient;
+  /** The generated typed clients (rest-v1, rest-v2, posts, ops), each response contract-checked. */
+  v1: TypedClients['v1'];
+  v2: TypedClients['v2'];
+  posts: TypedClients['posts'];
+  ops: TypedClients['ops'];
   token(sub: string, roles?: string[]): Promise<string>;
 }
 
@@ -53,6 +59,7 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     config,
     database,
     api: new ContractClient(baseUrl),
+    ...typedClients(baseUrl),
     token: (sub, roles = []) => signToken(TEST_JWT_SECRET, { sub, roles }),
   };
 }

@@ -5,15 +5,31 @@
  */
 import t from 'tap';
 import { CursorCodec, callerKey, deriveCursorSecret } from '../../src/http/cursor.ts';
-import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
+import type { operations } from '../../generated/openapi/posts.ts';
+import { startServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
+import { bearer, dataOf, errorOf } from '../helpers/typed-client.ts';
+import { cursorPage, keysetPage, standardPage } from './page-forms.ts';
 import { newestFirst, ORIGIN_MICROS, Seed } from './seed.ts';
+
+type PostsQuery = NonNullable<operations['listPosts']['parameters']['query']>;
+type FeedQuery = NonNullable<operations['getFeed']['parameters']['query']>;
+type Request = ['/posts', PostsQuery] | ['/feed', FeedQuery];
+
+function postsList(server: TestServer, query: PostsQuery, token?: string) {
+  return server.posts.GET('/posts', { params: { query }, headers: bearer(token) });
+}
+
+/** One GET of /posts or /feed through the typed posts client (for refusals: the body is a Problem). */
+function list(server: TestServer, [path, query]: Request, token?: string): Promise<{ response: Response; error?: unknown }> {
+  return path === '/posts' ? postsList(server, query, token) : server.posts.GET('/feed', { params: { query }, headers: bearer(token) });
+}
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const payloadOf = (cursor: string) => JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString());
 
 t.test('cursor integrity', async (t) => {
   const server = await startServer(t);
-  const { api } = server;
+  const get = (query: PostsQuery, token?: string) => dataOf(200, postsList(server, query, token));
   const seed = new Seed(server.database.db);
   await seed.users('alice', 'bob');
   const posts = await seed.posts(
@@ -22,18 +38,18 @@ t.test('cursor integrity', async (t) => {
   const alice = await server.token('alice');
   const bob = await server.token('bob');
 
-  const anonCursor: string = (await api.get('/posts?limit=5', { expect: 200 })).body.pagination.cursor;
-  const aliceCursor: string = (await api.get('/posts?limit=5', { token: alice, expect: 200 })).body.pagination.cursor;
-  const feedPage = (await api.get('/feed?limit=5', { expect: 200 })).body;
-  const feedBefore: string = feedPage.cursors.before;
-  const feedAfter: string = (await api.get(`/feed?limit=5&before=${feedBefore}`, { expect: 200 })).body.cursors.after;
+  const anonCursor = standardPage(await get({ limit: 5 })).pagination.cursor!;
+  const aliceCursor = standardPage(await get({ limit: 5 }, alice)).pagination.cursor!;
+  const feedPage = await dataOf(200, server.posts.GET('/feed', { params: { query: { limit: 5 } } }));
+  const feedBefore = feedPage.cursors.before!;
+  const feedAfter = (await dataOf(200, server.posts.GET('/feed', { params: { query: { limit: 5, before: feedBefore } } }))).cursors.after!;
 
   t.test('genuine cursors work for their own caller and parameter', async (t) => {
-    t.equal((await api.get(`/posts?after=${anonCursor}`, { expect: 200 })).body.data.length, 20);
-    t.equal((await api.get(`/posts?after=${aliceCursor}`, { token: alice, expect: 200 })).body.data.length, 20);
-    t.equal((await api.get(`/posts?cursor=${anonCursor}`, { expect: 200 })).body.data.length, 20);
-    t.equal((await api.get(`/posts?cursor=${aliceCursor}`, { token: alice, expect: 200 })).body.data.length, 20);
-    t.equal((await api.get(`/feed?after=${feedAfter}`, { expect: 200 })).body.data.length, 5);
+    t.equal((await get({ after: anonCursor })).data.length, 20);
+    t.equal((await get({ after: aliceCursor }, alice)).data.length, 20);
+    t.equal((await get({ cursor: anonCursor })).data.length, 20);
+    t.equal((await get({ cursor: aliceCursor }, alice)).data.length, 20);
+    t.equal((await dataOf(200, server.posts.GET('/feed', { params: { query: { after: feedAfter } } }))).data.length, 5);
     t.same(
       payloadOf(anonCursor),
       { c: [...posts].sort(newestFirst)[4]!.createdAt, i: [...posts].sort(newestFirst)[4]!.id },
@@ -43,40 +59,40 @@ t.test('cursor integrity', async (t) => {
 
   const [body, mac] = anonCursor.split('.') as [string, string];
   const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1);
-  const bad: [string, string, string][] = [
-    ['payload re-encoded with another id', `/posts?after=${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}`, 'query.after'],
+  const bad: [string, Request, string][] = [
+    ['payload re-encoded with another id', ['/posts', { after: `${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}` }], 'query.after'],
     [
       'payload re-encoded with another time',
-      `/posts?after=${b64({ ...payloadOf(anonCursor), c: '2023-01-01T00:00:00.000000Z' })}.${mac}`,
+      ['/posts', { after: `${b64({ ...payloadOf(anonCursor), c: '2023-01-01T00:00:00.000000Z' })}.${mac}` }],
       'query.after',
     ],
-    ['one character of the payload changed', `/posts?after=${flip(body, 3)}.${mac}`, 'query.after'],
-    ['last character of the signature changed', `/posts?after=${body}.${flip(mac, mac.length - 1)}`, 'query.after'],
-    ['signature truncated', `/posts?after=${anonCursor.slice(0, -1)}`, 'query.after'],
-    ['signature removed', `/posts?after=${body}`, 'query.after'],
-    ['payload truncated', `/posts?after=${body.slice(0, -2)}.${mac}`, 'query.after'],
-    ['half a cursor', `/posts?after=${anonCursor.slice(0, anonCursor.length >> 1)}`, 'query.after'],
-    ['garbage', '/posts?after=not-a-cursor', 'query.after'],
-    ['characters outside base64url', `/posts?after=${encodeURIComponent(`${body}+.${mac}`)}`, 'query.after'],
-    ['a /feed cursor on /posts', `/posts?after=${feedBefore}`, 'query.after'],
-    ['standard form: one character of the payload changed', `/posts?cursor=${flip(body, 3)}.${mac}`, 'query.cursor'],
+    ['one character of the payload changed', ['/posts', { after: `${flip(body, 3)}.${mac}` }], 'query.after'],
+    ['last character of the signature changed', ['/posts', { after: `${body}.${flip(mac, mac.length - 1)}` }], 'query.after'],
+    ['signature truncated', ['/posts', { after: anonCursor.slice(0, -1) }], 'query.after'],
+    ['signature removed', ['/posts', { after: body }], 'query.after'],
+    ['payload truncated', ['/posts', { after: `${body.slice(0, -2)}.${mac}` }], 'query.after'],
+    ['half a cursor', ['/posts', { after: anonCursor.slice(0, anonCursor.length >> 1) }], 'query.after'],
+    ['garbage', ['/posts', { after: 'not-a-cursor' }], 'query.after'],
+    ['characters outside base64url', ['/posts', { after: `${body}+.${mac}` }], 'query.after'],
+    ['a /feed cursor on /posts', ['/posts', { after: feedBefore }], 'query.after'],
+    ['standard form: one character of the payload changed', ['/posts', { cursor: `${flip(body, 3)}.${mac}` }], 'query.cursor'],
     [
       'standard form: payload re-encoded with another id',
-      `/posts?cursor=${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}`,
+      ['/posts', { cursor: `${b64({ ...payloadOf(anonCursor), i: 1 })}.${mac}` }],
       'query.cursor',
     ],
-    ['standard form: signature truncated', `/posts?cursor=${anonCursor.slice(0, -1)}`, 'query.cursor'],
-    ['standard form: garbage', '/posts?cursor=not-a-cursor', 'query.cursor'],
-    ['standard form: a feed before-cursor', `/posts?cursor=${feedBefore}`, 'query.cursor'],
-    ['standard form: a feed after-cursor', `/posts?cursor=${feedAfter}`, 'query.cursor'],
-    ['a /posts cursor on /feed', `/feed?before=${anonCursor}`, 'query.before'],
-    ['a feed before-cursor passed as after', `/feed?after=${feedBefore}`, 'query.after'],
-    ['a feed after-cursor passed as before', `/feed?before=${feedAfter}`, 'query.before'],
+    ['standard form: signature truncated', ['/posts', { cursor: anonCursor.slice(0, -1) }], 'query.cursor'],
+    ['standard form: garbage', ['/posts', { cursor: 'not-a-cursor' }], 'query.cursor'],
+    ['standard form: a feed before-cursor', ['/posts', { cursor: feedBefore }], 'query.cursor'],
+    ['standard form: a feed after-cursor', ['/posts', { cursor: feedAfter }], 'query.cursor'],
+    ['a /posts cursor on /feed', ['/feed', { before: anonCursor }], 'query.before'],
+    ['a feed before-cursor passed as after', ['/feed', { after: feedBefore }], 'query.after'],
+    ['a feed after-cursor passed as before', ['/feed', { before: feedAfter }], 'query.before'],
   ];
   t.test('tampered, truncated and foreign-endpoint cursors are 400 invalid-cursor', async (t) => {
-    for (const [label, path, field] of bad) {
-      const r = await api.get(path, { expect: 400 });
-      t.match(r.body, { status: 400, type: '/problems/invalid-cursor', code: 'INVALID_CURSOR', errors: [{ field }] }, label);
+    for (const [label, request, field] of bad) {
+      const r = await errorOf(400, list(server, request));
+      t.match(r, { status: 400, type: '/problems/invalid-cursor', code: 'INVALID_CURSOR', errors: [{ field }] }, label);
     }
   });
 
@@ -87,9 +103,9 @@ t.test('cursor integrity', async (t) => {
       ['an anonymous cursor used by alice', alice, anonCursor],
     ];
     for (const [label, token, cursor] of cases) {
-      for (const parameter of ['after', 'cursor']) {
-        const r = await api.get(`/posts?${parameter}=${cursor}`, { token, expect: 400 });
-        t.match(r.body, { type: '/problems/invalid-cursor', errors: [{ field: `query.${parameter}` }] }, `${label} (${parameter})`);
+      for (const parameter of ['after', 'cursor'] as const) {
+        const r = await errorOf(400, list(server, ['/posts', { [parameter]: cursor }], token));
+        t.match(r, { type: '/problems/invalid-cursor', errors: [{ field: `query.${parameter}` }] }, `${label} (${parameter})`);
       }
     }
   });
@@ -98,8 +114,7 @@ t.test('cursor integrity', async (t) => {
     const foreign = new CursorCodec(deriveCursorSecret('another-secret-that-is-at-least-32-characters'));
     const cursor = foreign.encode('posts.after', callerKey(null), payloadOf(anonCursor));
     t.not(cursor, anonCursor);
-    const r = await api.get(`/posts?after=${cursor}`, { expect: 400 });
-    t.match(r.body, { type: '/problems/invalid-cursor' });
+    t.match(await errorOf(400, list(server, ['/posts', { after: cursor }])), { type: '/problems/invalid-cursor' });
   });
 
   t.test('a correctly signed cursor with a malformed payload is still a 400, not a 500', async (t) => {
@@ -115,12 +130,15 @@ t.test('cursor integrity', async (t) => {
     ];
     for (const payload of payloads) {
       const cursor = ours.encode('posts.after', callerKey(null), payload as object);
-      const r = await api.get(`/posts?after=${cursor}`, { expect: 400 });
-      t.match(r.body, { type: '/problems/invalid-cursor' }, JSON.stringify(payload));
+      t.match(
+        await errorOf(400, list(server, ['/posts', { after: cursor }])),
+        { type: '/problems/invalid-cursor' },
+        JSON.stringify(payload),
+      );
     }
     const notJson = `${Buffer.from('{oops').toString('base64url')}`;
-    const signed = ours.encode('posts.after', callerKey(null), {}).split('.')[1];
-    t.match((await api.get(`/posts?after=${notJson}.${signed}`, { expect: 400 })).body, { type: '/problems/invalid-cursor' });
+    const signed = ours.encode('posts.after', callerKey(null), {}).split('.')[1]!;
+    t.match(await errorOf(400, list(server, ['/posts', { after: `${notJson}.${signed}` }])), { type: '/problems/invalid-cursor' });
   });
 });
 
@@ -133,24 +151,21 @@ t.test('positions keep microseconds: posts within one millisecond are neither sk
   const posts = await seed.posts([5, 0, 11, 3, 8, 1, 10, 6, 2, 9, 4, 7].map((i) => ({ author: 'alice', createdAtMicros: micros[i]! })));
   const expected = [...posts].sort(newestFirst).map((p) => p.id);
   const seen: number[] = [];
-  let page = (await server.api.get('/posts?limit=1', { expect: 200 })).body;
-  seen.push(...page.data.map((p: { id: number }) => p.id));
-  let cursor: string | null = page.pagination.cursor;
+  const get = (query: PostsQuery) => dataOf(200, postsList(server, query));
+  const first = standardPage(await get({ limit: 1 }));
+  seen.push(...first.data.map((p) => p.id));
+  let cursor = first.pagination.cursor;
   while (cursor) {
-    page = (await server.api.get(`/posts?limit=1&after=${cursor}`, { expect: 200 })).body;
-    seen.push(...page.data.map((p: { id: number }) => p.id));
+    const page = cursorPage(await get({ limit: 1, after: cursor }));
+    seen.push(...page.data.map((p) => p.id));
     cursor = page.cursor;
   }
   t.same(seen, expected);
-  let keyset = (await server.api.get('/posts?limit=1&created_before=2030-01-01T00:00:00Z', { expect: 200 })).body;
-  const viaKeyset = keyset.data.map((p: { id: number }) => p.id);
+  let keyset = keysetPage(await get({ limit: 1, created_before: '2030-01-01T00:00:00Z' }));
+  const viaKeyset = keyset.data.map((p) => p.id);
   while (keyset.next) {
-    keyset = (
-      await server.api.get(`/posts?limit=1&created_before=${keyset.next.created_before}&id_before=${keyset.next.id_before}`, {
-        expect: 200,
-      })
-    ).body;
-    viaKeyset.push(...keyset.data.map((p: { id: number }) => p.id));
+    keyset = keysetPage(await get({ limit: 1, created_before: keyset.next.created_before, id_before: keyset.next.id_before }));
+    viaKeyset.push(...keyset.data.map((p) => p.id));
   }
   t.same(viaKeyset, expected);
 });

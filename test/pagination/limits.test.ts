@@ -3,32 +3,40 @@
  * is a 400 Problem naming the parameter, never a 500.
  */
 import t from 'tap';
+import type { operations } from '../../generated/openapi/posts.ts';
 import { startServer } from '../helpers/server.ts';
+import { dataOf, errorOf } from '../helpers/typed-client.ts';
+import { offsetPage, standardPage } from './page-forms.ts';
 import { ORIGIN_MICROS, Seed } from './seed.ts';
 
 t.test('limits and parameter validation', async (t) => {
   const server = await startServer(t);
   const { api } = server;
+  const posts = (query: NonNullable<operations['listPosts']['parameters']['query']> = {}) =>
+    dataOf(200, server.posts.GET('/posts', { params: { query } }));
+  const feed = (query: NonNullable<operations['getFeed']['parameters']['query']> = {}) => server.posts.GET('/feed', { params: { query } });
   const seed = new Seed(server.database.db);
   await seed.users('alice');
   await seed.posts(Array.from({ length: 130 }, (_, i) => ({ author: 'alice', createdAtMicros: ORIGIN_MICROS + BigInt(i) * 1000n })));
 
   t.test('default 20 and maximum 100 in every form', async (t) => {
-    t.equal((await api.get('/posts', { expect: 200 })).body.data.length, 20);
-    t.equal((await api.get('/posts?limit=100', { expect: 200 })).body.data.length, 100);
-    t.equal((await api.get('/posts?offset=0', { expect: 200 })).body.pagination.limit, 20);
-    t.equal((await api.get('/posts?offset=0&limit=100', { expect: 200 })).body.data.length, 100);
-    t.equal((await api.get('/posts?created_before=2030-01-01T00:00:00Z', { expect: 200 })).body.data.length, 20);
-    t.equal((await api.get('/posts?created_before=2030-01-01T00:00:00Z&limit=100', { expect: 200 })).body.data.length, 100);
-    t.equal((await api.get('/feed', { expect: 200 })).body.data.length, 20);
-    t.equal((await api.get('/feed?limit=100', { expect: 200 })).body.data.length, 100);
-    const cursor = (await api.get('/posts?limit=1', { expect: 200 })).body.pagination.cursor;
-    t.equal((await api.get(`/posts?after=${cursor}`, { expect: 200 })).body.data.length, 20);
-    t.equal((await api.get(`/posts?after=${cursor}&limit=100`, { expect: 200 })).body.data.length, 100);
+    t.equal((await posts()).data.length, 20);
+    t.equal((await posts({ limit: 100 })).data.length, 100);
+    t.equal(offsetPage(await posts({ offset: 0 })).pagination.limit, 20);
+    t.equal((await posts({ offset: 0, limit: 100 })).data.length, 100);
+    t.equal((await posts({ created_before: '2030-01-01T00:00:00Z' })).data.length, 20);
+    t.equal((await posts({ created_before: '2030-01-01T00:00:00Z', limit: 100 })).data.length, 100);
+    t.equal((await dataOf(200, feed())).data.length, 20);
+    t.equal((await dataOf(200, feed({ limit: 100 }))).data.length, 100);
+    const cursor = standardPage(await posts({ limit: 1 })).pagination.cursor!;
+    t.equal((await posts({ after: cursor })).data.length, 20);
+    t.equal((await posts({ after: cursor, limit: 100 })).data.length, 100);
   });
 
   t.test('bad values are a 400 validation Problem naming the parameter', async (t) => {
-    const cursor = (await api.get('/posts?limit=1', { expect: 200 })).body.pagination.cursor;
+    const cursor = standardPage(await posts({ limit: 1 })).pagination.cursor!;
+    // Raw client: these are query strings exactly as written (values of the wrong type, empty or
+    // repeated parameters), which the typed client would not send.
     const cases: [string, string][] = [
       ['/posts?limit=101', 'query.limit'],
       ['/posts?limit=1000000', 'query.limit'],
@@ -72,14 +80,14 @@ t.test('limits and parameter validation', async (t) => {
 
   t.test('timestamps PostgreSQL would refuse are converted, not passed through', async (t) => {
     // +23:00 is a valid RFC 3339 offset but beyond PostgreSQL's ±15:59; it must not become a 500.
-    const r = await api.get(`/posts?created_before=${encodeURIComponent('2024-01-01T23:00:00.050+23:00')}&limit=100`, { expect: 200 });
-    t.equal(r.body.data.length, 50, '00:00:00.050Z: the first 50 posts (1 ms apart) are older');
+    const r = await posts({ created_before: '2024-01-01T23:00:00.050+23:00', limit: 100 });
+    t.equal(r.data.length, 50, '00:00:00.050Z: the first 50 posts (1 ms apart) are older');
   });
 
   t.test('both feed cursors at once are a 400', async (t) => {
-    const page = await api.get('/feed?limit=5', { expect: 200 });
-    const older = await api.get(`/feed?limit=5&before=${page.body.cursors.before}`, { expect: 200 });
-    const r = await api.get(`/feed?before=${page.body.cursors.before}&after=${older.body.cursors.after}`, { expect: 400 });
-    t.same(r.body.errors.map((e: { field: string }) => e.field).sort(), ['query.after', 'query.before']);
+    const page = await dataOf(200, feed({ limit: 5 }));
+    const older = await dataOf(200, feed({ limit: 5, before: page.cursors.before! }));
+    const r = await errorOf(400, feed({ before: page.cursors.before!, after: older.cursors.after! }));
+    t.same(r.errors?.map((e) => e.field).sort(), ['query.after', 'query.before']);
   });
 });
