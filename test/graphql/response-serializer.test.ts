@@ -8,7 +8,7 @@ import { buildSchema, type DocumentNode, type GraphQLSchema } from 'graphql';
 import t from 'tap';
 import { createContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
-import { graphqlLimits } from '../../src/graphql/graphql.routes.ts';
+import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { OperationPreparer, type OperationRequest } from '../../src/graphql/operation.ts';
 import { compileDataSerializer } from '../../src/graphql/response-serializer.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
