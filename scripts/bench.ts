@@ -1,21 +1,160 @@
 /**
- * `npm run bench`: runs every benchmark module in scripts/bench/ (or those named as arguments) and
- * prints their tables. Each module measures our full stack against a baseline in the same process tree
- * and returns Markdown for docs/benchmarks.md.
+ * `npm run bench [-- products|pagination|graphql ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
+ *   [--seed N] [--write-doc] [--note TEXT]`
+ *
+ * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
+ * generator in another, pinned to separate cores; warm-up; short rounds in a balanced random order;
+ * ratios as the median of per-round ratios with a bootstrap 95 % interval. Writes
+ * bench-results/<run>/raw.json and summary.md; --write-doc also writes the summary to
+ * docs/benchmarks.md (a full run of every section only). --quick is a short smoke run.
  */
+import { execFileSync, execSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Settings } from './bench/compare.ts';
+import { DB_CHOICES, type BenchContext, type SectionResult } from './bench/context.ts';
+import type { Postgres } from './bench/databases.ts';
+import { startPostgres } from './bench/databases.ts';
+import { LoadGenerator } from './bench/load.ts';
+import { choosePinning, ROOT } from './bench/procs.ts';
+import { renderSummary, type RunMeta } from './bench/report.ts';
+import { seededRandom } from './bench/stats.ts';
 
-const dir = path.join(import.meta.dirname, 'bench');
-const wanted = process.argv.slice(2);
-const modules = fs
-  .readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
-  .sort()
-  .filter((f) => !wanted.length || wanted.includes(f.replace(/\.ts$/, '')));
+const SECTIONS = {
+  graphql: () => import('./bench/graphql.ts'),
+  products: () => import('./bench/products.ts'),
+  pagination: () => import('./bench/pagination.ts'),
+} as const;
+type SectionName = keyof typeof SECTIONS;
 
-for (const file of modules) {
-  const mod = (await import(path.join(dir, file))) as { run: () => Promise<string> };
-  console.log(`\n## ${file.replace(/\.ts$/, '')}\n`);
-  console.log(await mod.run());
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    quick: { type: 'boolean', default: false },
+    db: { type: 'string', default: DB_CHOICES.join(',') },
+    rounds: { type: 'string' },
+    seed: { type: 'string', default: '20261123' },
+    'write-doc': { type: 'boolean', default: false },
+    note: { type: 'string' },
+  },
+});
+const unknown = positionals.filter((p) => !(p in SECTIONS));
+if (unknown.length) {
+  console.error(`unknown section(s): ${unknown.join(', ')}; expected ${Object.keys(SECTIONS).join(', ')}`);
+  process.exit(2);
 }
+const dbs = values.db.split(',').map((d) => d.trim());
+const unknownDb = dbs.filter((d) => !(DB_CHOICES as readonly string[]).includes(d));
+if (unknownDb.length) {
+  console.error(`unknown --db value(s): ${unknownDb.join(', ')}; expected ${DB_CHOICES.join(', ')}`);
+  process.exit(2);
+}
+const selected = (positionals.length ? positionals : Object.keys(SECTIONS)) as SectionName[];
+if (values['write-doc'] && (values.quick || selected.length !== Object.keys(SECTIONS).length || dbs.length !== DB_CHOICES.length)) {
+  console.error('--write-doc needs a full run of every section (no --quick, no section names, no --db)');
+  process.exit(2);
+}
+
+const quick = values.quick;
+const settings: Settings = {
+  // 24 is a whole number of Williams blocks for 2, 3, 4 and 6 targets (stats.ts); --quick
+  // runs one block (rounds are rounded up to a whole block) of very short rounds, a smoke test only.
+  rounds: Number(values.rounds ?? (quick ? 1 : 24)),
+  seconds: quick ? 0.3 : 1,
+  warmupSeconds: quick ? 0.3 : 2,
+  connections: 10,
+};
+const seed = Number(values.seed);
+if (!Number.isInteger(settings.rounds) || settings.rounds < 1 || !Number.isInteger(seed)) {
+  console.error('--rounds must be a positive integer and --seed an integer');
+  process.exit(2);
+}
+const started = Date.now();
+const loadBefore = os
+  .loadavg()
+  .map((v) => v.toFixed(2))
+  .join(', ');
+const pinning = choosePinning();
+const log = (line: string) => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+log(`sections: ${selected.join(', ')} on ${dbs.join(', ')}; ${settings.rounds} rounds × ${settings.seconds} s; ${pinning.note}`);
+
+// `npm start`'s prestart: our server on a database runs the compiled dist/src/main.js.
+execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+
+let postgres = null as Promise<Postgres> | null;
+const load = await LoadGenerator.start(pinning.load);
+const ctx: BenchContext = {
+  load,
+  pinning,
+  settings,
+  quick,
+  runs: (db) => dbs.includes(db),
+  random: seededRandom(seed),
+  postgres: () => (postgres ??= startPostgres()),
+  log,
+};
+
+const sections: SectionResult[] = [];
+let failure: unknown = null;
+try {
+  for (const name of selected) {
+    log(`section ${name}`);
+    sections.push(await (await SECTIONS[name]()).run(ctx));
+  }
+} catch (error) {
+  failure = error;
+} finally {
+  await load.close();
+  if (postgres) await (await postgres).stop();
+}
+if (failure) {
+  console.error(failure);
+  process.exit(1);
+}
+
+const git = (command: string) => execSync(`git ${command}`, { cwd: ROOT, encoding: 'utf8' }).trim();
+const commit = git('rev-parse --short HEAD');
+const cpu =
+  /model name\s*:\s*(.+)/.exec(fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ??
+  os.cpus()[0]?.model ??
+  'unknown CPU';
+const meta: RunMeta = {
+  commit,
+  dirty: git('status --porcelain --untracked-files=no') !== '',
+  date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+  machine: `${os.availableParallelism()} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
+  node: process.versions.node,
+  postgres: postgres ? (await postgres).version : null,
+  pinning: pinning.note,
+  loadBefore,
+  loadAfter: os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(', '),
+  wallMinutes: (Date.now() - started) / 60_000,
+  command: `npm run bench${
+    process.argv.length > 2
+      ? ` -- ${process.argv
+          .slice(2)
+          .filter((a) => a !== '--write-doc')
+          .join(' ')}`
+      : ''
+  }`,
+  rounds: settings.rounds,
+  seconds: settings.seconds,
+  warmupSeconds: settings.warmupSeconds,
+  connections: settings.connections,
+  seed,
+  note: values.note ?? null,
+  quick,
+};
+const summary = renderSummary(meta, sections);
+const dir = path.join(ROOT, 'bench-results', `${new Date(started).toISOString().replace(/[:.]/g, '-')}-${commit}${quick ? '-quick' : ''}`);
+fs.mkdirSync(dir, { recursive: true });
+fs.writeFileSync(path.join(dir, 'raw.json'), JSON.stringify({ meta, settings, pinning, sections }, null, 2));
+fs.writeFileSync(path.join(dir, 'summary.md'), summary);
+if (values['write-doc']) fs.writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), summary);
+console.log(summary);
+log(`raw data and summary in ${path.relative(ROOT, dir)}`);

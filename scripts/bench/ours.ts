@@ -1,0 +1,13 @@
+/**
+ * Our application on the stand-in servers of scripts/bench/serve.ts, built by the one wiring of
+ * src/server.ts (the one src/main.ts and the tests use) over the database handle the bench opened.
+ */
+import { loadConfig } from '../../src/config.ts';
+import type { DatabaseHandle } from '../../src/db/database.ts';
+import { buildServerApp } from '../../src/server.ts';
+
+export async function buildOurs(database: DatabaseHandle) {
+  const config = loadConfig();
+  const app = await buildServerApp(config, database);
+  return { ...app, config };
+}

@@ -1,0 +1,166 @@
+/**
+ * One server under test, in its own process: `node --import tsx scripts/bench/serve.ts <kind> <data>`
+ * listening on PORT. Our application on a database is not started here but from dist/src/main.js
+ * (as `npm start` runs it); this file serves the peers, and ours where the stack's own cost is
+ * measured (in-memory resolvers, stubbed repository), wired as src/main.ts wires it (ours.ts).
+ *
+ * kind: ours-memory | ours-stub | mercurius | yoga-jit | yoga-defaults | fastify-bare
+ * data: memory | stub | pglite:<dir> | postgres:<url>
+ */
+import type { IncomingMessage, RequestListener } from 'node:http';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import Fastify from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import mercurius from 'mercurius';
+import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
+import { toPagedProductResponse, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { createContext, type GraphQLContext } from '../../src/graphql/context.ts';
+import { OperationExecutor } from '../../src/graphql/execute.ts';
+import { graphqlLimits } from '../../src/graphql/limits.ts';
+import { registerGraphQLHttp } from '../../src/graphql/http.ts';
+import { OperationPreparer } from '../../src/graphql/operation.ts';
+import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { createServices } from '../../src/services.ts';
+import { JWT_SECRET, MEMORY_GRAPHQL_PATH, memorySchema } from './fixtures.ts';
+import { buildOurs } from './ours.ts';
+import { stubDatabase } from './stub-database.ts';
+
+const require = createRequire(import.meta.url);
+/**
+ * graphql-yoga and its jit plugin loaded without their types: those reference the DOM lib (through
+ * @whatwg-node/fetch), which would retype Node's Blob and FormData for the whole program.
+ */
+interface YogaOptions {
+  schema: GraphQLSchema;
+  context: (serverContext: { req: IncomingMessage }) => Promise<GraphQLContext>;
+  graphqlEndpoint: string;
+  plugins?: unknown[];
+  landingPage?: boolean;
+  graphiql?: boolean;
+  cors?: boolean;
+  maskedErrors?: boolean;
+  logging?: boolean;
+}
+const { createYoga } = require('graphql-yoga') as { createYoga(options: YogaOptions): RequestListener };
+const { useGraphQlJit } = require('@envelop/graphql-jit') as { useGraphQlJit(): unknown };
+
+const [kind, data] = process.argv.slice(2);
+const port = Number(process.env.PORT);
+const host = process.env.HOST ?? '127.0.0.1';
+
+const ours = kind === 'ours-memory' || kind === 'ours-stub';
+
+/**
+ * The database handle, or null for a peer on in-memory resolvers or the stub (it needs none). Ours
+ * on those opens in-memory PGlite for what src/main.ts opens at start (the event listener), the
+ * stub replacing the query executor its services use.
+ */
+async function open(): Promise<DatabaseHandle | null> {
+  if (data === 'memory' || data === 'stub') {
+    if (!ours) return null;
+    const handle = await openDatabase({ kind: 'pglite-memory' });
+    await migrateToLatest(handle.db);
+    return data === 'stub' ? { ...handle, db: stubDatabase() } : handle;
+  }
+  if (data?.startsWith('pglite:')) return openDatabase({ kind: 'pglite-file', dataDir: data.slice('pglite:'.length) });
+  if (data?.startsWith('postgres:')) return openDatabase({ kind: 'postgres', url: data.slice('postgres:'.length) });
+  throw new Error(`unknown data ${data}`);
+}
+
+const database = await open();
+const db = database?.db ?? stubDatabase();
+const services = createServices(db);
+const authenticate = createAuthenticator(JWT_SECRET);
+/** Every GraphQL peer resolves the caller as ours does (the same passport strategy) and builds our context. */
+const contextOf = async (req: IncomingMessage) => createContext(await authenticate(req), services);
+const schema = data === 'memory' ? memorySchema() : buildGraphQLSchema();
+
+async function listenHttp(listener: RequestListener): Promise<void> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+}
+
+switch (kind) {
+  case 'ours-memory':
+  case 'ours-stub': {
+    // On the configuration the environment gives (NODE_ENV=production, LOG_LEVEL=info, stdout to /dev/null).
+    const { http, config, services: appServices } = await buildOurs(database!);
+    if (kind === 'ours-memory') {
+      registerGraphQLHttp(http, {
+        schema,
+        preparer: new OperationPreparer(schema, graphqlLimits(config)),
+        executor: new OperationExecutor(schema),
+        context: (principal) => createContext(principal, appServices),
+        url: MEMORY_GRAPHQL_PATH,
+      });
+    }
+    await http.listen({ port, host });
+    break;
+  }
+  case 'mercurius': {
+    const app = Fastify({ logger: false });
+    await app.register(mercurius, { schema, jit: 1, context: (request) => contextOf(request.raw) });
+    await app.listen({ port, host });
+    break;
+  }
+  case 'yoga-jit':
+    // What a speed-minded user configures: compiled execution, no landing page, GraphiQL, CORS,
+    // error masking or logging.
+    await listenHttp(
+      createYoga({
+        schema,
+        context: ({ req }) => contextOf(req),
+        graphqlEndpoint: '/graphql',
+        plugins: [useGraphQlJit()],
+        landingPage: false,
+        graphiql: false,
+        cors: false,
+        maskedErrors: false,
+        logging: false,
+      }),
+    );
+    break;
+  case 'yoga-defaults':
+    await listenHttp(createYoga({ schema, context: ({ req }) => contextOf(req), graphqlEndpoint: '/graphql' }));
+    break;
+  case 'fastify-bare': {
+    // The same repository calls and representation functions as our handlers, serialised from the
+    // OpenAPI document's response schemas; no validation, negotiation, auth or logging.
+    const document = require('../../generated/openapi/rest-v1.json') as { components: Record<string, unknown> };
+    const app = Fastify({ logger: false });
+    app.addSchema({ $id: 'rest-v1', components: document.components });
+    app.get<{ Params: { id: string } }>(
+      '/api/v1/products/:id',
+      { schema: { response: { 200: { $ref: 'rest-v1#/components/schemas/ProductResponse' } } } },
+      async (request, reply) => {
+        const row = await findProductById(db, request.params.id);
+        if (!row) return reply.code(404).send();
+        return toProductResponse(row);
+      },
+    );
+    app.get<{ Querystring: { page?: string; size?: string } }>(
+      '/api/v1/products',
+      { schema: { response: { 200: { $ref: 'rest-v1#/components/schemas/PagedProductResponse' } } } },
+      async (request) => {
+        const page = Number(request.query.page ?? 0);
+        const size = Number(request.query.size ?? 20);
+        const { rows, total } = await pageProducts(db, { orders: [{ field: 'createdAt', direction: 'desc' }], page, size });
+        return toPagedProductResponse({ items: rows, totalElements: total }, page, size);
+      },
+    );
+    await app.listen({ port, host });
+    break;
+  }
+  default:
+    throw new Error(`unknown server kind ${kind}`);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    void (database?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+  });
+}

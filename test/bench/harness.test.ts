@@ -1,0 +1,75 @@
+/**
+ * The benchmark harness's own logic (scripts/bench/): the balanced order of the rounds, the ratio
+ * statistics, and the stubbed repository, which must answer as the seeded database does or the REST
+ * stack-cost case would compare servers on data no database ever returns.
+ */
+import t from 'tap';
+import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { PRODUCT_ID, productId, seedProducts } from '../../scripts/bench/fixtures.ts';
+import { balancedOrders, bootstrapMedian, median, perRoundRatios, quantile, seededRandom } from '../../scripts/bench/stats.ts';
+import { stubDatabase } from '../../scripts/bench/stub-database.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+
+t.test('every block of rounds puts each server in every position and right after every other', async (t) => {
+  for (let n = 2; n <= 6; n++) {
+    const block = n % 2 ? 2 * n : n;
+    const orders = balancedOrders(n, 24, seededRandom(n));
+    t.equal(orders.length, Math.ceil(24 / block) * block, `n=${n}: 24 rounds rounded up to whole blocks`);
+    for (let start = 0; start < orders.length; start += block) {
+      const rows = orders.slice(start, start + block);
+      for (const row of rows) t.same([...row].sort(), [...Array(n).keys()], `n=${n}: each round runs every server once`);
+      for (let position = 0; position < n; position++) {
+        const here = rows.map((row) => row[position]!);
+        for (let server = 0; server < n; server++) {
+          t.equal(here.filter((s) => s === server).length, block / n, `n=${n}: server ${server} equally often in position ${position}`);
+        }
+      }
+      // A fixed cycle would put each server after one other only.
+      const follows = rows.flatMap((o) => o.slice(1).map((server, i) => `${o[i]}>${server}`));
+      t.equal(new Set(follows).size, n * (n - 1), `n=${n}: every server runs right after every other`);
+      t.equal(follows.length, (block / n) * n * (n - 1), `n=${n}: and equally often`);
+    }
+  }
+  t.not(balancedOrders(4, 8, seededRandom(1)).slice(0, 4).join(), balancedOrders(4, 8, seededRandom(1)).slice(4).join(), 'blocks differ');
+  t.same(balancedOrders(3, 6, seededRandom(7)), balancedOrders(3, 6, seededRandom(7)), 'the seed fixes the orders');
+});
+
+t.test('the ratio is the median of per-round ratios, with a bootstrap interval around it', async (t) => {
+  t.equal(median([3, 1, 2]), 2);
+  t.equal(median([4, 1, 2, 3]), 2.5);
+  t.equal(quantile([0, 10], 0.25), 2.5);
+  t.same(perRoundRatios([10, 30], [5, 10]), [2, 3]);
+  t.throws(() => perRoundRatios([1], [1, 2]), /rounds differ/);
+
+  const ratios = [0.9, 1.0, 1.1, 1.05, 0.95, 1.2, 0.8, 1.0, 1.02, 0.98, 1.3, 0.7];
+  const estimate = bootstrapMedian(ratios, seededRandom(42));
+  t.equal(estimate.median, median(ratios));
+  t.ok(estimate.low <= estimate.median && estimate.median <= estimate.high, 'the interval holds the median');
+  t.ok(estimate.low >= 0.7 && estimate.high <= 1.3, 'within the observed ratios');
+  t.ok(estimate.high - estimate.low > 0, 'spread rounds give a non-empty interval');
+  t.same(bootstrapMedian(ratios, seededRandom(42)), estimate, 'the seed fixes the interval');
+  t.same(bootstrapMedian([1.5, 1.5, 1.5], seededRandom(1)), { median: 1.5, low: 1.5, high: 1.5 });
+});
+
+t.test('the stubbed repository answers as the seeded database does', async (t) => {
+  const { target, drop } = await createTestDatabase();
+  const database = await openDatabase(target);
+  t.teardown(async () => {
+    await database.close();
+    await drop();
+  });
+  await migrateToLatest(database.db);
+  await seedProducts(database.db);
+  const stub = stubDatabase();
+
+  for (const id of [PRODUCT_ID, productId(1), productId(1000)]) {
+    t.same(await findProductById(stub, id), await findProductById(database.db, id), `product ${id}`);
+  }
+  t.equal(await findProductById(stub, productId(1001)), undefined);
+  for (const page of [0, 3, 49]) {
+    const query = { orders: [{ field: 'createdAt' as const, direction: 'desc' as const }], page, size: 20 };
+    t.same(await pageProducts(stub, query), await pageProducts(database.db, query), `page ${page}`);
+  }
+});
