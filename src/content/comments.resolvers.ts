@@ -20,7 +20,7 @@ export const commentSubscriptions = {
         (event: ContentEvent): event is CommentAddedEvent => event.type === 'commentAdded' && String(event.postId) === postId,
       );
       try {
-        await context.services.posts.getVisible(context.principal, postId);
+        await context.services.posts.getReadable(context.principal, postId);
       } catch (error) {
         await events.return?.();
         throw error;
@@ -29,6 +29,9 @@ export const commentSubscriptions = {
     },
     resolve: async (event: CommentAddedEvent, _args: unknown, context: GraphQLContext) => {
       freshLoaders(context);
+      // The post may have become unreadable since the subscription started (archived, then
+      // restored to a draft by its author): its comments are then as private as the post.
+      await context.services.posts.getReadable(context.principal, event.postId);
       const comment = await context.loaders.comment.load(event.commentId);
       if (!comment) throw commentNotFound(String(event.commentId));
       return comment;
@@ -40,6 +43,8 @@ export const commentFields = {
   createdAt: (comment) => comment.created_at,
   author: async (comment, _args, { loaders }) =>
     (await loaders.user.load(comment.author_id)) ?? Promise.reject(userNotFound(comment.author_id)),
+  // `post: Post!` cannot be null: a post the viewer may not read is a NOT_FOUND error, as for
+  // `post(id)`, and the comment itself resolves to null with it.
   post: async (comment, _args, { loaders }) => (await loaders.post.load(comment.post_id)) ?? Promise.reject(postNotFound(comment.post_id)),
   parentComment: (comment, _args, { loaders }) => (comment.parent_id === null ? null : loaders.comment.load(comment.parent_id)),
   replies: (comment, _args, { loaders }) => loaders.replies.load(comment.id),

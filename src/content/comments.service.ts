@@ -1,4 +1,4 @@
-/** Comments and replies on visible, non-archived posts; each one is announced to subscribers. */
+/** Comments and replies on readable, non-archived posts; each one is announced to subscribers. */
 import type { CommentsRow, PostsRow } from '../../generated/db/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
@@ -9,7 +9,7 @@ import { publishContentEvent } from './content.events.ts';
 import { findPostById } from './posts.repository.ts';
 import { parseIntegerId } from './ids.ts';
 import { postArchived, requireActor, type PostsService } from './posts.service.ts';
-import { canSee } from './viewer.ts';
+import { allows, readable } from './post-visibility.ts';
 
 export const commentNotFound = (id: string) => notFound(`Comment not found: ${id}`, 'COMMENT_NOT_FOUND');
 
@@ -21,7 +21,7 @@ export class CommentsService {
 
   async add(actor: Principal, postId: string, content: string): Promise<CommentsRow> {
     return inTransaction(this.db, async (trx) => {
-      const post = await this.posts.getVisible(actor, postId, trx);
+      const post = await this.posts.getReadable(actor, postId, trx);
       return this.insert(trx, actor, post, null, content);
     });
   }
@@ -31,7 +31,7 @@ export class CommentsService {
       const id = parseIntegerId(commentId);
       const [parent] = id === null ? [] : await repo.findCommentsByIds(trx, [id]);
       const post = parent ? await findPostById(trx, parent.post_id) : undefined;
-      if (!parent || !post || !canSee(actor, post)) throw commentNotFound(commentId);
+      if (!parent || !post || !allows(readable(actor), post)) throw commentNotFound(commentId);
       return this.insert(trx, actor, post, parent.id, content);
     });
   }

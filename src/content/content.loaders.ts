@@ -13,7 +13,7 @@ import * as follows from './follows.repository.ts';
 import * as posts from './posts.repository.ts';
 import * as tags from './tags.repository.ts';
 import * as users from './users.repository.ts';
-import type { Viewer } from './viewer.ts';
+import { readable, type Viewer } from './post-visibility.ts';
 
 /** Groups rows by parent key, in each parent's order, with an empty list for parents without rows. */
 function groupBy<K, T>(keys: readonly K[], rows: readonly T[], keyOf: (row: T) => K): T[][] {
@@ -53,7 +53,10 @@ export class ContentLoaders {
 
   readonly user = new DataLoader<string, UsersRow | null>(async (ids) => byId(ids, await users.findUsersByIds(this.db, ids)));
 
-  readonly post = new DataLoader<number, PostsRow | null>(async (ids) => byId(ids, await posts.findPostsByIds(this.db, ids)));
+  /** Posts by id the viewer may read; null for the others, exactly as for a missing post. */
+  readonly post = new DataLoader<number, PostsRow | null>(async (ids) =>
+    byId(ids, await posts.findPostsByIds(this.db, ids, readable(this.viewer))),
+  );
 
   readonly comment = new DataLoader<number, CommentsRow | null>(async (ids) => byId(ids, await comments.findCommentsByIds(this.db, ids)));
 
@@ -83,10 +86,10 @@ export class ContentLoaders {
     groupBy(ids, await follows.followingOf(this.db, ids), (r) => r.of_user).map(stripOfUser),
   );
 
-  /** A page of each author's posts visible to the viewer; one loader per (page, size). */
+  /** A page of each author's posts the viewer may read (`User.posts`); one loader per (page, size). */
   postsByAuthor(page: number, size: number): DataLoader<string, Page<PostsRow>> {
     return this.pagedLoader(`posts:${page}:${size}`, async (ids: readonly string[]) =>
-      pagesBy(ids, await posts.pagePostsByAuthors(this.db, ids, this.viewer, page * size, size), (r) => r.author_id, page, size),
+      pagesBy(ids, await posts.pagePostsByAuthors(this.db, ids, readable(this.viewer), page * size, size), (r) => r.author_id, page, size),
     );
   }
 

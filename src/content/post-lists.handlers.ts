@@ -28,11 +28,12 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
 
   return {
     listPosts: async (request): Promise<StandardPage | OffsetPage | CursorPage | KeysetPage> => {
-      const viewerId = request.principal?.username ?? null;
+      const viewer = request.principal ?? null;
+      const viewerId = viewer?.username ?? null;
       const form = postsRequestFrom(request.query);
       switch (form.form) {
         case 'offset': {
-          const page = await lists.offsetPage(viewerId, form.offset, form.limit);
+          const page = await lists.offsetPage(viewer, form.offset, form.limit);
           return {
             data: page.items.map(toPostSummary),
             pagination: { total: page.total, offset: form.offset, limit: form.limit, has_next: page.hasNext },
@@ -40,7 +41,7 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
         }
         case 'standard': {
           const position = form.cursor === null ? null : cursors.decode('posts.after', viewerId, form.cursor, 'cursor');
-          const page = await lists.olderThan(viewerId, position, form.limit);
+          const page = await lists.olderThan(viewer, position, form.limit);
           return {
             data: page.items.map(toPostSummary),
             pagination: { cursor: nextCursor(viewerId, page), has_next: page.hasNext, limit: form.limit },
@@ -48,11 +49,11 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
         }
         case 'cursor': {
           const position = cursors.decode('posts.after', viewerId, form.after);
-          const page = await lists.olderThan(viewerId, position, form.limit);
+          const page = await lists.olderThan(viewer, position, form.limit);
           return { data: page.items.map(toPostSummary), cursor: nextCursor(viewerId, page), has_next: page.hasNext };
         }
         case 'keyset': {
-          const page = await lists.olderThan(viewerId, { createdAt: form.createdBefore, id: form.idBefore }, form.limit);
+          const page = await lists.olderThan(viewer, { createdAt: form.createdBefore, id: form.idBefore }, form.limit);
           const last = page.items.at(-1);
           return {
             data: page.items.map(toPostSummary),
@@ -64,12 +65,13 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
     },
 
     getFeed: async (request): Promise<FeedPage> => {
-      const viewerId = request.principal?.username ?? null;
+      const viewer = request.principal ?? null;
+      const viewerId = viewer?.username ?? null;
       const { limit, before, after } = feedRequestFrom(request.query);
       let anchor: FeedAnchor | null = null;
       if (before !== undefined) anchor = { direction: 'older', position: cursors.decode('feed.before', viewerId, before) };
       if (after !== undefined) anchor = { direction: 'newer', position: cursors.decode('feed.after', viewerId, after) };
-      const page = await lists.feed(viewerId, anchor, limit);
+      const page = await lists.feed(viewer, anchor, limit);
       return {
         data: page.items.map(toPostSummary),
         cursors: {

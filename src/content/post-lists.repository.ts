@@ -3,11 +3,12 @@
  * of the composite indexes posts_created_id_idx / posts_status_created_id_idx and (for a caller's
  * own drafts) posts_author_drafts_idx, so seek queries walk an index and stop after `limit` rows.
  *
- * Visibility is built into the query helpers, so no caller can forget it: anonymous callers see
- * PUBLISHED posts; a signed-in caller also sees their own DRAFTs.
+ * Every helper takes the visibility to apply (a policy of post-visibility.ts, `listed` for these
+ * lists), so no query can leave it out.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/transaction.ts';
+import { branchCondition, visibilityCondition, type PostVisibility } from './post-visibility.ts';
 
 export interface PostListRow {
   id: number;
@@ -35,7 +36,7 @@ export interface SeekBound {
 export type SeekDirection = 'older' | 'newer';
 
 export interface SeekQuery {
-  viewerId: string | null;
+  visibility: PostVisibility;
   direction: SeekDirection;
   /** Null: start at the newest (older) or oldest (newer) end. */
   from: SeekBound | null;
@@ -61,31 +62,22 @@ function seekPredicate(direction: SeekDirection, from: SeekBound): Expression<Sq
   return sql<SqlBool>`(created_at, id) ${op} (${at}, ${from.id})`;
 }
 
-type Branch = (query: ReturnType<typeof selectPosts>) => ReturnType<typeof selectPosts>;
-
-/** The visible posts as disjoint branches, each of which can walk an index in (created_at, id) order. */
-function visibilityBranches(viewerId: string | null): Branch[] {
-  const published: Branch = (q) => q.where('status', '=', 'PUBLISHED');
-  if (viewerId === null) return [published];
-  return [published, (q) => q.where('author_id', '=', viewerId).where('status', '=', 'DRAFT')];
-}
-
 /**
- * One seek page (plus one row, so the caller learns whether more exist). For a signed-in caller
- * the two visibility branches are each ordered and limited, then merged: PostgreSQL plans this as a
- * Merge Append of two index scans, with no Sort and no OFFSET, where an `OR` of the two would make
- * the index scan filter every other author's drafts. Rows come in scan order: newest first for
+ * One seek page (plus one row, so the caller learns whether more exist). The policy's disjoint
+ * branches (for a signed-in caller: published posts, own drafts) are each ordered and limited, then
+ * merged: PostgreSQL plans this as a Merge Append of one index scan per branch, with no Sort and no
+ * OFFSET, where an `OR` of the two would make the index scan filter every other author's drafts. Rows come in scan order: newest first for
  * `older`, oldest first for `newer`.
  */
-export function buildSeekQuery(db: Executor, { viewerId, direction, from, limit }: SeekQuery) {
+export function buildSeekQuery(db: Executor, { visibility, direction, from, limit }: SeekQuery) {
   const order = direction === 'older' ? 'desc' : 'asc';
-  const branches = visibilityBranches(viewerId).map((branch) => {
-    let q = branch(selectPosts(db));
+  const branches = visibility.map((branch) => {
+    let q = selectPosts(db).where(branchCondition(branch));
     if (from) q = q.where(seekPredicate(direction, from));
     return q.orderBy('created_at', order).orderBy('id', order).limit(limit);
   });
   const [first, ...rest] = branches;
-  if (!first) throw new Error('visibilityBranches returned no branch');
+  if (!first) throw new Error('a visibility policy has at least one branch');
   if (!rest.length) return first;
   // Kysely does not parenthesise ordered set-operation operands; derived tables keep each LIMIT local.
   const union = rest.reduce(
@@ -100,20 +92,15 @@ export function seekPosts(db: Executor, query: SeekQuery): Promise<PostListRow[]
 }
 
 /** Whether any visible post lies beyond `from` in `direction` (one index probe). */
-export async function existsBeyond(db: Executor, viewerId: string | null, direction: SeekDirection, from: SeekBound): Promise<boolean> {
-  const rows = await buildSeekQuery(db, { viewerId, direction, from, limit: 1 }).execute();
+export async function existsBeyond(db: Executor, visibility: PostVisibility, direction: SeekDirection, from: SeekBound): Promise<boolean> {
+  const rows = await buildSeekQuery(db, { visibility, direction, from, limit: 1 }).execute();
   return rows.length > 0;
 }
 
-function visibleFilter(viewerId: string | null): Expression<SqlBool> {
-  if (viewerId === null) return sql<SqlBool>`status = 'PUBLISHED'`;
-  return sql<SqlBool>`(status = 'PUBLISHED' or (status = 'DRAFT' and author_id = ${viewerId}))`;
-}
-
 /** The offset form: OFFSET is what this form is about; its cost grows with `offset`. */
-export function offsetPosts(db: Executor, viewerId: string | null, offset: number, limit: number): Promise<PostListRow[]> {
+export function offsetPosts(db: Executor, visibility: PostVisibility, offset: number, limit: number): Promise<PostListRow[]> {
   return selectPosts(db)
-    .where(visibleFilter(viewerId))
+    .where(visibilityCondition(visibility))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .offset(offset)
@@ -121,11 +108,11 @@ export function offsetPosts(db: Executor, viewerId: string | null, offset: numbe
     .execute();
 }
 
-export async function countVisiblePosts(db: Executor, viewerId: string | null): Promise<number> {
+export async function countPosts(db: Executor, visibility: PostVisibility): Promise<number> {
   const { total } = await db
     .selectFrom('posts')
     .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where(visibleFilter(viewerId))
+    .where(visibilityCondition(visibility))
     .executeTakeFirstOrThrow();
   return Number(total);
 }

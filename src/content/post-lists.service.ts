@@ -1,17 +1,17 @@
 /**
  * Lists of posts in the pagination conventions: offset pages, seek pages (newest first, strictly
  * after a position; the cursor, keyset and standard forms are all this one query) and the
- * bidirectional feed. Knows nothing of HTTP or cursor encoding: positions go in and come out as
+ * bidirectional feed. Every list holds the posts the `listed` policy gives the viewer. Knows nothing of HTTP or cursor encoding: positions go in and come out as
  * values, and each transport encodes them its own way.
  */
 import { validationFailed } from '../errors.ts';
 import type { Database } from '../db/database.ts';
-import { countVisiblePosts, existsBeyond, offsetPosts, seekPosts, type PostListRow, type SeekBound } from './post-lists.repository.ts';
+import { countPosts, existsBeyond, offsetPosts, seekPosts, type PostListRow, type SeekBound } from './post-lists.repository.ts';
+import { toPostStatus, type PostStatus } from './post-status.ts';
+import { listed, type Viewer } from './post-visibility.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-export type PostStatus = 'DRAFT' | 'PUBLISHED' | 'ARCHIVED';
 
 /** A post's place in the newest-first order. Both values, so ties on created_at cannot skip posts. */
 export interface PostPosition {
@@ -62,7 +62,7 @@ function toSummary(row: PostListRow): PostSummary {
     id: row.id,
     title: row.title,
     slug: row.slug,
-    status: row.status as PostStatus,
+    status: toPostStatus(row.status),
     authorId: row.author_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -83,15 +83,15 @@ export class PostListsService {
    * Offset page with the total. One repeatable-read snapshot, so `total` and the page agree even
    * while posts change (the page itself still shifts between requests: that is rule 4).
    */
-  async offsetPage(viewerId: string | null, offset: number, limit: number): Promise<OffsetPage> {
+  async offsetPage(viewer: Viewer, offset: number, limit: number): Promise<OffsetPage> {
     checkLimit(limit);
     if (!Number.isInteger(offset) || offset < 0) throw validationFailed([{ field: 'offset', message: 'must be a whole number' }]);
     return this.db
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const rows = await offsetPosts(trx, viewerId, offset, limit);
-        const total = await countVisiblePosts(trx, viewerId);
+        const rows = await offsetPosts(trx, listed(viewer), offset, limit);
+        const total = await countPosts(trx, listed(viewer));
         return { items: rows.map(toSummary), total, hasNext: offset + rows.length < total };
       });
   }
@@ -100,9 +100,9 @@ export class PostListsService {
    * Newest first, strictly older than `before` (a post position, or a bare instant when `id` is
    * null), or from the newest post when `before` is null.
    */
-  async olderThan(viewerId: string | null, before: SeekBound | null, limit: number): Promise<SeekPage> {
+  async olderThan(viewer: Viewer, before: SeekBound | null, limit: number): Promise<SeekPage> {
     checkLimit(limit);
-    const rows = await seekPosts(this.db, { viewerId, direction: 'older', from: before, limit: limit + 1 });
+    const rows = await seekPosts(this.db, { visibility: listed(viewer), direction: 'older', from: before, limit: limit + 1 });
     return { items: rows.slice(0, limit).map(toSummary), hasNext: rows.length > limit };
   }
 
@@ -111,20 +111,21 @@ export class PostListsService {
    * the anchor. The side the page was fetched towards is known from the extra row; the other side
    * takes one index probe, so `hasNewer`/`hasOlder` are exact even when the anchor post was deleted.
    */
-  async feed(viewerId: string | null, anchor: FeedAnchor | null, limit: number): Promise<FeedPage> {
+  async feed(viewer: Viewer, anchor: FeedAnchor | null, limit: number): Promise<FeedPage> {
     checkLimit(limit);
+    const visibility = listed(viewer);
     const direction = anchor?.direction ?? 'older';
-    const rows = await seekPosts(this.db, { viewerId, direction, from: anchor?.position ?? null, limit: limit + 1 });
+    const rows = await seekPosts(this.db, { visibility, direction, from: anchor?.position ?? null, limit: limit + 1 });
     const more = rows.length > limit;
     const page = rows.slice(0, limit).map(toSummary);
     if (direction === 'newer') page.reverse();
     const newestEdge = page[0]?.position ?? anchor?.position ?? null;
     const oldestEdge = page.at(-1)?.position ?? anchor?.position ?? null;
     if (direction === 'older') {
-      const hasNewer = newestEdge !== null && anchor !== null && (await existsBeyond(this.db, viewerId, 'newer', newestEdge));
+      const hasNewer = newestEdge !== null && anchor !== null && (await existsBeyond(this.db, visibility, 'newer', newestEdge));
       return { items: page, hasOlder: more, hasNewer, newestEdge, oldestEdge };
     }
-    const hasOlder = oldestEdge !== null && (await existsBeyond(this.db, viewerId, 'older', oldestEdge));
+    const hasOlder = oldestEdge !== null && (await existsBeyond(this.db, visibility, 'older', oldestEdge));
     return { items: page, hasOlder, hasNewer: more, newestEdge, oldestEdge };
   }
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { PostsRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
-import { visiblePosts, type Viewer } from './viewer.ts';
+import { visibilityCondition, type PostVisibility } from './post-visibility.ts';
 
 export interface NewPost {
   author_id: string;
@@ -36,30 +36,31 @@ export function findPostById(db: Executor, id: number): Promise<PostsRow | undef
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findPostsByIds(db: Executor, ids: readonly number[]): Promise<PostsRow[]> {
-  return db.selectFrom('posts').selectAll().where('id', 'in', ids).execute();
+/** The posts among `ids` that `visibility` allows; the others are left out as if absent. */
+export function findPostsByIds(db: Executor, ids: readonly number[], visibility: PostVisibility): Promise<PostsRow[]> {
+  return db.selectFrom('posts').selectAll().where('id', 'in', ids).where(visibilityCondition(visibility)).execute();
 }
 
-/** Counts one read and returns the post, in one statement; undefined when absent or not visible. */
-export function readPost(db: Executor, id: number, viewer: Viewer): Promise<PostsRow | undefined> {
+/** Counts one read and returns the post, in one statement; undefined when absent or not allowed. */
+export function readPost(db: Executor, id: number, visibility: PostVisibility): Promise<PostsRow | undefined> {
   return db
     .updateTable('posts')
     .set({ view_count: sql`view_count + 1` })
     .where('id', '=', id)
-    .where(visiblePosts(viewer))
+    .where(visibilityCondition(visibility))
     .returningAll()
     .executeTakeFirst();
 }
 
 /**
  * One page of posts for each author, newest first, in one statement: the window numbers each
- * author's visible posts and counts them. Rank 1 is always kept so an author whose page is past the
+ * author's posts that `visibility` allows and counts them. Rank 1 is always kept so an author whose page is past the
  * end still reports a total; the caller drops rows outside the page.
  */
 export function pagePostsByAuthors(
   db: Executor,
   authorIds: readonly string[],
-  viewer: Viewer,
+  visibility: PostVisibility,
   offset: number,
   limit: number,
 ): Promise<Ranked<PostsRow>[]> {
@@ -71,7 +72,7 @@ export function pagePostsByAuthors(
       sql<number>`count(*) over (partition by author_id)`.as('total'),
     ])
     .where('author_id', 'in', authorIds)
-    .where(visiblePosts(viewer));
+    .where(visibilityCondition(visibility));
   return db
     .selectFrom(ranked.as('t'))
     .selectAll()

@@ -1,7 +1,6 @@
 import type { MutationResolvers, PostResolvers, QueryResolvers, SubscriptionResolvers } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal, type GraphQLContext } from '../graphql/context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
-import { postNotFound } from './posts.service.ts';
 import { userNotFound } from './users.service.ts';
 import { DEFAULT_NESTED_SIZE, toConnection } from './users.resolvers.ts';
 
@@ -46,10 +45,9 @@ export const postSubscriptions = {
       ),
     resolve: async (event: PostCreatedEvent, _args: unknown, context: GraphQLContext) => {
       freshLoaders(context);
-      const post = await context.services.posts.getById(event.postId);
-      // Deleted between the commit and this delivery (its author was removed): nothing to show.
-      if (!post) throw postNotFound(event.postId);
-      return post;
+      // Read as the subscriber, at delivery: deleted since the commit (its author was removed) or
+      // no longer readable (archived, restored to a draft) is NOT_FOUND, as `post(id)` would say.
+      return context.services.posts.getReadable(context.principal, event.postId);
     },
   },
 } satisfies Pick<SubscriptionResolvers, 'postCreated'>;

@@ -12,7 +12,7 @@ import { firstFreeSlug, slugify } from './slug.ts';
 import * as tags from './tags.repository.ts';
 import { userNotFound } from './users.service.ts';
 import { findUserById } from './users.repository.ts';
-import { canSee, type Viewer } from './viewer.ts';
+import { allows, readable, type Viewer } from './post-visibility.ts';
 
 export interface CreatePostCommand {
   title: string;
@@ -49,24 +49,20 @@ export async function requireActor(db: Executor, actor: Principal): Promise<void
 export class PostsService {
   constructor(private readonly db: Database) {}
 
-  /** The `post` query: one counted read of a visible post. */
+  /** The `post` query: one counted read of a post the viewer may read. */
   async read(viewer: Viewer, id: string): Promise<PostsRow> {
     const postId = parseIntegerId(id);
-    const post = postId === null ? undefined : await repo.readPost(this.db, postId, viewer);
+    const post = postId === null ? undefined : await repo.readPost(this.db, postId, readable(viewer));
     if (!post) throw postNotFound(id);
     return post;
   }
 
-  /** A post `viewer` may see, without counting a view (subscriptions, comments, likes). */
-  async getVisible(viewer: Viewer, id: string, db: Executor = this.db): Promise<PostsRow> {
-    const postId = parseIntegerId(id);
+  /** A post `viewer` may read, without counting a view (subscriptions, comments, likes). */
+  async getReadable(viewer: Viewer, id: string | number, db: Executor = this.db): Promise<PostsRow> {
+    const postId = typeof id === 'number' ? id : parseIntegerId(id);
     const post = postId === null ? undefined : await repo.findPostById(db, postId);
-    if (!post || !canSee(viewer, post)) throw postNotFound(id);
+    if (!post || !allows(readable(viewer), post)) throw postNotFound(id);
     return post;
-  }
-
-  async getById(id: number): Promise<PostsRow | undefined> {
-    return repo.findPostById(this.db, id);
   }
 
   async create(actor: Principal, command: CreatePostCommand): Promise<PostsRow> {
@@ -124,7 +120,7 @@ export class PostsService {
 
   async like(actor: Principal, postId: string): Promise<PostsRow> {
     return inTransaction(this.db, async (trx) => {
-      const post = await this.getVisible(actor, postId, trx);
+      const post = await this.getReadable(actor, postId, trx);
       await requireActor(trx, actor);
       await repo.like(trx, post.id, actor.username);
       return post;
@@ -132,16 +128,16 @@ export class PostsService {
   }
 
   async unlike(actor: Principal, postId: string): Promise<PostsRow> {
-    const post = await this.getVisible(actor, postId);
+    const post = await this.getReadable(actor, postId);
     await repo.unlike(this.db, post.id, actor.username);
     return post;
   }
 
-  /** Invisible posts are NOT_FOUND (their existence is private); visible ones of others FORBIDDEN. */
+  /** Unreadable posts are NOT_FOUND (their existence is private); readable ones of others FORBIDDEN. */
   private async lockForChange(trx: Executor, actor: Principal, id: string): Promise<PostsRow> {
     const postId = parseIntegerId(id);
     const post = postId === null ? undefined : await repo.lockPost(trx, postId);
-    if (!post || !canSee(actor, post)) throw postNotFound(id);
+    if (!post || !allows(readable(actor), post)) throw postNotFound(id);
     if (post.author_id !== actor.username && !hasRole(actor, ADMIN)) throw forbidden();
     return post;
   }
