@@ -17,7 +17,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import { validationFailed, type Violation } from '../errors.ts';
+import { validationFailed, type FieldPath, type Violation } from '../errors.ts';
 import { createJsonSchemaValidator } from '../json-schema.ts';
 
 export interface ConstraintRules {
@@ -32,8 +32,14 @@ export interface ConstraintRules {
   oneOf?: readonly string[];
 }
 
-/** Checks a value at `path`, adding what is wrong to `out`. Null and absent values are never checked. */
-type Checker = (value: unknown, path: string, out: Violation[]) => void;
+/**
+ * Checks a value at `path` (from the field's argument: `['input', 'tags', 2]`), adding what is wrong to
+ * `out`. Null and absent values are never checked.
+ */
+type Checker = (value: unknown, path: FieldPath, out: Violation[]) => void;
+
+/** A violation at an argument path (rendered by src/graphql/errors.ts as `input.tags[2]`). */
+const at = (path: FieldPath, message: string): Violation => ({ field: path, message, source: 'parameter' });
 
 /**
  * The rules compile to JSON Schema and are checked by ajv with the ajv-formats formats, configured as
@@ -82,7 +88,7 @@ function compiledRules(rules: ConstraintRules): Checker | null {
   return (value, path, out) => {
     if (value == null || validate(value)) return;
     const failed = new Set((validate.errors ?? []).map((e) => e.keyword));
-    for (const keyword of order) if (failed.has(keyword)) out.push({ field: path, message: messages.get(keyword)! });
+    for (const keyword of order) if (failed.has(keyword)) out.push(at(path, messages.get(keyword)!));
   };
 }
 
@@ -98,7 +104,7 @@ const TEXT_SCALARS = new Set(['String', 'ID']);
 
 function refuseNul(next: Checker | null): Checker {
   return (value, path, out) => {
-    if (typeof value === 'string' && value.includes(NUL)) out.push({ field: path, message: 'must not contain the NUL character (U+0000)' });
+    if (typeof value === 'string' && value.includes(NUL)) out.push(at(path, 'must not contain the NUL character (U+0000)'));
     next?.(value, path, out);
   };
 }
@@ -110,7 +116,7 @@ function jsonChecker(rules: ConstraintRules): Checker | null {
   return (value, path, out) => {
     if (value === undefined || value === null) return;
     const length = JSON.stringify(value).length;
-    if (length > max) out.push({ field: path, message: `must be at most ${max} characters long as JSON text` });
+    if (length > max) out.push(at(path, `must be at most ${max} characters long as JSON text`));
   };
 }
 
@@ -134,7 +140,7 @@ class CheckerCompiler {
       return (value, path, out) => {
         if (!Array.isArray(value)) return;
         bounds?.(value, path, out);
-        value.forEach((item, i) => element?.(item, `${path}[${i}]`, out));
+        value.forEach((item, i) => element?.(item, [...path, i], out));
       };
     }
     if (isInputObjectType(nullable)) return this.forInput(nullable.name);
@@ -159,7 +165,7 @@ class CheckerCompiler {
     const checker: Checker | null = checkers.length
       ? (value, path, out) => {
           if (value == null || typeof value !== 'object') return;
-          for (const [field, check] of checkers) check((value as Record<string, unknown>)[field], `${path}.${field}`, out);
+          for (const [field, check] of checkers) check((value as Record<string, unknown>)[field], [...path, field], out);
         }
       : null;
     this.inputs.set(name, checker);
@@ -188,7 +194,7 @@ export function applyConstraintDirective(schema: GraphQLSchema): GraphQLSchema {
       if (!argCheckers.length) return fieldConfig;
       const check = (args: Record<string, unknown>) => {
         const violations: Violation[] = [];
-        for (const [name, checker] of argCheckers) checker(args[name], name, violations);
+        for (const [name, checker] of argCheckers) checker(args[name], [name], violations);
         if (violations.length) throw validationFailed(violations);
       };
       return {
