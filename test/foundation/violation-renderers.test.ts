@@ -4,9 +4,11 @@
  * the argument path (`input.username`, `input.tags[2]`).
  */
 import t from 'tap';
+import type { ErrorObject } from 'ajv';
 import { GraphQLError } from 'graphql';
 import { validationFailed, type Violation } from '../../src/errors.ts';
 import { graphqlField, mapGraphQLError } from '../../src/graphql/errors.ts';
+import { violationsFrom } from '../../src/http/openapi-routes.ts';
 import { restField, toProblem } from '../../src/http/problem.ts';
 
 const cases: [violation: Omit<Violation, 'message'>, rest: string, graphql: string][] = [
@@ -49,4 +51,35 @@ t.test('the error mappers render every violation and keep its message', async (t
       { field: 'input.items[1].productId', message: 'product already ordered in an earlier line' },
     ],
   });
+});
+
+t.test('the REST validator reports in domain terms and renders back to the documented form', async (t) => {
+  const errors = (list: Partial<ErrorObject>[]) => list as ErrorObject[];
+  const body = violationsFrom(
+    errors([
+      { instancePath: '', keyword: 'type', message: 'must be object', params: {} },
+      { instancePath: '', keyword: 'required', message: 'x', params: { missingProperty: 'sku' } },
+      { instancePath: '/attributes/0', keyword: 'additionalProperties', message: 'x', params: { additionalProperty: 'a/b' } },
+    ]),
+    'body',
+  );
+  t.same(
+    body.map((v) => [v.field, v.source]),
+    [
+      [[], 'input'],
+      [['sku'], 'input'],
+      [['attributes', '0', 'a/b'], 'input'],
+    ],
+  );
+  t.same(body.map(restField), ['', '/sku', '/attributes/0/a~1b'], 'a body refused as a whole is "" (problem.yaml)');
+  const query = violationsFrom(
+    errors([{ instancePath: '/sort/0', keyword: 'pattern', message: 'must match pattern', params: {} }]),
+    'query',
+  );
+  t.same(query.map(restField), ['query.sort.0']);
+  const path = violationsFrom(
+    errors([{ instancePath: '/id', keyword: 'format', message: 'must match format "uuid"', params: {} }]),
+    'path',
+  );
+  t.same(path.map(restField), ['path.id']);
 });
