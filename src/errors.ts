@@ -2,10 +2,25 @@
  * Errors a service may throw. They carry no HTTP or GraphQL detail: each transport maps them once
  * (src/http/problem.ts for REST, src/graphql/errors.ts for GraphQL).
  */
+
+/** A property path in domain terms: `['price']`, `['items', 2, 'productId']`; `[]` is the whole value. */
+export type FieldPath = readonly (string | number)[];
+
+/**
+ * What a violation's path starts from, in terms of the operation rather than of a transport:
+ * - `input`: the data the operation takes (a REST request body, the GraphQL `input` argument);
+ * - `parameter`: a named parameter that selects or shapes the result (a REST query parameter, a
+ *   GraphQL field argument);
+ * - `identifier`: the identifier of the resource addressed (a REST path parameter, a GraphQL argument).
+ */
+export type ViolationSource = 'input' | 'parameter' | 'identifier';
+
 export interface Violation {
-  /** Path of the offending input, e.g. `/price` (REST body), `query.size`, or `input.email` (GraphQL). */
-  field: string;
+  /** The offending value's path from its source, e.g. `['price']`, `['minPrice']`, `['tags', 1]`. */
+  field: FieldPath;
   message: string;
+  /** Where `field` starts; `input` when absent. */
+  source?: ViolationSource;
 }
 
 export type AppErrorCode =

@@ -5,10 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundle, createConfig } from '@redocly/openapi-core';
-import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import addFormats from 'ajv-formats';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { createJsonSchemaValidator } from '../../src/json-schema.ts';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -112,9 +111,8 @@ export function collectValidatorSchemas(doc: Json): OperationValidators {
 }
 
 function compileModule(schemas: Record<string, Json>, coerce: boolean): string {
-  const ajv = new Ajv2020.default({
+  const ajv = createJsonSchemaValidator({
     allErrors: true,
-    strict: false,
     code: { source: true, esm: true, lines: true },
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
@@ -124,7 +122,6 @@ function compileModule(schemas: Record<string, Json>, coerce: boolean): string {
     multipleOfPrecision: 3,
     discriminator: true,
   });
-  addFormats.default(ajv);
   const names = Object.keys(schemas).sort();
   for (const name of names) ajv.addSchema({ ...schemas[name], $id: name }, name);
   if (!names.length) return 'export {};\n';

@@ -69,11 +69,11 @@ export const productNotFound = (id: string) => notFound(`Product not found: ${id
 const duplicateSku = (sku: string) => conflict(`A product with SKU ${sku} already exists`, 'DUPLICATE_SKU');
 
 /** Attribute keys are unique within a product; the later occurrence is reported. */
-function checkAttributes(attributes: repo.ProductAttribute[] | undefined, pointer: (index: number) => string): void {
+function checkAttributes(attributes: repo.ProductAttribute[] | undefined): void {
   const seen = new Set<string>();
   const violations: Violation[] = [];
   (attributes ?? []).forEach((a, i) => {
-    if (seen.has(a.key)) violations.push({ field: pointer(i), message: `duplicate attribute key "${a.key}"` });
+    if (seen.has(a.key)) violations.push({ field: ['attributes', i, 'key'], message: `duplicate attribute key "${a.key}"` });
     seen.add(a.key);
   });
   if (violations.length) throw validationFailed(violations);
@@ -113,16 +113,15 @@ export class ProductsService {
 
   async search(query: ProductSearchQuery): Promise<ProductPage> {
     if (query.minPrice !== undefined && query.maxPrice !== undefined && query.minPrice > query.maxPrice) {
-      throw validationFailed([{ field: 'query.minPrice', message: 'must not be greater than maxPrice' }]);
+      throw validationFailed([{ field: ['minPrice'], source: 'parameter', message: 'must not be greater than maxPrice' }]);
     }
     const { q, minPrice, maxPrice, category, ...paging } = query;
     const { rows, total } = await repo.pageProducts(this.db, { ...paging, search: { q, minPrice, maxPrice, category } });
     return { items: rows, totalElements: total };
   }
 
-  /** `attributePointer` names a duplicate key in the caller's input shape (a list in v1, a map in v2). */
-  async create(command: CreateProductCommand, attributePointer = (i: number) => `/attributes/${i}/key`): Promise<repo.ProductRecord> {
-    checkAttributes(command.attributes, attributePointer);
+  async create(command: CreateProductCommand): Promise<repo.ProductRecord> {
+    checkAttributes(command.attributes);
     try {
       return await inTransaction(this.db, async (trx) => {
         const id = await repo.insertProduct(trx, rowOf(command), command.attributes ?? []);
@@ -136,7 +135,7 @@ export class ProductsService {
 
   /** `expected`: the versions the caller's copy may have (If-Match); otherwise nothing changes. */
   async replace(id: string, command: ReplaceProductCommand, expected?: ExpectedVersions): Promise<repo.ProductRecord> {
-    checkAttributes(command.attributes, (i) => `/attributes/${i}/key`);
+    checkAttributes(command.attributes);
     try {
       return await inTransaction(this.db, async (trx) => {
         if (!(await repo.updateProduct(trx, id, rowOf(command), expected))) await refuseUpdate(trx, id);

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../generated/openapi/rest-v1.ts';
-import { pageMetadata } from '../http/page-metadata.ts';
+import { pageMetadata } from '../paging.ts';
 import { toXml, type XmlMapping } from '../http/xml.ts';
 import { decimalToPrice, formatPrice } from './money.ts';
 import type { ProductImageSummary, ProductPage, ProductRecord } from './products.service.ts';

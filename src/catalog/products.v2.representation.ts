@@ -1,6 +1,6 @@
 /** REST v2 shapes over the same product records as v1: money and inventory objects, attributes as a map. */
 import type { components } from '../../generated/openapi/rest-v2.ts';
-import { pageMetadata } from '../http/page-metadata.ts';
+import { pageMetadata } from '../paging.ts';
 import type { ProductAttribute, ProductPage, ProductRecord } from './products.service.ts';
 import { toImageResponse } from './products.v1.representation.ts';
 

@@ -41,9 +41,9 @@ export class PostCursors {
     return this.codec.encode(scope, callerKey(viewerId), payload);
   }
 
-  /** Throws an INVALID_CURSOR error naming `query.<parameter>`, by default the scope's own parameter. */
+  /** Throws an INVALID_CURSOR error naming the query parameter `parameter`, by default the scope's own. */
   decode(scope: CursorScope, viewerId: string | null, token: string, parameter = scope.split('.')[1]!): PostPosition {
-    const { c, i } = this.codec.decode(scope, callerKey(viewerId), token, `query.${parameter}`, isPositionPayload);
+    const { c, i } = this.codec.decode(scope, callerKey(viewerId), token, parameter, isPositionPayload);
     return { createdAt: c, id: i };
   }
 }

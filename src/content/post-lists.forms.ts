@@ -63,7 +63,8 @@ export function postsRequestFrom(query: PostsQuery): PostsRequest {
   if (forms.length > 1) {
     const names = forms.flatMap((f) => FORM_PARAMETERS[f].filter((p) => query[p] !== undefined));
     const violations: Violation[] = names.map((name) => ({
-      field: `query.${name}`,
+      field: [name],
+      source: 'parameter',
       message: `cannot be combined with ${names.filter((n) => n !== name).join(', ')}: they belong to different pagination forms`,
     }));
     throw validationFailed(
@@ -83,13 +84,21 @@ export function postsRequestFrom(query: PostsQuery): PostsRequest {
       if (query.created_before === undefined) {
         // The order is created_at then id: an id alone names no place in it.
         throw validationFailed([
-          { field: 'query.id_before', message: 'requires created_before (id_before is the tiebreaker within one created_at)' },
+          {
+            field: ['id_before'],
+            source: 'parameter',
+            message: 'requires created_before (id_before is the tiebreaker within one created_at)',
+          },
         ]);
       }
       const createdBefore = exactUtcTimestamp(query.created_before);
       if (createdBefore === null) {
         throw validationFailed([
-          { field: 'query.created_before', message: 'must be an RFC 3339 timestamp from year 1 to 9999 with at most 6 fraction digits' },
+          {
+            field: ['created_before'],
+            source: 'parameter',
+            message: 'must be an RFC 3339 timestamp from year 1 to 9999 with at most 6 fraction digits',
+          },
         ]);
       }
       return { form: 'keyset', createdBefore, idBefore: query.id_before ?? null, limit };
@@ -101,8 +110,8 @@ export function feedRequestFrom(query: { before?: string; after?: string; limit?
   if (query.before !== undefined && query.after !== undefined) {
     throw validationFailed(
       [
-        { field: 'query.before', message: 'cannot be combined with after' },
-        { field: 'query.after', message: 'cannot be combined with before' },
+        { field: ['before'], source: 'parameter', message: 'cannot be combined with after' },
+        { field: ['after'], source: 'parameter', message: 'cannot be combined with before' },
       ],
       'Pass either before (older posts) or after (newer posts), not both',
     );

@@ -72,7 +72,7 @@ function toSummary(row: PostListRow): PostSummary {
 
 function checkLimit(limit: number): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw validationFailed([{ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }]);
+    throw validationFailed([{ field: ['limit'], source: 'parameter', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }]);
   }
 }
 
@@ -85,7 +85,8 @@ export class PostListsService {
    */
   async offsetPage(viewer: Viewer, offset: number, limit: number): Promise<OffsetPage> {
     checkLimit(limit);
-    if (!Number.isInteger(offset) || offset < 0) throw validationFailed([{ field: 'offset', message: 'must be a whole number' }]);
+    if (!Number.isInteger(offset) || offset < 0)
+      throw validationFailed([{ field: ['offset'], source: 'parameter', message: 'must be a whole number' }]);
     return this.db
       .transaction()
       .setIsolationLevel('repeatable read')

@@ -67,7 +67,7 @@ export class PostsService {
 
   async create(actor: Principal, command: CreatePostCommand): Promise<PostsRow> {
     const status = command.status ?? 'DRAFT';
-    if (status === 'ARCHIVED') throw validationFailed([{ field: 'input.status', message: 'must be DRAFT or PUBLISHED' }]);
+    if (status === 'ARCHIVED') throw validationFailed([{ field: ['status'], message: 'must be DRAFT or PUBLISHED' }]);
     const base = slugify(command.title);
     for (let attempt = 1; ; attempt++) {
       try {

@@ -55,9 +55,9 @@ export class UsersService {
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_tenant_username_uq'))
-        throw validationFailed([{ field: 'input.username', message: 'is already taken' }]);
+        throw validationFailed([{ field: ['username'], message: 'is already taken' }]);
       if (isUniqueViolation(error, 'users_tenant_email_uq'))
-        throw validationFailed([{ field: 'input.email', message: 'is already registered' }]);
+        throw validationFailed([{ field: ['email'], message: 'is already registered' }]);
       throw error;
     }
   }
@@ -80,11 +80,11 @@ export class UsersService {
   }
 
   async follow(actor: Principal, userId: string): Promise<UsersRow> {
-    if (actor.username === userId) throw validationFailed([{ field: 'userId', message: 'cannot follow yourself' }]);
+    if (actor.username === userId) throw validationFailed([{ field: ['userId'], source: 'identifier', message: 'cannot follow yourself' }]);
     const [followee, follower] = await Promise.all([repo.findUserById(this.db, userId), repo.findUserById(this.db, actor.username)]);
     if (!followee) throw userNotFound(userId);
     // Lists leave deactivated accounts out, so a new follow of one would be invisible.
-    if (!followee.active) throw validationFailed([{ field: 'userId', message: 'this account is deactivated' }]);
+    if (!followee.active) throw validationFailed([{ field: ['userId'], source: 'identifier', message: 'this account is deactivated' }]);
     // A token may name a user that no longer exists: the follow row needs a real follower.
     if (!follower) throw userNotFound(actor.username);
     await follows.follow(this.db, actor.username, userId);

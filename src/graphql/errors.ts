@@ -4,7 +4,7 @@
  * validation/syntax error becomes an opaque INTERNAL_ERROR.
  */
 import { GraphQLError } from 'graphql';
-import { AppError } from '../errors.ts';
+import { AppError, type Violation } from '../errors.ts';
 
 export type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'INTERNAL_ERROR';
 
@@ -18,6 +18,16 @@ const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
   UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
   NOT_ACCEPTABLE: 'BAD_REQUEST',
 };
+
+/**
+ * Where a violation is, as GraphQL names it (the interface document: `field` is the property path):
+ * a property of the input is under the `input` argument every mutation takes its data in
+ * (`input.username`, `input.tags[2]`), a parameter or identifier is the argument itself (`userId`).
+ */
+export function graphqlField(violation: Violation): string {
+  const path = (violation.source ?? 'input') === 'input' ? ['input', ...violation.field] : violation.field;
+  return path.reduce<string>((out, s, i) => (typeof s === 'number' ? `${out}[${s}]` : i === 0 ? s : `${out}.${s}`), '');
+}
 
 /**
  * A new error at the same place as `error`. graphql-js errors carry their AST nodes; graphql-jit's
@@ -42,7 +52,8 @@ export function mapGraphQLError(error: GraphQLError, log?: (err: unknown) => voi
     const errorType = ERROR_TYPE[original.code] ?? 'BAD_REQUEST';
     const extensions: Record<string, unknown> = { errorType };
     if (original.reason) extensions.code = original.reason;
-    if (original.violations.length) extensions.violations = original.violations;
+    if (original.violations.length)
+      extensions.violations = original.violations.map((v) => ({ field: graphqlField(v), message: v.message }));
     const message = errorType === 'FORBIDDEN' ? 'Access denied' : original.message;
     return relocated(error, message, extensions);
   }

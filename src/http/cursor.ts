@@ -26,10 +26,12 @@ export function callerKey(userId: string | null): string {
 }
 
 export function invalidCursor(
-  field: string,
+  parameter: string,
   message = 'The cursor is invalid, was modified, or was issued for another list or caller',
 ): AppError {
-  return new AppError('VALIDATION', message, 'INVALID_CURSOR', [{ field, message: 'is not a cursor issued for this request' }]);
+  return new AppError('VALIDATION', message, 'INVALID_CURSOR', [
+    { field: [parameter], source: 'parameter', message: 'is not a cursor issued for this request' },
+  ]);
 }
 
 export class CursorCodec {
@@ -47,25 +49,25 @@ export class CursorCodec {
   }
 
   /**
-   * Verifies and parses a cursor; `field` names the parameter in the error (`query.after`). The
+   * Verifies and parses a cursor; `parameter` names the parameter in the error (`after`). The
    * payload is checked by `accept` even though it was signed by us: a guard against our own past
    * formats rather than against clients.
    */
-  decode<T>(scope: string, caller: string, token: string, field: string, accept: (value: unknown) => value is T): T {
-    if (!FORMAT.test(token)) throw invalidCursor(field);
+  decode<T>(scope: string, caller: string, token: string, parameter: string, accept: (value: unknown) => value is T): T {
+    if (!FORMAT.test(token)) throw invalidCursor(parameter);
     const [body, mac] = token.split('.') as [string, string];
     // Compared as text, not decoded bytes: base64url ignores the last character's spare bits, so
     // decoding would accept a few altered spellings of the same signature.
     const given = Buffer.from(mac);
     const expected = Buffer.from(this.sign(scope, caller, body));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor(field);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor(parameter);
     let value: unknown;
     try {
       value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
-      throw invalidCursor(field);
+      throw invalidCursor(parameter);
     }
-    if (!accept(value)) throw invalidCursor(field);
+    if (!accept(value)) throw invalidCursor(parameter);
     return value;
   }
 }

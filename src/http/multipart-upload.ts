@@ -33,7 +33,7 @@ export interface UploadOptions {
 }
 
 const tooLarge = (maxBytes: number) => new AppError('PAYLOAD_TOO_LARGE', `The uploaded file exceeds ${maxBytes} bytes`);
-const emptyFile = (field: string, message: string) => new AppError('VALIDATION', message, 'EMPTY_FILE', [{ field: `/${field}`, message }]);
+const emptyFile = (field: string, message: string) => new AppError('VALIDATION', message, 'EMPTY_FILE', [{ field: [field], message }]);
 
 async function spool(part: MultipartFile, options: UploadOptions): Promise<SpooledUpload> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'schemaforge-upload-'));
@@ -104,7 +104,7 @@ export async function receiveUpload(request: FastifyRequest, options: UploadOpti
     const e = error as { code?: unknown; statusCode?: unknown };
     if (!(error instanceof AppError) && e.code === undefined && e.statusCode === undefined) {
       throw new AppError('VALIDATION', `The multipart body is malformed: ${(error as Error).message}`, 'MALFORMED_MULTIPART', [
-        { field: '', message: 'malformed multipart/form-data body' },
+        { field: [], message: 'malformed multipart/form-data body' },
       ]);
     }
     throw error;

@@ -7,7 +7,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { hasRole } from '../auth/principal.ts';
-import { AppError, forbidden, unauthenticated, validationFailed, type Violation } from '../errors.ts';
+import { AppError, forbidden, unauthenticated, validationFailed, type Violation, type ViolationSource } from '../errors.ts';
 import type { DocumentName } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
 
@@ -44,13 +44,22 @@ export function toFastifyPath(openapiPath: string): string {
   return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-function joinPointer(base: string, key: string): string {
-  return `${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+/** The segments of an RFC 6901 JSON Pointer (ajv's `instancePath`); `''` is the whole value. */
+function segmentsOf(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
+const SOURCE: Record<'body' | 'query' | 'path', ViolationSource> = { body: 'input', query: 'parameter', path: 'identifier' };
+
 /**
- * Turns ajv errors into violations naming the JSON path (body) or `query.x` / `path.x` of each field.
- * `declared` lists the operation's query parameters, named when an undeclared one is refused.
+ * Turns ajv errors into violations: the body's properties are the operation's input, query
+ * parameters its parameters, path parameters its identifiers (problem.ts renders them as `/price`,
+ * `query.size`, `path.id`). `declared` lists the operation's query parameters, named when an
+ * undeclared one is refused.
  */
 export function violationsFrom(
   errors: ErrorObject[] | null | undefined,
@@ -60,11 +69,9 @@ export function violationsFrom(
   const seen = new Set<string>();
   const out: Violation[] = [];
   for (const e of errors ?? []) {
-    let pointer = e.instancePath;
-    if (e.keyword === 'required') pointer = joinPointer(pointer, (e.params as { missingProperty: string }).missingProperty);
-    if (e.keyword === 'additionalProperties')
-      pointer = joinPointer(pointer, (e.params as { additionalProperty: string }).additionalProperty);
-    const field = location === 'body' ? pointer || '/' : `${location}.${pointer.slice(1).split('/').join('.')}`;
+    const field = segmentsOf(e.instancePath);
+    if (e.keyword === 'required') field.push((e.params as { missingProperty: string }).missingProperty);
+    if (e.keyword === 'additionalProperties') field.push((e.params as { additionalProperty: string }).additionalProperty);
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') message = 'is required';
     if (e.keyword === 'additionalProperties') {
@@ -74,10 +81,10 @@ export function violationsFrom(
           : `is not a parameter of this operation; ${declared.length ? `accepted: ${declared.join(', ')}` : 'it takes no query parameters'}`;
     }
     if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-    const key = `${field}\u0000${message}`;
+    const key = JSON.stringify([field, message]);
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ field, message });
+    out.push({ field, message, source: SOURCE[location] });
   }
   return out;
 }

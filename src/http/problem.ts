@@ -3,7 +3,7 @@
  * place where service errors, validation failures and framework errors become HTTP responses. The
  * type table mirrors openapi/components/problem.yaml.
  */
-import { AppError, type AppErrorCode, type Violation } from '../errors.ts';
+import { AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
 
 export interface Problem {
   type: string;
@@ -12,7 +12,26 @@ export interface Problem {
   detail: string;
   instance: string;
   code?: string;
-  errors?: Violation[];
+  errors?: FieldError[];
+}
+
+/** One entry of a Problem's `errors` (components/problem.yaml Violation). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+const PARAMETER_LOCATION: Record<Exclude<ViolationSource, 'input'>, string> = { parameter: 'query', identifier: 'path' };
+
+/**
+ * Where a violation is, as REST names it (components/problem.yaml): a property of the input is a JSON
+ * Pointer into the request body (`/price`, `/items/2/productId`; the empty string for the body as a
+ * whole), a parameter is `<in>.<name>` (`query.minPrice`, `path.id`, `query.sort.0`).
+ */
+export function restField(violation: Violation): string {
+  const source = violation.source ?? 'input';
+  if (source === 'input') return violation.field.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return [PARAMETER_LOCATION[source], ...violation.field].join('.');
 }
 
 export type ProblemKind =
@@ -133,7 +152,7 @@ export function toProblem(error: unknown, url: string): Problem {
     const kind = (error.reason && KIND_BY_REASON[error.reason]) || KIND_BY_CODE[error.code];
     return problem(kind, error.message, url, {
       ...(error.reason ? { code: error.reason } : {}),
-      ...(error.violations.length ? { errors: error.violations } : {}),
+      ...(error.violations.length ? { errors: error.violations.map((v) => ({ field: restField(v), message: v.message })) } : {}),
     });
   }
   const fe = error as FrameworkError | null;

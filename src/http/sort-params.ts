@@ -22,7 +22,9 @@ export function parseSort<F extends string>(
   for (const value of values) {
     const [field, direction] = value.split(',') as [string, SortDirection];
     if (!(allowed as readonly string[]).includes(field)) {
-      throw validationFailed([{ field: 'query.sort', message: `cannot sort by "${field}"; sortable fields: ${allowed.join(', ')}` }]);
+      throw validationFailed([
+        { field: ['sort'], source: 'parameter', message: `cannot sort by "${field}"; sortable fields: ${allowed.join(', ')}` },
+      ]);
     }
     // A field named twice keeps its first (highest-precedence) direction.
     if (!orders.some((o) => o.field === field)) orders.push({ field: field as F, direction });

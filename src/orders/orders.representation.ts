@@ -4,7 +4,7 @@
  */
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import type { Principal } from '../auth/principal.ts';
-import { pageMetadata } from '../http/page-metadata.ts';
+import { pageMetadata } from '../paging.ts';
 import type { CustomerRecord } from './customers.service.ts';
 import type { OrderRecord, Tracking } from './orders.service.ts';
 import { allowedTransitions } from './transitions.ts';

@@ -55,7 +55,7 @@ export class OrdersService {
     const seen = new Set<string>();
     command.items.forEach((item, i) => {
       if (seen.has(item.productId))
-        violations.push({ field: `/items/${i}/productId`, message: 'product already ordered in an earlier line' });
+        violations.push({ field: ['items', i, 'productId'], message: 'product already ordered in an earlier line' });
       seen.add(item.productId);
     });
     if (violations.length) throw validationFailed(violations);
