@@ -14,6 +14,7 @@ import Fastify from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
 import { toPagedProductResponse, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
@@ -90,12 +91,17 @@ switch (kind) {
     // On the configuration the environment gives (NODE_ENV=production, LOG_LEVEL=info, stdout to /dev/null).
     const { http, config, services: appServices } = await buildOurs(database!);
     if (kind === 'ours-memory') {
-      registerGraphQLHttp(http, {
-        schema,
-        preparer: new OperationPreparer(schema, graphqlLimits(config)),
-        executor: new OperationExecutor(schema),
-        context: (principal) => createContext(principal, appServices),
-        url: MEMORY_GRAPHQL_PATH,
+      // In a scope with the bearer hook, as the GraphQL plugin registers /graphql: a route at the
+      // root would see no caller.
+      await http.register(async (scope) => {
+        scope.addHook('onRequest', bearerAuthentication(authenticate));
+        registerGraphQLHttp(scope, {
+          schema,
+          preparer: new OperationPreparer(schema, graphqlLimits(config)),
+          executor: new OperationExecutor(schema),
+          context: (principal) => createContext(principal, appServices),
+          url: MEMORY_GRAPHQL_PATH,
+        });
       });
     }
     await http.listen({ port, host });
