@@ -12,6 +12,7 @@ import type { DatabaseHandle } from './db/database.ts';
 import { filesPlugin } from './files/files.plugin.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 import { createHttpServer } from './http/http-server.ts';
+import { identityPlugin } from './identity/identity.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
 import { ordersPlugin } from './orders/orders.plugin.ts';
@@ -43,6 +44,7 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
   await http.register(ordersPlugin, { services, authenticate });
   await http.register(filesPlugin, { services, authenticate });
   await http.register(postsPlugin, { services, authenticate, cursorSecret });
+  await http.register(identityPlugin, { services, authenticate });
   await http.register(graphqlPlugin, { config, database, services, authenticate, jwtSecret });
 
   return { http, services };

@@ -72,3 +72,9 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const e = error as { code?: string; constraint?: string } | null;
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+/** PostgreSQL check_violation (a CHECK constraint refused the row), same SQLSTATE on both drivers. */
+export function isCheckViolation(error: unknown, constraint?: string): boolean {
+  const e = error as { code?: string; constraint?: string } | null;
+  return e?.code === '23514' && (constraint === undefined || e.constraint === constraint);
+}

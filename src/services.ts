@@ -9,6 +9,8 @@ import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
+import { ScimTokensService } from './identity/scim-tokens.service.ts';
+import { TenantsService } from './identity/tenants.service.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Database } from './db/database.ts';
 
@@ -24,10 +26,14 @@ export interface Services {
   files: FilesService;
   config: ConfigService;
   postLists: PostListsService;
+  tenants: TenantsService;
+  /** Issues and revokes SCIM tokens, and resolves a SCIM request's token to its tenant. */
+  scimTokens: ScimTokensService;
 }
 
 export function createServices(db: Database): Services {
   const posts = new PostsService(db);
+  const tenants = new TenantsService(db);
   return {
     users: new UsersService(db),
     posts,
@@ -39,6 +45,8 @@ export function createServices(db: Database): Services {
     files: new FilesService(db),
     config: new ConfigService(db),
     postLists: new PostListsService(db),
+    tenants,
+    scimTokens: new ScimTokensService(db, tenants),
   };
 }
 

@@ -185,6 +185,18 @@ export interface ProductsTable {
 /** A products row as selected. */
 export type ProductsRow = Selectable<ProductsTable>;
 
+export interface ScimTokensTable {
+  id: Generated<string>;
+  tenant_id: string;
+  token_sha256: string;
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A scim_tokens row as selected. */
+export type ScimTokensRow = Selectable<ScimTokensTable>;
+
 export interface TagsTable {
   id: Generated<number>;
   name: string;
@@ -192,6 +204,15 @@ export interface TagsTable {
 
 /** A tags row as selected. */
 export type TagsRow = Selectable<TagsTable>;
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  created_at: Generated<Date>;
+}
+
+/** A tenants row as selected. */
+export type TenantsRow = Selectable<TenantsTable>;
 
 export interface UsersTable {
   id: Generated<string>;
@@ -229,6 +250,8 @@ export interface DB {
   product_attributes: ProductAttributesTable;
   product_images: ProductImagesTable;
   products: ProductsTable;
+  scim_tokens: ScimTokensTable;
   tags: TagsTable;
+  tenants: TenantsTable;
   users: UsersTable;
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import t from 'tap';
+import { documentNames } from '../../generated/openapi/index.ts';
 import type { operations as OpsOperations } from '../../generated/openapi/ops.ts';
 import * as opsBodies from '../../generated/validators/ops.bodies.js';
 import * as opsParams from '../../generated/validators/ops.params.js';
@@ -72,6 +73,11 @@ t.test('every secured operation refuses before validation; public ones do not', 
   const server = await startServer(t);
   const user = `Bearer ${await server.token('sweep-user', ['USER'])}`;
   const all = operations();
+  t.same(
+    [...new Set(all.map((op) => op.document))].sort(),
+    documentNames.map((name) => `${name}.json`).sort(),
+    'every served document is swept',
+  );
   const secured = all.filter((op) => op.requiresCaller);
   const roleBound = all.filter((op) => op.role);
   // Each document's operations are swept; a document without secured operations still counts below.

@@ -21,11 +21,12 @@ export interface TestServer {
   database: DatabaseHandle;
   /** A client whose every response is checked against the OpenAPI documents. */
   api: ContractClient;
-  /** The generated typed clients (rest-v1, rest-v2, posts, ops), each response contract-checked. */
+  /** The generated typed clients (rest-v1, rest-v2, posts, ops, admin), each response contract-checked. */
   v1: TypedClients['v1'];
   v2: TypedClients['v2'];
   posts: TypedClients['posts'];
   ops: TypedClients['ops'];
+  admin: TypedClients['admin'];
   token(sub: string, roles?: string[]): Promise<string>;
 }
 

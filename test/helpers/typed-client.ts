@@ -5,7 +5,13 @@
  * server answered with. Paths, parameters and bodies are checked by the compiler.
  */
 import type { Middleware } from 'openapi-fetch';
-import { createOpsClient, createPostsClient, createRestV1Client, createRestV2Client } from '../../generated/client/rest.ts';
+import {
+  createAdminClient,
+  createOpsClient,
+  createPostsClient,
+  createRestV1Client,
+  createRestV2Client,
+} from '../../generated/client/rest.ts';
 import { contractRegistry, type ContractRegistry } from './contract.ts';
 
 /** Validates each response against its documented operation; a violation rejects the call. */
@@ -27,8 +33,9 @@ export function typedClients(baseUrl: string, registry?: ContractRegistry) {
   const v2 = createRestV2Client({ baseUrl });
   const posts = createPostsClient({ baseUrl });
   const ops = createOpsClient({ baseUrl });
-  for (const client of [v1, v2, posts, ops]) client.use(middleware);
-  return { v1, v2, posts, ops };
+  const admin = createAdminClient({ baseUrl });
+  for (const client of [v1, v2, posts, ops, admin]) client.use(middleware);
+  return { v1, v2, posts, ops, admin };
 }
 
 export type TypedClients = ReturnType<typeof typedClients>;

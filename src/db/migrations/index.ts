@@ -6,6 +6,7 @@ import * as m0004 from './0004_post_list_indexes.ts';
 import * as m0005 from './0005_post_tag_position.ts';
 import * as m0006 from './0006_product_version.ts';
 import * as m0007 from './0007_post_metadata.ts';
+import * as m0008 from './0008_tenants_and_scim_tokens.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_post_tag_position': m0005,
   '0006_product_version': m0006,
   '0007_post_metadata': m0007,
+  '0008_tenants_and_scim_tokens': m0008,
 };

@@ -1,0 +1,91 @@
+/**
+ * `npm run --silent scim-token -- --tenant <id>` against a running server (started here on port 0):
+ * it prints only a token, creates the tenant when absent, and fails with one line on stderr and a
+ * non-zero exit when the server cannot be reached or refuses.
+ */
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import t from 'tap';
+import { TEST_JWT_SECRET, startServer } from '../helpers/server.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the script without blocking this process, whose event loop serves the requests it makes. */
+function scimToken(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/scim-token.ts', ...args],
+      { cwd: root, env: { ...process.env, NODE_ENV: 'test', AUTH_JWT_SECRET: TEST_JWT_SECRET, ...env }, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+t.test('prints a token of the tenant, creating the tenant when absent', async (t) => {
+  const server = await startServer(t);
+  const { scimTokens, tenants } = server.app.services;
+  const env = { BASE_URL: server.baseUrl };
+
+  const first = await scimToken(['--tenant', 'acme', '--name', 'Acme Corp'], env);
+  t.equal(first.code, 0, first.stderr);
+  t.equal(first.stderr, '');
+  t.match(first.stdout, /^sfscim_[A-Za-z0-9_-]{43}\n$/, 'stdout is the token and nothing else');
+  t.equal(await scimTokens.tenantForToken(first.stdout.trim()), 'acme');
+  t.equal((await tenants.get('acme')).name, 'Acme Corp');
+
+  const again = await scimToken(['--tenant', 'acme', '--name', 'Renamed'], env);
+  t.equal(again.code, 0, again.stderr);
+  t.not(again.stdout, first.stdout, 'a new token each time');
+  t.equal(await scimTokens.tenantForToken(again.stdout.trim()), 'acme');
+  t.equal(await scimTokens.tenantForToken(first.stdout.trim()), 'acme', 'the first one stays valid');
+  t.equal((await tenants.get('acme')).name, 'Acme Corp', 'an existing tenant is left as it is');
+
+  const unnamed = await scimToken(['--tenant', 'globex'], env);
+  t.equal(unnamed.code, 0, unnamed.stderr);
+  t.equal((await tenants.get('globex')).name, 'globex', 'without --name the tenant is named after its id');
+
+  const existing = await scimToken(['--tenant', 'default'], env);
+  t.equal(await scimTokens.tenantForToken(existing.stdout.trim()), 'default');
+});
+
+t.test('one line on stderr and a non-zero exit when it cannot get a token', async (t) => {
+  const server = await startServer(t);
+  const cases: [string, string[], Record<string, string>, RegExp][] = [
+    [
+      'server not reachable',
+      ['--tenant', 'acme'],
+      { BASE_URL: `http://127.0.0.1:${await closedPort()}` },
+      /cannot reach the server at http:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED/,
+    ],
+    ['not a slug', ['--tenant', 'Not A Slug'], { BASE_URL: server.baseUrl }, /tenant Not A Slug was answered 400: .*path\.tenantId/],
+    ['another secret', ['--tenant', 'acme'], { BASE_URL: server.baseUrl, AUTH_JWT_SECRET: 'x'.repeat(40) }, /answered 401/],
+    ['no tenant', [], { BASE_URL: server.baseUrl }, /usage: npm run --silent scim-token -- --tenant <tenantId>/],
+    ['unknown option', ['--tenant', 'acme', '--force'], { BASE_URL: server.baseUrl }, /--force.*usage/],
+    ['bad configuration', ['--tenant', 'acme'], { BASE_URL: 'ftp://example.test' }, /invalid configuration: BASE_URL/],
+  ];
+  for (const [name, args, env, message] of cases) {
+    const run = await scimToken(args, env);
+    t.not(run.code, 0, `${name}: exit status`);
+    t.equal(run.stdout, '', `${name}: nothing on stdout`);
+    t.match(run.stderr, /^error: [^\n]+\n$/, `${name}: one line on stderr`);
+    t.match(run.stderr, message, name);
+  }
+  await t.rejects(server.app.services.tenants.get('acme'), /Tenant not found/, 'nothing was created by the refused calls');
+});
