@@ -79,6 +79,28 @@ export interface FollowsTable {
 /** A follows row as selected. */
 export type FollowsRow = Selectable<FollowsTable>;
 
+export interface GroupMembersTable {
+  group_id: string;
+  user_id: string;
+  added_at: Generated<Date>;
+}
+
+/** A group_members row as selected. */
+export type GroupMembersRow = Selectable<GroupMembersTable>;
+
+export interface GroupsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  display_name: string;
+  external_id: string | null;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A groups row as selected. */
+export type GroupsRow = Selectable<GroupsTable>;
+
 export interface OrderItemsTable {
   order_id: string;
   position: number;
@@ -229,6 +251,11 @@ export interface UsersTable {
   active: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  emails: Json | null;
+  employee_number: string | null;
+  department: string | null;
+  manager_id: string | null;
+  version: Generated<number>;
 }
 
 /** A users row as selected. */
@@ -242,6 +269,8 @@ export interface DB {
   customers: CustomersTable;
   files: FilesTable;
   follows: FollowsTable;
+  group_members: GroupMembersTable;
+  groups: GroupsTable;
   order_items: OrderItemsTable;
   orders: OrdersTable;
   post_likes: PostLikesTable;

@@ -7,6 +7,7 @@ import * as m0005 from './0005_post_tag_position.ts';
 import * as m0006 from './0006_product_version.ts';
 import * as m0007 from './0007_post_metadata.ts';
 import * as m0008 from './0008_tenants_and_scim_tokens.ts';
+import * as m0009 from './0009_scim_resources.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_product_version': m0006,
   '0007_post_metadata': m0007,
   '0008_tenants_and_scim_tokens': m0008,
+  '0009_scim_resources': m0009,
 };
