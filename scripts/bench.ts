@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- products|pagination|graphql ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
+ * `npm run bench [-- products|pagination|graphql|scim ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
  * generator in another, pinned to separate cores; warm-up; short rounds in a balanced random order;
  * ratios as the median of per-round ratios with a bootstrap 95 % interval. Writes
  * bench-results/<run>/raw.json and summary.md; --write-doc also writes the summary to
- * docs/benchmarks.md (a full run of every section only). --quick is a short smoke run.
+ * docs/benchmarks.md: the whole file after a full run, or, with section names, a part of its own at
+ * the end (replacing that part from an earlier run of the same sections). --quick is a short smoke run.
  */
 import { execFileSync, execSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,13 +20,14 @@ import type { Postgres } from './bench/databases.ts';
 import { startPostgres } from './bench/databases.ts';
 import { LoadGenerator } from './bench/load.ts';
 import { choosePinning, ROOT } from './bench/procs.ts';
-import { renderSummary, type RunMeta } from './bench/report.ts';
+import { renderSummary, withPartialRun, type RunMeta } from './bench/report.ts';
 import { seededRandom } from './bench/stats.ts';
 
 const SECTIONS = {
   graphql: () => import('./bench/graphql.ts'),
   products: () => import('./bench/products.ts'),
   pagination: () => import('./bench/pagination.ts'),
+  scim: () => import('./bench/scim.ts'),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 
@@ -52,8 +54,9 @@ if (unknownDb.length) {
   process.exit(2);
 }
 const selected = (positionals.length ? positionals : Object.keys(SECTIONS)) as SectionName[];
-if (values['write-doc'] && (values.quick || selected.length !== Object.keys(SECTIONS).length || dbs.length !== DB_CHOICES.length)) {
-  console.error('--write-doc needs a full run of every section (no --quick, no section names, no --db)');
+const fullRun = selected.length === Object.keys(SECTIONS).length && dbs.length === DB_CHOICES.length;
+if (values['write-doc'] && (values.quick || (!fullRun && dbs.length !== DB_CHOICES.length))) {
+  console.error('--write-doc needs every database (no --db) and no --quick; with section names it updates only their part of the file');
   process.exit(2);
 }
 
@@ -155,6 +158,9 @@ const dir = path.join(ROOT, 'bench-results', `${new Date(started).toISOString().
 fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(dir, 'raw.json'), JSON.stringify({ meta, settings, pinning, sections }, null, 2));
 fs.writeFileSync(path.join(dir, 'summary.md'), summary);
-if (values['write-doc']) fs.writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), summary);
+if (values['write-doc']) {
+  const doc = path.join(ROOT, 'docs/benchmarks.md');
+  fs.writeFileSync(doc, fullRun ? summary : withPartialRun(fs.readFileSync(doc, 'utf8'), selected, summary));
+}
 console.log(summary);
 log(`raw data and summary in ${path.relative(ROOT, dir)}`);

@@ -200,3 +200,34 @@ export async function seedPagination(db: Kysely<DB>, posts: number): Promise<voi
     from generate_series(1, ${posts}) g`.execute(db);
   await sql`analyze`.execute(db);
 }
+
+// ---------------------------------------------------------------------------------------------
+// SCIM: one tenant with many provisioned users, two others holding users of the same names.
+
+export const SCIM_TENANT_USERS = 10_000;
+export const SCIM_OTHER_TENANT_USERS = 2_000;
+/** The bench tenant's SCIM token (the shape ScimTokensService issues); only its SHA-256 is stored. */
+export const SCIM_TOKEN = `sfscim_${'b'.repeat(43)}`;
+
+export async function seedScim(db: Kysely<DB>): Promise<void> {
+  await sql`insert into tenants (id, name) values ('bench-a', 'Bench A'), ('bench-b', 'Bench B'), ('bench-c', 'Bench C')`.execute(db);
+  const tenants: [string, number][] = [
+    ['bench-a', SCIM_TENANT_USERS],
+    ['bench-b', SCIM_OTHER_TENANT_USERS],
+    ['bench-c', SCIM_OTHER_TENANT_USERS],
+  ];
+  for (const [tenant, count] of tenants) {
+    await sql`
+      insert into users (tenant_id, username, email, emails, display_name, given_name, family_name, external_id, source, department, employee_number, active, created_at, updated_at)
+      select ${tenant}, 'user' || g || '@example.com', 'user' || g || '@example.com',
+             jsonb_build_array(jsonb_build_object('value', 'user' || g || '@example.com', 'type', 'work', 'primary', true)),
+             'User ' || g, 'Given' || g, (array['Carter','Barnes','Ortiz','Nakamura','Lindqvist','Abara'])[1 + g % 6],
+             'ext-' || g, 'scim', (array['Sales','Legal','Engineering','Support','Finance'])[1 + g % 5], 'E' || g, g % 17 <> 0,
+             timestamptz '2025-01-01' + g * interval '1 minute', timestamptz '2025-01-01' + g * interval '1 minute'
+      from generate_series(1, ${count}) g`.execute(db);
+  }
+  await sql`insert into scim_tokens (tenant_id, token_sha256) values ('bench-a', encode(sha256(convert_to(${SCIM_TOKEN}, 'UTF8')), 'hex'))`.execute(
+    db,
+  );
+  await sql`analyze`.execute(db);
+}

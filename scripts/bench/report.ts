@@ -23,7 +23,8 @@ export interface RunMeta {
   quick: boolean;
 }
 
-const x = (v: number) => `${v.toFixed(2)}×`;
+/** A ratio over a round in which one side completed no request at all has no finite value. */
+const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : 'n/a');
 
 function goalText(r: RatioResult): string {
   if (!r.goal) return '–';
@@ -34,6 +35,7 @@ function goalText(r: RatioResult): string {
 function verdict(r: RatioResult): string {
   if (r.met === null) return '';
   if (r.met) return 'met';
+  if (!Number.isFinite(r.estimate.median)) return '**missed** (a side completed no request within a round)';
   const gap = r.goal!.atLeast !== undefined ? r.estimate.median / r.goal!.atLeast - 1 : r.estimate.median / r.goal!.atMost! - 1;
   return `**missed** (${(gap * 100).toFixed(0)} %)`;
 }
@@ -82,7 +84,7 @@ export function renderSummary(meta: RunMeta, sections: SectionResult[]): string 
     `- Each target is warmed up for ${meta.warmupSeconds} s, then measured in ${meta.rounds} round(s) of ${meta.seconds} s, rounded up to whole blocks of the design (the rounds of each case are in the raw data). The order within a round is random and balanced: the rounds are blocks of a Williams design with the targets relabelled and the rows shuffled at random, so within a block every target runs in every position equally often and right after every other target (seed ${meta.seed}).`,
     "- A ratio is the median of the per-round ratios (both sides measured seconds apart in the same round), with a 95 % percentile-bootstrap interval (2,000 resamples of the rounds). req/s and latency percentiles are each target's median round; server RSS is the largest seen after a round (from /proc).",
     '- Our server on a database is the compiled `dist/src/main.js` (scripts/build.mjs runs first) started as `npm start` starts it: NODE_ENV=production, LOG_LEVEL=info with stdout to /dev/null, the auth hook live. Stand-in servers (in-memory resolvers, stubbed repository) and the peers run through tsx (`scripts/bench/serve.ts`).',
-    '- Raw per-round data: `bench-results/<run>/raw.json` beside `summary.md` (the folder is gitignored; the full run this file comes from is the one recorded here). Options: section names (`graphql`, `products`, `pagination`), `--db stand-in,pglite,postgres`, `--rounds N`, `--seed N`, `--quick` (one block of 0.3 s rounds on small data: a smoke test, not a measurement), `--write-doc` (a full run only: writes this file).',
+    '- Raw per-round data: `bench-results/<run>/raw.json` beside `summary.md` (the folder is gitignored; the full run this file comes from is the one recorded here). Options: section names (`graphql`, `products`, `pagination`, `scim`), `--db stand-in,pglite,postgres`, `--rounds N`, `--seed N`, `--quick` (one block of 0.3 s rounds on small data: a smoke test, not a measurement), `--write-doc` (writes this file after a full run; with section names, a part of its own at the end).',
     '',
     '## Targets and ratios',
     '',
@@ -94,4 +96,25 @@ export function renderSummary(meta: RunMeta, sections: SectionResult[]): string 
     '',
     ...sections.flatMap((s) => [`## ${s.name}`, '', ...s.notes.flatMap((n) => [n, '']), ...s.cases.flatMap(caseTable)]),
   ].join('\n');
+}
+
+/**
+ * docs/benchmarks.md after a run of some sections only: the full run's text stays as it is, and the
+ * partial run's summary (its own commit, date and machine, headings one level down) goes in a block
+ * of its own at the end, replacing the block of an earlier run of the same sections.
+ */
+export function withPartialRun(doc: string, sections: readonly string[], summary: string): string {
+  const key = [...sections].sort().join(',');
+  const begin = `<!-- partial run: ${key} -->`;
+  const end = `<!-- end of partial run: ${key} -->`;
+  const body = summary
+    .split('\n')
+    .map((line) => (line.startsWith('#') ? `#${line}` : line))
+    .join('\n')
+    .replace(/^## Benchmarks$/m, `## Partial run: ${sections.join(', ')}`);
+  const block = `${begin}\n${body.trimEnd()}\n${end}\n`;
+  const start = doc.indexOf(begin);
+  const stop = doc.indexOf(end);
+  if (start !== -1 && stop > start) return doc.slice(0, start) + block + doc.slice(stop + end.length + 1);
+  return `${doc.trimEnd()}\n\n${block}`;
 }

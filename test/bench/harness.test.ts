@@ -8,6 +8,7 @@ import { findProductById, pageProducts } from '../../src/catalog/products.reposi
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { PRODUCT_ID, productId, seedProducts } from '../../scripts/bench/fixtures.ts';
+import { withPartialRun } from '../../scripts/bench/report.ts';
 import { balancedOrders, bootstrapMedian, median, perRoundRatios, quantile, seededRandom } from '../../scripts/bench/stats.ts';
 import { stubDatabase } from '../../scripts/bench/stub-database.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -72,4 +73,22 @@ t.test('the stubbed repository answers as the seeded database does', async (t) =
     const query = { orders: [{ field: 'createdAt' as const, direction: 'desc' as const }], page, size: 20 };
     t.same(await pageProducts(stub, query), await pageProducts(database.db, query), `page ${page}`);
   }
+});
+
+t.test('a run of some sections updates only its own part of docs/benchmarks.md', async (t) => {
+  const full = '# Benchmarks\n\nfull run text\n';
+  const first = withPartialRun(full, ['scim'], '# Benchmarks\n\nat commit aaa\n\n## SCIM filters\n\np95 1 ms\n');
+  t.match(
+    first,
+    /^# Benchmarks\n\nfull run text\n\n<!-- partial run: scim -->\n## Partial run: scim\n\nat commit aaa\n\n### SCIM filters\n/,
+  );
+  const second = withPartialRun(first, ['scim'], '# Benchmarks\n\nat commit bbb\n');
+  t.notMatch(second, /aaa/, 'an earlier run of the same sections is replaced');
+  t.match(second, /full run text[\s\S]*at commit bbb\n<!-- end of partial run: scim -->\n$/);
+  const both = withPartialRun(second, ['products', 'graphql'], '# Benchmarks\n\nat commit ccc\n');
+  t.match(
+    both,
+    /at commit bbb[\s\S]*<!-- partial run: graphql,products -->\n## Partial run: products, graphql\n\nat commit ccc/,
+    'other sections get a block of their own',
+  );
 });
