@@ -95,7 +95,7 @@ export async function seedScimTenants(db: Database): Promise<void> {
         source: 'scim',
         username: 'dave\\x',
         email: 'dave@other.com',
-        emails: JSON.stringify([{ value: 'dave@other.com', type: 'home' }]),
+        emails: JSON.stringify([{ value: 'dave@other.com', type: 'home', display: 'Dave \\ "D"' }]),
         display_name: 'dave',
         family_name: 'Zed',
         employee_number: '200',

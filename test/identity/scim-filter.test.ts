@@ -125,6 +125,10 @@ t.test('emails: stored arrays, the users.email fallback, value paths', async (t)
     ['not (emails co "example")', ['u-bob', 'u-dave']],
     ['emails.value ne "alice@example.com"', ['u-alice', 'u-bob', 'u-carol', 'u-dave']],
     ['urn:ietf:params:scim:schemas:core:2.0:User:emails[value sw "dave@"]', ['u-dave']],
+    // Quotes and backslashes are escaped in the array's JSON text: such values are still found.
+    ['emails.display co "\\\\ \\"d\\""', ['u-dave']],
+    ['emails.display eq "dave \\\\ \\"d\\""', ['u-dave']],
+    ['emails.display co "\\"d"', ['u-dave']],
   ]);
 });
 
@@ -251,7 +255,11 @@ t.test('startIndex, count and totalResults', async (t) => {
   t.same(await page(undefined, 10, 2), { totalResults: 4, ids: [] });
   t.same(await page(undefined, 1, 0), { totalResults: 4, ids: [] });
   t.same(await page('active eq true', 2, 1), { totalResults: 3, ids: ['u-carol'] });
+  t.same(await page('active eq true', 3, 5), { totalResults: 3, ids: ['u-dave'] });
+  t.same(await page('active eq true', 4, 5), { totalResults: 3, ids: [] }, 'a filtered page past the end still counts');
+  t.same(await page('active eq true', 1, 0), { totalResults: 3, ids: [] });
   t.same(await page('userName eq "nobody"', 1, 10), { totalResults: 0, ids: [] });
+  t.same(await page('userName eq "nobody"', 5, 10), { totalResults: 0, ids: [] });
   t.same(await listGroupIds(db, { tenantId: 'acme', startIndex: 2, count: 5, filter: 'displayName pr' }), {
     totalResults: 3,
     ids: [GROUP.engineering, GROUP.empty],

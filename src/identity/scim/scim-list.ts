@@ -87,24 +87,48 @@ function condition(kind: ScimResourceKind, query: ScimListQuery): Expression<Sql
   return query.filter === undefined ? sql<SqlBool>`true` : filterCondition(kind, query.tenantId, parseScimFilter(query.filter));
 }
 
+/**
+ * One page and the total. Without a filter the total is an index-only count beside an index-ordered
+ * page that stops at `count` rows. With one, the filter usually has to look at every row of the
+ * tenant, so the page carries the total as `count(*) over ()` and the rows are looked at once, not
+ * twice; only a page past the end needs the count on its own.
+ */
+async function pageAndTotal(
+  query: ScimListQuery,
+  count: () => Promise<{ n: number | string }>,
+  page: (withTotal: boolean) => Promise<{ id: string; total?: number | string }[]>,
+): Promise<ScimListResult> {
+  if (query.filter !== undefined && query.count > 0) {
+    const rows = await page(true);
+    const first = rows[0];
+    if (first) return { totalResults: Number(first.total), ids: rows.map((r) => r.id) };
+    if (query.startIndex === 1) return { totalResults: 0, ids: [] };
+    return { totalResults: Number((await count()).n), ids: [] };
+  }
+  const [total, rows] = await Promise.all([count(), query.count === 0 ? [] : page(false)]);
+  return { totalResults: Number(total.n), ids: rows.map((r) => r.id) };
+}
+
+const totalColumn = sql<number | string>`count(*) over ()`;
+
 /** Ids of the tenant's users that match, in the requested order, and how many match in all. */
 export async function listUserIds(db: Executor, query: ScimListQuery): Promise<ScimListResult> {
   const where = condition('User', query);
   const order = ordering('User', 'users', query);
   const matching = db.selectFrom('users').where('users.tenant_id', '=', query.tenantId).where(where);
-  const [total, rows] = await Promise.all([
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    query.count === 0
-      ? []
-      : matching
-          .select('users.id')
-          .orderBy(order.key, (ob) => ob[order.direction]().nullsLast())
-          .orderBy('users.id', order.direction)
-          .limit(query.count)
-          .offset(query.startIndex - 1)
-          .execute(),
-  ]);
-  return { totalResults: Number(total.n), ids: rows.map((r) => r.id) };
+  return pageAndTotal(
+    query,
+    () => matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    (withTotal) =>
+      matching
+        .select('users.id')
+        .$if(withTotal, (q) => q.select(totalColumn.as('total')))
+        .orderBy(order.key, (ob) => ob[order.direction]().nullsLast())
+        .orderBy('users.id', order.direction)
+        .limit(query.count)
+        .offset(query.startIndex - 1)
+        .execute(),
+  );
 }
 
 /** Ids of the tenant's groups that match, in the requested order, and how many match in all. */
@@ -112,17 +136,17 @@ export async function listGroupIds(db: Executor, query: ScimListQuery): Promise<
   const where = condition('Group', query);
   const order = ordering('Group', 'groups', query);
   const matching = db.selectFrom('groups').where('groups.tenant_id', '=', query.tenantId).where(where);
-  const [total, rows] = await Promise.all([
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    query.count === 0
-      ? []
-      : matching
-          .select('groups.id')
-          .orderBy(order.key, (ob) => ob[order.direction]().nullsLast())
-          .orderBy('groups.id', order.direction)
-          .limit(query.count)
-          .offset(query.startIndex - 1)
-          .execute(),
-  ]);
-  return { totalResults: Number(total.n), ids: rows.map((r) => r.id) };
+  return pageAndTotal(
+    query,
+    () => matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    (withTotal) =>
+      matching
+        .select('groups.id')
+        .$if(withTotal, (q) => q.select(totalColumn.as('total')))
+        .orderBy(order.key, (ob) => ob[order.direction]().nullsLast())
+        .orderBy('groups.id', order.direction)
+        .limit(query.count)
+        .offset(query.startIndex - 1)
+        .execute(),
+  );
 }
