@@ -206,7 +206,7 @@ function compare(path: string, operand: Operand, op: CompareOp, value: unknown):
 type Scope = { resource: Storage; element?: { name: string; attribute: ScimAttribute; multi?: MultiValued } };
 
 /** Values a `mayContain` test can look for: strings that appear unescaped in JSON text. */
-const VERBATIM_IN_JSON = /^[^"\\\u0000-\u001f]+$/;
+const verbatimInJson = (value: string) => value !== '' && [...value].every((c) => c !== '"' && c !== '\\' && c >= ' ');
 
 function attributeTest(
   scope: Scope,
@@ -236,7 +236,7 @@ function attributeTest(
     const operand = multi.subAttributes[subAttribute?.name ?? 'value'];
     if (!operand) throw invalid(`${shown} cannot be used in a filter`);
     const condition = multi.exists(test(operand, shown));
-    if (!multi.mayContain || searched === undefined || operand.type !== 'string' || !VERBATIM_IN_JSON.test(searched)) return condition;
+    if (!multi.mayContain || searched === undefined || operand.type !== 'string' || !verbatimInJson(searched)) return condition;
     return eb.and([multi.mayContain(searched), condition]);
   }
   const operand = scope.resource.scalars[shown];
