@@ -5,7 +5,7 @@
  * sorting, paging and totalResults.
  */
 import t, { type Test } from 'tap';
-import { listGroupIds, listUserIds, type ScimListQuery } from '../../src/identity/scim/scim-list.ts';
+import { listGroupIds, listUserIds, SCIM_MAX_RESULTS, type ScimListQuery } from '../../src/identity/scim/scim-list.ts';
 import { startServer } from '../helpers/server.ts';
 import { ACME_USERS, GLOBEX_USERS, GROUP, scimErrorOf, seedScimTenants } from './scim-filter-seed.ts';
 
@@ -18,14 +18,26 @@ type Options = Partial<Omit<ScimListQuery, 'filter'>>;
 
 /** Ids of acme's users matching `filter`, checked to be acme's own. */
 async function users(filter: string | undefined, options: Options = {}, tenantId = 'acme'): Promise<string[]> {
-  const result = await listUserIds(db, { tenantId, startIndex: 1, count: 200, ...options, ...(filter === undefined ? {} : { filter }) });
+  const result = await listUserIds(db, {
+    tenantId,
+    startIndex: 1,
+    count: SCIM_MAX_RESULTS,
+    ...options,
+    ...(filter === undefined ? {} : { filter }),
+  });
   const own = tenantId === 'acme' ? ACME_USERS : GLOBEX_USERS;
   for (const id of result.ids) if (!own.includes(id)) throw new Error(`${id} of another tenant listed for ${tenantId}`);
   return result.ids;
 }
 
 async function groups(filter: string | undefined, options: Options = {}, tenantId = 'acme'): Promise<string[]> {
-  const result = await listGroupIds(db, { tenantId, startIndex: 1, count: 200, ...options, ...(filter === undefined ? {} : { filter }) });
+  const result = await listGroupIds(db, {
+    tenantId,
+    startIndex: 1,
+    count: SCIM_MAX_RESULTS,
+    ...options,
+    ...(filter === undefined ? {} : { filter }),
+  });
   const own = tenantId === 'acme' ? ACME_GROUPS : [GROUP.globexAdmins];
   for (const id of result.ids) if (!own.includes(id)) throw new Error(`${id} of another tenant listed for ${tenantId}`);
   return result.ids;

@@ -29,11 +29,6 @@ interface MultiValued {
   exists(condition: Condition): Condition;
   /** The operand of a sub-attribute of the current element. */
   subAttributes: Record<string, Operand>;
-  /**
-   * A cheap condition that every resource with an element containing `text` (any case) meets,
-   * put before `exists` so that only the rows it lets through pay for unpacking their elements.
-   */
-  mayContain?(text: string): Condition;
 }
 
 const eb = expressionBuilder<DB, 'users' | 'groups'>();
@@ -76,11 +71,6 @@ function storage(kind: ScimResourceKind, tenantId: string) {
             caseExact: true,
           },
         },
-        // The array's JSON text holds every string value verbatim (only `"`, `\` and control
-        // characters are escaped, and such needles skip this test): a search of that one string is
-        // several times cheaper than unpacking the array of every user of the tenant.
-        mayContain: (text) =>
-          sql<SqlBool>`(jsonb_typeof(users.emails) is distinct from 'array' or lower(cast(users.emails as text)) like lower(${`%${escapeLike(text)}%`}))`,
       },
       groups: {
         exists: (condition) =>
@@ -205,16 +195,12 @@ function compare(path: string, operand: Operand, op: CompareOp, value: unknown):
 /** What a filter's attribute expression compares: a scalar, or some element of a multi-valued attribute. */
 type Scope = { resource: Storage; element?: { name: string; attribute: ScimAttribute; multi?: MultiValued } };
 
-/** Values a `mayContain` test can look for: strings that appear unescaped in JSON text. */
-const verbatimInJson = (value: string) => value !== '' && [...value].every((c) => c !== '"' && c !== '\\' && c >= ' ');
-
 function attributeTest(
   scope: Scope,
   kind: ScimResourceKind,
   path: string,
   test: (operand: Operand, shown: string) => Condition,
   isPresence: boolean,
-  searched?: string,
 ): Condition {
   if (scope.element) {
     const { name, attribute, multi } = scope.element;
@@ -235,9 +221,7 @@ function attributeTest(
     if (!subAttribute && isPresence) return multi.exists(sql<SqlBool>`true`);
     const operand = multi.subAttributes[subAttribute?.name ?? 'value'];
     if (!operand) throw invalid(`${shown} cannot be used in a filter`);
-    const condition = multi.exists(test(operand, shown));
-    if (!multi.mayContain || searched === undefined || operand.type !== 'string' || !verbatimInJson(searched)) return condition;
-    return eb.and([multi.mayContain(searched), condition]);
+    return multi.exists(test(operand, shown));
   }
   const operand = scope.resource.scalars[shown];
   if (operand) return test(operand, shown);
@@ -270,9 +254,7 @@ function translate(node: ScimFilter, kind: ScimResourceKind, scope: Scope): Cond
     }
     default: {
       const op = node.op.toLowerCase() as CompareOp;
-      // eq, co, sw and ew match only values that contain the compared text.
-      const searched = ['eq', 'co', 'sw', 'ew'].includes(op) && typeof node.compValue === 'string' ? node.compValue : undefined;
-      return attributeTest(scope, kind, node.attrPath, (operand, shown) => compare(shown, operand, op, node.compValue), false, searched);
+      return attributeTest(scope, kind, node.attrPath, (operand, shown) => compare(shown, operand, op, node.compValue), false);
     }
   }
 }
