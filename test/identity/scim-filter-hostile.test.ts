@@ -132,6 +132,9 @@ t.test('sizes and depths', async (t) => {
   // An unterminated string of line breaks: the library's string pattern backtracks exponentially on it.
   await expectRefused(t, `userName eq "${'\n'.repeat(40)}`, users, 'unterminated string of line breaks');
   await expectRefused(t, `"${'\n'.repeat(40)}`, users, 'a lone unterminated string of line breaks');
+  const error = await users(`${'a'.repeat(MAX_FILTER_LENGTH - 10)} eq "x"`).catch((e: unknown) => e);
+  t.match(error, { name: 'ScimQueryError', scimType: 'invalidFilter', message: /^a+…$/ }, 'a message quoting a long name is cut short');
+  t.ok((error as Error).message.length <= 300);
   // At the limits, filters still work.
   t.same((await users(Array.from({ length: MAX_FILTER_TERMS }, () => 'userName pr').join(' and '))).ids, ACME_USERS);
   t.same((await users(`userName eq "bob" or userName eq "${'a'.repeat(MAX_FILTER_LENGTH - 40)}"`)).ids, ['u-bob']);

@@ -5,12 +5,15 @@
  */
 export type ScimQueryErrorType = 'invalidFilter' | 'invalidValue';
 
+/** Messages quote the client's input; a response's `detail` needs no more than this of it. */
+const MAX_MESSAGE_LENGTH = 300;
+
 export class ScimQueryError extends Error {
   constructor(
     readonly scimType: ScimQueryErrorType,
     message: string,
   ) {
-    super(message);
+    super(message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message);
     this.name = 'ScimQueryError';
   }
 }
