@@ -1,9 +1,8 @@
 /**
  * The one wiring of a server process, shared by src/main.ts, the tests (test/helpers/server.ts) and
- * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key,
- * create the authenticator and build the application. It does not listen.
+ * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key and
+ * build the application (which creates the authenticator over its services). It does not listen.
  */
-import { createAuthenticator } from './auth/authenticate.ts';
 import { resolveJwtSecret } from './auth/secret.ts';
 import { buildApp, type App } from './app.ts';
 import type { Config } from './config.ts';
@@ -42,7 +41,6 @@ export async function buildServerApp(config: Config, database: DatabaseHandle): 
   return buildApp({
     config,
     database,
-    authenticate: createAuthenticator(jwtSecret),
     cursorSecret: deriveCursorSecret(jwtSecret),
     jwtSecret,
   });

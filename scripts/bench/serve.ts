@@ -14,7 +14,9 @@ import Fastify from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
+import { loadConfig } from '../../src/config.ts';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
 import { toPagedProductResponse, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
@@ -74,8 +76,8 @@ async function open(): Promise<DatabaseHandle | null> {
 
 const database = await open();
 const db = database?.db ?? stubDatabase();
-const services = createServices(db);
-const authenticate = createAuthenticator(JWT_SECRET);
+const services = createServices(db, loadConfig());
+const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, services.sessions));
 /** Every GraphQL peer resolves the caller as ours does (the same passport strategy) and builds our context. */
 const contextOf = async (req: IncomingMessage) => createContext(await authenticate(req), services);
 const schema = data === 'memory' ? memorySchema() : buildGraphQLSchema();
