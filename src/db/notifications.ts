@@ -30,7 +30,9 @@ export async function listenToChannel(
   };
   if (database.pglite) {
     const unlisten = await database.pglite.listen(channel, deliver);
-    return { close: () => unlisten().catch((error: unknown) => options.log.error({ err: error }, `${channel} listener did not stop cleanly`)) };
+    return {
+      close: () => unlisten().catch((error: unknown) => options.log.error({ err: error }, `${channel} listener did not stop cleanly`)),
+    };
   }
   const pool = database.pool;
   if (!pool) throw new Error('the database handle offers no LISTEN/NOTIFY channel');
