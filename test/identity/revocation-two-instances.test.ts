@@ -5,6 +5,7 @@
  * matching WebSocket connections on instance 2 with 4403 within a second (the triggers' notification
  * reaches every instance's LISTEN).
  */
+import { sql } from 'kysely';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
 import { startSecondInstance, startServer } from '../helpers/server.ts';
@@ -49,5 +50,34 @@ t.test(
     }
     await sleep(300);
     t.ok(wsKept.isOpen(), "alice's remaining socket stays open");
+  },
+);
+
+t.test(
+  'a revocation sent while the LISTEN connection is down still closes the socket once it is back',
+  { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): PGlite listens in process and has no connection to lose' },
+  async (t) => {
+    const server = await startServer(t);
+    const carol = await seed(server).user('carol');
+    const dave = await seed(server).user('dave');
+    const [carolSession, daveSession] = [
+      await server.app.services.sessions.create(carol.id),
+      await server.app.services.sessions.create(dave.id),
+    ];
+    const [wsCarol, wsDave] = [socket(t, server, carolSession.token), socket(t, server, daveSession.token)];
+    await Promise.all([wsCarol.connected, wsDave.connected]);
+
+    const { db } = server.database;
+    const ended = await sql<{ ended: boolean }>`
+      select pg_terminate_backend(pid) as ended from pg_stat_activity
+      where datname = current_database() and query = 'LISTEN credential_revoked'`.execute(db);
+    t.equal(ended.rows.length, 1, "the instance's LISTEN connection was ended");
+    // No instance listens now: this notification reaches nobody.
+    const at = Date.now();
+    await db.updateTable('users').set({ active: false }).where('id', '=', carol.id).execute();
+    const closed = await closedWithin(wsCarol, at, 3000);
+    t.equal(closed.code, 4403, `closed after the listener reconnected and verified the open connections again (${closed.elapsed} ms)`);
+    await sleep(300);
+    t.ok(wsDave.isOpen(), 'a connection whose credential is still good stays open');
   },
 );
