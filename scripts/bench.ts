@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- products|pagination|graphql ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
+ * `npm run bench [-- products|pagination|graphql|auth ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
@@ -26,6 +26,7 @@ const SECTIONS = {
   graphql: () => import('./bench/graphql.ts'),
   products: () => import('./bench/products.ts'),
   pagination: () => import('./bench/pagination.ts'),
+  auth: () => import('./bench/auth.ts'),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 

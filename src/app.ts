@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { createAuthenticator } from './auth/authenticate.ts';
-import { CredentialVerifier } from './auth/credentials.ts';
+import { CredentialVerifier, type CredentialStore } from './auth/credentials.ts';
 import { catalogPlugin } from './catalog/catalog.plugin.ts';
 import type { Config } from './config.ts';
 import { postsPlugin } from './content/posts.plugin.ts';
@@ -26,6 +26,11 @@ export interface AppDependencies {
   cursorSecret: Uint8Array;
   /** Verifies bearer JWTs (sessions are checked against the database, src/auth/credentials.ts). */
   jwtSecret: string;
+  /**
+   * What bearer credentials are checked against; the sessions service (the database) unless given.
+   * The benchmarks give one answering from memory to measure what the per-request look-up costs.
+   */
+  credentialStore?: CredentialStore;
 }
 
 export interface App {
@@ -33,12 +38,12 @@ export interface App {
   services: Services;
 }
 
-export async function buildApp({ config, database, cursorSecret, jwtSecret }: AppDependencies): Promise<App> {
+export async function buildApp({ config, database, cursorSecret, jwtSecret, credentialStore }: AppDependencies): Promise<App> {
   const http = createHttpServer(config);
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
   const services = createServices(database.db, config);
   // One verifier for every transport: REST and GraphQL over HTTP through passport, WebSockets directly.
-  const verifier = new CredentialVerifier(jwtSecret, services.sessions);
+  const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? services.sessions);
   const authenticate = createAuthenticator(verifier);
   requireEveryOperationServed(http);
 

@@ -4,7 +4,7 @@
  * build the application (which creates the authenticator over its services). It does not listen.
  */
 import { resolveJwtSecret } from './auth/secret.ts';
-import { buildApp, type App } from './app.ts';
+import { buildApp, type App, type AppDependencies } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -36,9 +36,14 @@ async function openMigrated(config: Config): Promise<DatabaseHandle> {
  * Builds the application over a database the caller opened (the benchmarks' stubbed repository);
  * createServer is the same wiring over the database the config names.
  */
-export async function buildServerApp(config: Config, database: DatabaseHandle): Promise<App> {
+export async function buildServerApp(
+  config: Config,
+  database: DatabaseHandle,
+  options: Pick<AppDependencies, 'credentialStore'> = {},
+): Promise<App> {
   const jwtSecret = resolveJwtSecret(config);
   return buildApp({
+    ...options,
     config,
     database,
     cursorSecret: deriveCursorSecret(jwtSecret),
