@@ -8,10 +8,9 @@
  * data: memory | stub | pglite:<dir> | postgres:<url>
  *
  * ours-db is our application on the database as the wiring of src/server.ts builds it; with
- * `-memory-credentials` its credential store answers from memory what the auth section's seed holds
+ * `-memory-credentials` its credential store answers from memory what the database held at start
  * (scripts/bench/auth.ts measures the per-request credential look-up with the pair).
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -19,7 +18,7 @@ import Fastify from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
-import { CredentialVerifier, type CredentialStore } from '../../src/auth/credentials.ts';
+import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { loadConfig } from '../../src/config.ts';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
@@ -33,28 +32,12 @@ import { registerGraphQLHttp } from '../../src/graphql/http.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { createServices } from '../../src/services.ts';
-import { AUTH_USERS, JWT_SECRET, MEMORY_GRAPHQL_PATH, authSessionToken, authUserId, memorySchema } from './fixtures.ts';
+import { JWT_SECRET, MEMORY_GRAPHQL_PATH, memorySchema } from './fixtures.ts';
+import { memoryCredentialStore } from './memory-credentials.ts';
 import { buildOurs } from './ours.ts';
 import { stubDatabase } from './stub-database.ts';
 
 const require = createRequire(import.meta.url);
-
-/** What the database answers for the auth section's seed (scripts/bench/fixtures.ts), from memory. */
-function memoryCredentials(): CredentialStore {
-  const sessions = new Map<string, number>();
-  for (let g = 1; g <= AUTH_USERS; g++) sessions.set(createHash('sha256').update(authSessionToken(g)).digest('hex'), g);
-  const expiresAt = new Date(Date.now() + 30 * 86_400_000);
-  return {
-    sessionForToken: async (token) => {
-      const g = sessions.get(createHash('sha256').update(token).digest('hex'));
-      return g === undefined ? null : { sessionId: `session-${g}`, userId: authUserId(g), tenantId: 'default', roles: [], expiresAt };
-    },
-    subjectStatus: async (userId) => {
-      const g = /^auth-user-(\d+)$/.exec(userId)?.[1];
-      return g !== undefined && Number(g) <= AUTH_USERS ? { kind: 'active', tenantId: 'default' } : { kind: 'unknown' };
-    },
-  };
-}
 /**
  * graphql-yoga and its jit plugin loaded without their types: those reference the DOM lib (through
  * @whatwg-node/fetch), which would retype Node's Blob and FormData for the whole program.
@@ -133,7 +116,7 @@ switch (kind) {
   }
   case 'ours-db':
   case 'ours-db-memory-credentials': {
-    const { http } = await buildOurs(database!, kind === 'ours-db' ? undefined : memoryCredentials());
+    const { http } = await buildOurs(database!, kind === 'ours-db' ? undefined : await memoryCredentialStore(database!.db));
     await http.listen({ port, host });
     break;
   }
