@@ -58,6 +58,8 @@ function tokenOf(request: IncomingMessage, payload: Record<string, unknown> | un
   return typeof credential === 'string' ? bearerToken(credential) : null;
 }
 
+const MAX_VERIFY_ATTEMPTS = 5;
+
 /** setTimeout's longest delay (about 24.8 days); a later expiry is reached in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -68,6 +70,8 @@ class AuthenticatedConnections {
   revocations = 0;
 
   add(socket: WebSocket, token: string, credential: VerifiedCredential): void {
+    // Closed by the client while its credential was being looked up: 'close' has been and gone.
+    if (socket.readyState !== socket.OPEN) return;
     const entry: { token: string; principal: Principal; timer?: NodeJS.Timeout } = { token, principal: credential.principal };
     this.open.set(socket, entry);
     socket.once('close', () => {
@@ -140,21 +144,23 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
           return true;
         }
         if (token === null) return false;
-        let credential: VerifiedCredential;
-        for (;;) {
+        // A revocation noticed while the look-up ran might have been this credential's: look again,
+        // a few times; under a storm of revocations the client is refused and may retry.
+        for (let attempt = 0; attempt < MAX_VERIFY_ATTEMPTS; attempt++) {
           const seen = connections.revocations;
+          let credential: VerifiedCredential;
           try {
             credential = await verifier.verify(token);
           } catch (error) {
             if (error instanceof InvalidTokenError) return false;
             throw error;
           }
-          // A revocation noticed while the look-up ran might have been this credential's: look again.
-          if (seen === connections.revocations) break;
+          if (seen !== connections.revocations) continue;
+          ctx.extra.principal = credential.principal;
+          connections.add(ctx.extra.socket, token, credential);
+          return true;
         }
-        ctx.extra.principal = credential.principal;
-        connections.add(ctx.extra.socket, token, credential);
-        return true;
+        return false;
       },
       onSubscribe: (ctx, _id, payload) => {
         const prepared = preparer.prepare(payload);
