@@ -4,7 +4,8 @@
  * never listens (src/main.ts does, through src/server.ts), so tests build it and listen on port 0.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Authenticator } from './auth/authenticate.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
+import { CredentialVerifier, type CredentialStore } from './auth/credentials.ts';
 import { catalogPlugin } from './catalog/catalog.plugin.ts';
 import type { Config } from './config.ts';
 import { postsPlugin } from './content/posts.plugin.ts';
@@ -21,11 +22,15 @@ import { createServices, type Services } from './services.ts';
 export interface AppDependencies {
   config: Config;
   database: DatabaseHandle;
-  authenticate: Authenticator;
   /** Key of the signed list cursors (see src/http/cursor.ts: derived from the JWT secret). */
   cursorSecret: Uint8Array;
-  /** Verifies the bearer tokens that WebSocket clients send in `connection_init`. */
+  /** Verifies bearer JWTs (sessions are checked against the database, src/auth/credentials.ts). */
   jwtSecret: string;
+  /**
+   * What bearer credentials are checked against; the sessions service (the database) unless given.
+   * The benchmarks give one answering from memory to measure what the per-request look-up costs.
+   */
+  credentialStore?: CredentialStore;
 }
 
 export interface App {
@@ -33,10 +38,13 @@ export interface App {
   services: Services;
 }
 
-export async function buildApp({ config, database, authenticate, cursorSecret, jwtSecret }: AppDependencies): Promise<App> {
+export async function buildApp({ config, database, cursorSecret, jwtSecret, credentialStore }: AppDependencies): Promise<App> {
   const http = createHttpServer(config);
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
-  const services = createServices(database.db);
+  const services = createServices(database.db, config);
+  // One verifier for every transport: REST and GraphQL over HTTP through passport, WebSockets directly.
+  const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? services.sessions);
+  const authenticate = createAuthenticator(verifier);
   requireEveryOperationServed(http);
 
   await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl });
@@ -45,7 +53,7 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
   await http.register(filesPlugin, { services, authenticate });
   await http.register(postsPlugin, { services, authenticate, cursorSecret });
   await http.register(identityPlugin, { services, authenticate });
-  await http.register(graphqlPlugin, { config, database, services, authenticate, jwtSecret });
+  await http.register(graphqlPlugin, { config, database, services, authenticate, verifier });
 
   return { http, services };
 }

@@ -16,6 +16,8 @@ export interface Config {
   database: DatabaseTarget;
   /** Null means "not configured": outside production a secret is generated and kept under DATA_DIR. */
   authJwtSecret: string | null;
+  /** Lifetime of a server-side session from its creation, in seconds (AUTH_SESSION_TTL_S). */
+  authSessionTtlS: number;
   graphiql: boolean;
   graphqlSchemaPrintout: boolean;
   graphqlWsInitTimeoutMs: number;
@@ -138,6 +140,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: readDatabase(env, dataDir),
     authJwtSecret,
+    // From one minute to 30 days; 8 hours, a working day, by default.
+    authSessionTtlS: readInt(env, 'AUTH_SESSION_TTL_S', 8 * 3600, 60, 30 * 86_400),
     graphiql: readBool(env, 'GRAPHIQL', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),

@@ -1,11 +1,10 @@
 /**
  * The one wiring of a server process, shared by src/main.ts, the tests (test/helpers/server.ts) and
- * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key,
- * create the authenticator and build the application. It does not listen.
+ * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key and
+ * build the application (which creates the authenticator over its services). It does not listen.
  */
-import { createAuthenticator } from './auth/authenticate.ts';
 import { resolveJwtSecret } from './auth/secret.ts';
-import { buildApp, type App } from './app.ts';
+import { buildApp, type App, type AppDependencies } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -37,12 +36,16 @@ async function openMigrated(config: Config): Promise<DatabaseHandle> {
  * Builds the application over a database the caller opened (the benchmarks' stubbed repository);
  * createServer is the same wiring over the database the config names.
  */
-export async function buildServerApp(config: Config, database: DatabaseHandle): Promise<App> {
+export async function buildServerApp(
+  config: Config,
+  database: DatabaseHandle,
+  options: Pick<AppDependencies, 'credentialStore'> = {},
+): Promise<App> {
   const jwtSecret = resolveJwtSecret(config);
   return buildApp({
+    ...options,
     config,
     database,
-    authenticate: createAuthenticator(jwtSecret),
     cursorSecret: deriveCursorSecret(jwtSecret),
     jwtSecret,
   });

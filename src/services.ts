@@ -10,8 +10,10 @@ import { ContentLoaderFactory } from './content/content.loaders.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
 import { ScimTokensService } from './identity/scim-tokens.service.ts';
+import { SessionsService } from './identity/sessions.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import type { Authenticator } from './auth/authenticate.ts';
+import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 
 export interface Services {
@@ -29,9 +31,11 @@ export interface Services {
   tenants: TenantsService;
   /** Issues and revokes SCIM tokens, and resolves a SCIM request's token to its tenant. */
   scimTokens: ScimTokensService;
+  /** Server-side sessions, and the credential store every bearer token is checked against. */
+  sessions: SessionsService;
 }
 
-export function createServices(db: Database): Services {
+export function createServices(db: Database, config: Pick<Config, 'authSessionTtlS'>): Services {
   const posts = new PostsService(db);
   const tenants = new TenantsService(db);
   return {
@@ -47,6 +51,7 @@ export function createServices(db: Database): Services {
     postLists: new PostListsService(db),
     tenants,
     scimTokens: new ScimTokensService(db, tenants),
+    sessions: new SessionsService(db, config.authSessionTtlS),
   };
 }
 

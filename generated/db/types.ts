@@ -57,6 +57,14 @@ export interface CustomersTable {
 /** A customers row as selected. */
 export type CustomersRow = Selectable<CustomersTable>;
 
+export interface DeletedUsersTable {
+  user_id: string;
+  deleted_at: Generated<Date>;
+}
+
+/** A deleted_users row as selected. */
+export type DeletedUsersRow = Selectable<DeletedUsersTable>;
+
 export interface FilesTable {
   id: Generated<string>;
   blob_id: string;
@@ -219,6 +227,21 @@ export interface ScimTokensTable {
 /** A scim_tokens row as selected. */
 export type ScimTokensRow = Selectable<ScimTokensTable>;
 
+export interface SessionsTable {
+  id: Generated<string>;
+  user_id: string;
+  tenant_id: string;
+  token_sha256: string;
+  roles: Generated<string[]>;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  last_seen_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A sessions row as selected. */
+export type SessionsRow = Selectable<SessionsTable>;
+
 export interface TagsTable {
   id: Generated<number>;
   name: string;
@@ -267,6 +290,7 @@ export interface DB {
   blobs: BlobsTable;
   comments: CommentsTable;
   customers: CustomersTable;
+  deleted_users: DeletedUsersTable;
   files: FilesTable;
   follows: FollowsTable;
   group_members: GroupMembersTable;
@@ -280,6 +304,7 @@ export interface DB {
   product_images: ProductImagesTable;
   products: ProductsTable;
   scim_tokens: ScimTokensTable;
+  sessions: SessionsTable;
   tags: TagsTable;
   tenants: TenantsTable;
   users: UsersTable;

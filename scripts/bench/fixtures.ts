@@ -231,3 +231,27 @@ export async function seedScim(db: Kysely<DB>): Promise<void> {
   );
   await sql`analyze`.execute(db);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Authentication: the products, 10,000 users with one live session each.
+
+export const AUTH_USERS = 10_000;
+export const authUserId = (g: number) => `auth-user-${g}`;
+/** Session token of user g: the session shape (`sfsess_` and 43 characters), deterministic. */
+export const authSessionToken = (g: number) => `sfsess_${String(g).padStart(43, 'A')}`;
+/** The caller of the authenticated cases. */
+export const AUTH_VIEWER = 4_321;
+
+export async function seedAuth(db: Kysely<DB>): Promise<void> {
+  await seedProducts(db);
+  await sql`
+    insert into users (id, username, email, display_name)
+    select 'auth-user-' || g, 'authuser' || g, 'authuser' || g || '@example.test', 'Auth user ' || g
+    from generate_series(1, ${AUTH_USERS}) g`.execute(db);
+  await sql`
+    insert into sessions (user_id, tenant_id, token_sha256, expires_at, last_seen_at)
+    select 'auth-user-' || g, 'default', encode(sha256(convert_to('sfsess_' || lpad(g::text, 43, 'A'), 'UTF8')), 'hex'),
+           now() + interval '30 days', now() + interval '30 days'
+    from generate_series(1, ${AUTH_USERS}) g`.execute(db);
+  await sql`analyze`.execute(db);
+}

@@ -4,8 +4,12 @@
  * (as `npm start` runs it); this file serves the peers, and ours where the stack's own cost is
  * measured (in-memory resolvers, stubbed repository), wired as src/main.ts wires it (ours.ts).
  *
- * kind: ours-memory | ours-stub | mercurius | yoga-jit | yoga-defaults | fastify-bare
+ * kind: ours-memory | ours-stub | ours-db | ours-db-memory-credentials | mercurius | yoga-jit | yoga-defaults | fastify-bare
  * data: memory | stub | pglite:<dir> | postgres:<url>
+ *
+ * ours-db is our application on the database as the wiring of src/server.ts builds it; with
+ * `-memory-credentials` its credential store answers from memory what the database held at start
+ * (scripts/bench/auth.ts measures the per-request credential look-up with the pair).
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { createServer } from 'node:http';
@@ -14,7 +18,9 @@ import Fastify from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
+import { loadConfig } from '../../src/config.ts';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
 import { toPagedProductResponse, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
@@ -27,6 +33,7 @@ import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { createServices } from '../../src/services.ts';
 import { JWT_SECRET, MEMORY_GRAPHQL_PATH, memorySchema } from './fixtures.ts';
+import { memoryCredentialStore } from './memory-credentials.ts';
 import { buildOurs } from './ours.ts';
 import { stubDatabase } from './stub-database.ts';
 
@@ -74,8 +81,8 @@ async function open(): Promise<DatabaseHandle | null> {
 
 const database = await open();
 const db = database?.db ?? stubDatabase();
-const services = createServices(db);
-const authenticate = createAuthenticator(JWT_SECRET);
+const services = createServices(db, loadConfig());
+const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, services.sessions));
 /** Every GraphQL peer resolves the caller as ours does (the same passport strategy) and builds our context. */
 const contextOf = async (req: IncomingMessage) => createContext(await authenticate(req), services);
 const schema = data === 'memory' ? memorySchema() : buildGraphQLSchema();
@@ -104,6 +111,12 @@ switch (kind) {
         });
       });
     }
+    await http.listen({ port, host });
+    break;
+  }
+  case 'ours-db':
+  case 'ours-db-memory-credentials': {
+    const { http } = await buildOurs(database!, kind === 'ours-db' ? undefined : await memoryCredentialStore(database!.db));
     await http.listen({ port, host });
     break;
   }

@@ -18,9 +18,13 @@ import { PRODUCTS, productRecord } from './fixtures.ts';
 
 const PAGE = Array.from({ length: PRODUCTS }, (_, i) => productRecord(i + 1));
 
-/** What the catalog repository's reads return for the seed (products by id; pages; the count). */
+/**
+ * What the catalog repository's reads return for the seed (products by id; pages; the count), and
+ * the credential look-up of a bearer JWT (src/identity/sessions.repository.ts): no stored user.
+ */
 function answer(query: CompiledQuery): unknown[] {
   const text = query.sql;
+  if (text.includes('"deleted_users"')) return [];
   if (text.includes('count(*)')) return [{ total: PRODUCTS }];
   if (/ limit \$\d+/.test(text)) {
     const [limit, offset] = query.parameters.slice(-2) as number[];

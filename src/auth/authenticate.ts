@@ -5,19 +5,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import passport from 'passport';
 import { unauthenticated } from '../errors.ts';
-import { BEARER_JWT, BearerJwtStrategy } from './bearer-strategy.ts';
+import { BEARER, BearerStrategy } from './bearer-strategy.ts';
+import type { CredentialVerifier } from './credentials.ts';
 import type { Principal } from './principal.ts';
 
 export type Authenticator = (req: IncomingMessage, res?: ServerResponse) => Promise<Principal | null>;
 
-export function createAuthenticator(secret: string): Authenticator {
+export function createAuthenticator(verifier: CredentialVerifier): Authenticator {
   const instance = new passport.Passport();
-  instance.use(new BearerJwtStrategy(secret));
+  instance.use(new BearerStrategy(verifier));
   return (req, res) =>
     new Promise((resolve, reject) => {
       // @types/passport types the middleware as `any`; this is the connect-style function it returns.
       const middleware = instance.authenticate(
-        BEARER_JWT,
+        BEARER,
         { session: false },
         (error: Error | null, user: Principal | false, info: { message?: string } | undefined) => {
           if (error) reject(error);

@@ -1,27 +1,34 @@
 /**
- * Passport strategy for `Authorization: Bearer <JWT>`. A request without the header passes as
- * anonymous; a present but bad token fails (401), so clients learn their token is wrong.
+ * Passport strategy for `Authorization: Bearer <token>`, a session token or a JWT (src/auth/credentials.ts).
+ * A request without the header passes as anonymous; a present but bad or revoked token fails (401),
+ * so clients learn their credential is no longer good.
  */
 import type { IncomingMessage } from 'node:http';
 import { Strategy } from 'passport-strategy';
-import { InvalidTokenError, verifyToken } from './jwt.ts';
+import { InvalidTokenError, type CredentialVerifier } from './credentials.ts';
 
-export const BEARER_JWT = 'bearer-jwt';
+export const BEARER = 'bearer';
 
-export class BearerJwtStrategy extends Strategy {
-  name = BEARER_JWT;
+/** The token of an `Authorization: Bearer <token>` value, or null when the value has another shape. */
+export function bearerToken(header: string): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
 
-  constructor(private readonly secret: string) {
+export class BearerStrategy extends Strategy {
+  name = BEARER;
+
+  constructor(private readonly verifier: CredentialVerifier) {
     super();
   }
 
   override authenticate(req: IncomingMessage): void {
     const header = req.headers.authorization;
     if (!header) return this.pass();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return this.fail({ message: 'Authorization header must be "Bearer <token>"' }, 401);
-    verifyToken(this.secret, match[1]!).then(
-      (principal) => this.success(principal),
+    const token = bearerToken(header);
+    if (!token) return this.fail({ message: 'Authorization header must be "Bearer <token>"' }, 401);
+    this.verifier.verify(token).then(
+      ({ principal }) => this.success(principal),
       (error: unknown) => (error instanceof InvalidTokenError ? this.fail({ message: error.message }, 401) : this.error(error as Error)),
     );
   }

@@ -1,6 +1,8 @@
-/** HS256 bearer tokens. The same functions sign (npm run token, tests) and verify (the server). */
+/**
+ * HS256 bearer tokens. The same functions sign (npm run token, tests) and verify (the server, through
+ * src/auth/credentials.ts, which also checks the subject against the stored users).
+ */
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
-import type { Principal } from './principal.ts';
 
 export interface TokenOptions {
   sub: string;
@@ -8,6 +10,13 @@ export interface TokenOptions {
   /** Seconds until expiry; defaults to one hour. */
   expiresIn?: number;
   extraClaims?: Record<string, unknown>;
+}
+
+export interface TokenClaims {
+  sub: string;
+  roles: string[];
+  /** Null for a token without `exp` (accepted, as before sessions existed). */
+  expiresAt: Date | null;
 }
 
 const encoder = new TextEncoder();
@@ -24,12 +33,12 @@ export async function signToken(secret: string, options: TokenOptions): Promise<
 
 export class InvalidTokenError extends Error {}
 
-export async function verifyToken(secret: string, token: string): Promise<Principal> {
+export async function verifyTokenClaims(secret: string, token: string): Promise<TokenClaims> {
   try {
     const { payload } = await jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'] });
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('token has no subject');
     const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
-    return { username: payload.sub, roles };
+    return { sub: payload.sub, roles, expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : null };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('token expired');

@@ -1,19 +1,17 @@
 /**
- * The receiving side of content events: one LISTEN per server instance (PGlite's in-process
- * listener, or one dedicated connection on PostgreSQL, outside the pool so that ending the pool
- * never waits on it), fanned out in memory to every open
- * subscription as an async iterator. Closed on application shutdown so nothing keeps the process
+ * The receiving side of content events: one LISTEN per server instance (src/db/notifications.ts:
+ * PGlite's in-process listener, or one dedicated connection on PostgreSQL outside the pool), fanned
+ * out in memory to every open subscription as an async iterator. Closed on application shutdown so nothing keeps the process
  * or the pool alive.
  */
-import pg from 'pg';
 import type { DatabaseHandle } from '../db/database.ts';
+import { listenToChannel } from '../db/notifications.ts';
 import { CONTENT_EVENTS_CHANNEL, parseContentEvent, type ContentEvent } from './content.events.ts';
 
 type Handler = (event: ContentEvent) => void;
 
 /** A slow subscriber may fall this far behind before its oldest undelivered events are dropped. */
 const MAX_BUFFERED_EVENTS = 1000;
-const RECONNECT_DELAY_MS = 1000;
 
 export interface ListenerLog {
   error(details: object, message: string): void;
@@ -36,58 +34,15 @@ export class ContentEventListener {
     return listener;
   }
 
-  private dispatch = (payload: string | undefined): void => {
-    const event = payload ? parseContentEvent(payload) : null;
+  private dispatch = (payload: string): void => {
+    const event = parseContentEvent(payload);
     if (!event) return;
     for (const handler of this.subscriptions.keys()) handler(event);
   };
 
   private async listen(): Promise<void> {
-    if (this.database.pglite) {
-      this.stop = await this.database.pglite.listen(CONTENT_EVENTS_CHANNEL, this.dispatch);
-      return;
-    }
-    if (this.database.pool) {
-      await this.listenOnPool(this.database.pool);
-      return;
-    }
-    throw new Error('the database handle offers no LISTEN/NOTIFY channel');
-  }
-
-  private async listenOnPool(pool: pg.Pool): Promise<void> {
-    const client = new pg.Client(pool.options);
-    await client.connect();
-    let released = false;
-    const release = async () => {
-      if (released) return;
-      released = true;
-      client.removeAllListeners('notification');
-      await client.end().catch(() => {});
-    };
-    client.on('notification', (message) => this.dispatch(message.payload));
-    // A dropped LISTEN connection would silently end every subscription: take a fresh one.
-    client.on('error', (error) => {
-      this.log.error({ err: error }, 'content event listener lost its connection; reconnecting');
-      void release();
-      this.reconnect(pool);
-    });
-    await client.query(`LISTEN ${CONTENT_EVENTS_CHANNEL}`);
-    this.stop = async () => {
-      if (released) return;
-      await client.query(`UNLISTEN ${CONTENT_EVENTS_CHANNEL}`).catch(() => {});
-      await release();
-    };
-  }
-
-  private reconnect(pool: pg.Pool): void {
-    if (this.closed) return;
-    setTimeout(() => {
-      if (this.closed) return;
-      this.listenOnPool(pool).catch((error: unknown) => {
-        this.log.error({ err: error }, 'content event listener cannot reconnect; retrying');
-        this.reconnect(pool);
-      });
-    }, RECONNECT_DELAY_MS).unref();
+    const channel = await listenToChannel(this.database, CONTENT_EVENTS_CHANNEL, this.dispatch, { log: this.log });
+    this.stop = () => channel.close();
   }
 
   /** Events accepted by `filter`, from now until the iterator is returned (the client unsubscribes). */

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { bearerAuthentication } from '../auth/bearer-hook.ts';
+import type { CredentialVerifier } from '../auth/credentials.ts';
 import type { Config } from '../config.ts';
 import { ContentEventListener } from '../content/content-events.listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
@@ -26,11 +27,11 @@ export interface GraphQLOptions {
   database: DatabaseHandle;
   services: Services;
   authenticate: Authenticator;
-  /** The HS256 secret of bearer tokens, for the credential of WebSocket connections. */
-  jwtSecret: string;
+  /** Verifies the credential of WebSocket connections, as `authenticate` does on HTTP. */
+  verifier: CredentialVerifier;
 }
 
-export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, services, authenticate, jwtSecret }) => {
+export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, services, authenticate, verifier }) => {
   const schema = buildGraphQLSchema();
   const preparer = new OperationPreparer(schema, graphqlLimits(config));
   const events = await ContentEventListener.open(database, scope.log);
@@ -55,13 +56,14 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
     });
     registerGraphQLHttp(api, { schema, preparer, executor, context: (principal) => createContext(principal, services) });
   });
-  registerGraphQLWs(scope, {
+  await registerGraphQLWs(scope, {
     schema,
     services,
     preparer,
     executor,
     events,
-    jwtSecret,
+    database,
+    verifier,
     initTimeoutMs: config.graphqlWsInitTimeoutMs,
     keepAliveMs: config.graphqlWsKeepAliveMs,
   });

@@ -2,19 +2,30 @@
  * GraphQL subscriptions (and queries/mutations) over WebSocket on /graphql, same port, graphql-ws
  * protocol. The principal comes from the `connection_init` payload (`{ authorization: "Bearer …" }`,
  * the only credential a browser WebSocket can carry), or else from the upgrade request's own
- * Authorization header (non-browser clients); the token is verified exactly as on HTTP (same secret,
- * same verifyToken). An invalid credential closes the connection with 4403. A connection without
- * `connection_init` in time is closed with 4408; keep-alive pings go out at the configured interval.
+ * Authorization header (non-browser clients); the token, a session token or a JWT, is verified
+ * exactly as on HTTP (src/auth/credentials.ts). An invalid credential closes the connection with
+ * 4403. A connection without `connection_init` in time is closed with 4408; keep-alive pings go out
+ * at the configured interval.
+ *
+ * A connection lives no longer than its credential (decision 63): it is closed with 4403 when a
+ * `credential_revoked` notification names its user or session (from any instance: the database's
+ * triggers send them on commit), and when the credential expires. Should the LISTEN connection drop,
+ * every open connection's credential is verified again once it is back, so no revocation sent in
+ * between is missed for long.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import { InvalidTokenError, verifyToken } from '../auth/jwt.ts';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { bearerToken } from '../auth/bearer-strategy.ts';
+import { InvalidTokenError, type CredentialVerifier, type VerifiedCredential } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
+import { CREDENTIAL_REVOKED_CHANNEL, parseCredentialRevoked, type CredentialRevoked } from '../auth/revocations.ts';
 import type { ContentEventListener } from '../content/content-events.listener.ts';
+import type { DatabaseHandle } from '../db/database.ts';
+import { listenToChannel } from '../db/notifications.ts';
 import type { Services } from '../services.ts';
 import { createContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
@@ -23,6 +34,9 @@ import type { OperationPreparer } from './operation.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';
 
+/** graphql-ws's close code for a refused credential, used as well when the credential stops being good. */
+export const CLOSE_FORBIDDEN = 4403;
+
 export interface GraphQLWsOptions {
   schema: GraphQLSchema;
   services: Services;
@@ -30,33 +44,93 @@ export interface GraphQLWsOptions {
   /** Queries and mutations sent over the socket; subscriptions stay on graphql-js's subscribe. */
   executor: OperationExecutor;
   events: ContentEventListener;
-  jwtSecret: string;
+  /** The database whose `credential_revoked` notifications close connections. */
+  database: DatabaseHandle;
+  verifier: CredentialVerifier;
   initTimeoutMs: number;
   keepAliveMs: number;
 }
 
-/** The principal of a connection: null when anonymous, false when its credential is refused. */
-async function principalOf(
-  secret: string,
-  request: IncomingMessage,
-  payload: Record<string, unknown> | undefined,
-): Promise<Principal | null | false> {
+/** The bearer token a connection presents: undefined when none (anonymous), null when malformed. */
+function tokenOf(request: IncomingMessage, payload: Record<string, unknown> | undefined): string | null | undefined {
   const credential = payload?.authorization ?? payload?.Authorization ?? request.headers.authorization;
-  if (credential == null) return null;
-  const match = typeof credential === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(credential) : null;
-  if (!match) return false;
-  try {
-    return await verifyToken(secret, match[1]!);
-  } catch (error) {
-    if (error instanceof InvalidTokenError) return false;
-    throw error;
+  if (credential == null) return undefined;
+  return typeof credential === 'string' ? bearerToken(credential) : null;
+}
+
+const MAX_VERIFY_ATTEMPTS = 5;
+
+/** setTimeout's longest delay (about 24.8 days); a later expiry is reached in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The authenticated connections of this instance, by user and by session, and when each expires. */
+class AuthenticatedConnections {
+  private readonly open = new Map<WebSocket, { token: string; principal: Principal; timer?: NodeJS.Timeout }>();
+  /** Bumped by every revocation notice: a connection verified while it moved is verified again. */
+  revocations = 0;
+
+  add(socket: WebSocket, token: string, credential: VerifiedCredential): void {
+    // Closed by the client while its credential was being looked up: 'close' has been and gone.
+    if (socket.readyState !== socket.OPEN) return;
+    const entry: { token: string; principal: Principal; timer?: NodeJS.Timeout } = { token, principal: credential.principal };
+    this.open.set(socket, entry);
+    socket.once('close', () => {
+      clearTimeout(entry.timer);
+      this.open.delete(socket);
+    });
+    const expiresAt = credential.expiresAt?.getTime();
+    if (expiresAt === undefined) return;
+    const arm = () => {
+      const left = expiresAt - Date.now();
+      if (left <= 0) return this.close(socket, 'Credential expired');
+      entry.timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS)).unref();
+    };
+    arm();
+  }
+
+  revoked(notice: CredentialRevoked): void {
+    this.revocations++;
+    for (const [socket, { principal }] of this.open) {
+      if (principal.userId !== notice.userId) continue;
+      if (notice.sessionId === undefined || principal.sessionId === notice.sessionId) this.close(socket, 'Credential revoked');
+    }
+  }
+
+  /** Verifies every open connection's credential again (after notifications may have been lost). */
+  async recheck(verifier: CredentialVerifier, onError: (error: unknown) => void): Promise<void> {
+    await Promise.all(
+      [...this.open].map(([socket, { token }]) =>
+        verifier.verify(token).then(
+          () => undefined,
+          (error: unknown) => (error instanceof InvalidTokenError ? this.close(socket, 'Credential revoked') : onError(error)),
+        ),
+      ),
+    );
+  }
+
+  close(socket: WebSocket, reason: string): void {
+    this.open.delete(socket);
+    socket.close(CLOSE_FORBIDDEN, reason);
   }
 }
 
-export function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOptions): void {
-  const { schema, services, preparer, events } = options;
+export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOptions): Promise<void> {
+  const { schema, services, preparer, events, verifier } = options;
   const wss = new WebSocketServer({ noServer: true });
   const log = (err: unknown) => app.log.error({ err }, 'GraphQL subscription failed');
+  const connections = new AuthenticatedConnections();
+  const recheckFailed = (err: unknown) => app.log.error({ err }, 'verifying a WebSocket connection again failed');
+  const revocations = await listenToChannel(
+    options.database,
+    CREDENTIAL_REVOKED_CHANNEL,
+    (payload) => {
+      const notice = parseCredentialRevoked(payload);
+      if (notice) connections.revoked(notice);
+    },
+    { log: app.log, onReconnect: () => void connections.recheck(verifier, recheckFailed) },
+  );
+  // After the HTTP server has stopped (sockets are gone), and before the database closes.
+  app.addHook('onClose', async () => revocations.close());
 
   const server = useServer<Record<string, unknown> | undefined, { principal: Principal | null }>(
     {
@@ -64,10 +138,29 @@ export function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOption
       execute: options.executor.execute,
       connectionInitWaitTimeout: options.initTimeoutMs,
       onConnect: async (ctx) => {
-        const principal = await principalOf(options.jwtSecret, ctx.extra.request, ctx.connectionParams);
-        if (principal === false) return false;
-        ctx.extra.principal = principal;
-        return true;
+        const token = tokenOf(ctx.extra.request, ctx.connectionParams);
+        if (token === undefined) {
+          ctx.extra.principal = null;
+          return true;
+        }
+        if (token === null) return false;
+        // A revocation noticed while the look-up ran might have been this credential's: look again,
+        // a few times; under a storm of revocations the client is refused and may retry.
+        for (let attempt = 0; attempt < MAX_VERIFY_ATTEMPTS; attempt++) {
+          const seen = connections.revocations;
+          let credential: VerifiedCredential;
+          try {
+            credential = await verifier.verify(token);
+          } catch (error) {
+            if (error instanceof InvalidTokenError) return false;
+            throw error;
+          }
+          if (seen !== connections.revocations) continue;
+          ctx.extra.principal = credential.principal;
+          connections.add(ctx.extra.socket, token, credential);
+          return true;
+        }
+        return false;
       },
       onSubscribe: (ctx, _id, payload) => {
         const prepared = preparer.prepare(payload);

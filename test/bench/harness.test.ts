@@ -1,14 +1,26 @@
 /**
  * The benchmark harness's own logic (scripts/bench/): the balanced order of the rounds, the ratio
  * statistics, and the stubbed repository, which must answer as the seeded database does or the REST
- * stack-cost case would compare servers on data no database ever returns.
+ * stack-cost case would compare servers on data no database ever returns; likewise the auth section's
+ * in-memory credential store.
  */
 import t from 'tap';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { PRODUCT_ID, productId, seedProducts } from '../../scripts/bench/fixtures.ts';
 import { withPartialRun } from '../../scripts/bench/report.ts';
+import { SessionsService } from '../../src/identity/sessions.service.ts';
+import {
+  AUTH_USERS,
+  AUTH_VIEWER,
+  PRODUCT_ID,
+  authSessionToken,
+  authUserId,
+  productId,
+  seedAuth,
+  seedProducts,
+} from '../../scripts/bench/fixtures.ts';
+import { memoryCredentialStore } from '../../scripts/bench/memory-credentials.ts';
 import { balancedOrders, bootstrapMedian, median, perRoundRatios, quantile, seededRandom } from '../../scripts/bench/stats.ts';
 import { stubDatabase } from '../../scripts/bench/stub-database.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -91,4 +103,30 @@ t.test('a run of some sections updates only its own part of docs/benchmarks.md',
     /at commit bbb[\s\S]*<!-- partial run: graphql,products -->\n## Partial run: products, graphql\n\nat commit ccc/,
     'other sections get a block of their own',
   );
+});
+
+t.test("the auth section's in-memory credential store answers as the database does", async (t) => {
+  const { target, drop } = await createTestDatabase();
+  const database = await openDatabase(target);
+  t.teardown(async () => {
+    await database.close();
+    await drop();
+  });
+  const { db } = database;
+  await migrateToLatest(db);
+  await seedAuth(db);
+  // Some of every kind of answer: a deactivated user, a deleted one, a revoked session.
+  await db.updateTable('users').set({ active: false }).where('id', '=', authUserId(2)).execute();
+  await db.deleteFrom('users').where('id', '=', authUserId(3)).execute();
+  await db.updateTable('sessions').set({ revoked_at: new Date() }).where('user_id', '=', authUserId(4)).execute();
+  const sessions = new SessionsService(db, 3600);
+  const memory = await memoryCredentialStore(db);
+
+  for (const g of [1, 2, 3, 4, AUTH_VIEWER, AUTH_USERS, AUTH_USERS + 1]) {
+    const token = authSessionToken(g);
+    t.same(await memory.sessionForToken(token), await sessions.sessionForToken(token), `session of user ${g}`);
+    t.same(await memory.subjectStatus(authUserId(g)), await sessions.subjectStatus(authUserId(g)), `subject ${authUserId(g)}`);
+  }
+  t.match(await memory.sessionForToken(authSessionToken(AUTH_VIEWER)), { userId: authUserId(AUTH_VIEWER) }, 'a live session is found');
+  t.same(await memory.subjectStatus('operator'), { kind: 'unknown' });
 });

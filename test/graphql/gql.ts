@@ -40,7 +40,13 @@ export function typed<R, V extends Record<string, unknown>>(
   return gql<R>(server, document, variables, token);
 }
 
-export const as = (username: string, roles: string[] = []): Principal => ({ username, roles });
+export const as = (username: string, roles: string[] = []): Principal => ({
+  username,
+  roles,
+  userId: null,
+  tenantId: null,
+  sessionId: null,
+});
 
 export function seed(server: TestServer) {
   const { services } = server.app;

@@ -9,6 +9,7 @@
  */
 import t from 'tap';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { createContext } from '../../src/graphql/context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
@@ -25,7 +26,7 @@ const server = await startServer(t, {
     const limits = { ...graphqlLimits({ graphqlMaxDepth: 10, graphqlMaxComplexity: 200 } as never) };
     // Its own scope with the bearer hook, as the GraphQL plugin registers /graphql.
     await http.register(async (scope) => {
-      scope.addHook('onRequest', bearerAuthentication(createAuthenticator(TEST_JWT_SECRET)));
+      scope.addHook('onRequest', bearerAuthentication(createAuthenticator(new CredentialVerifier(TEST_JWT_SECRET, services.sessions))));
       registerGraphQLHttp(scope, {
         schema,
         preparer: new OperationPreparer(schema, limits),

@@ -64,3 +64,19 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     token: (sub, roles = []) => signToken(TEST_JWT_SECRET, { sub, roles }),
   };
 }
+
+/**
+ * A second application on `first`'s database (PostgreSQL only: an in-memory PGlite belongs to one
+ * process handle), listening on its own port, as a second instance behind a load balancer would.
+ * Closed before the first one's teardown drops the database.
+ */
+export async function startSecondInstance(t: Test, first: TestServer): Promise<Pick<TestServer, 'baseUrl' | 'app' | 'database'>> {
+  if (first.config.database.kind !== 'postgres') throw new Error('a second instance needs PostgreSQL (TEST_DATABASE_URL)');
+  const server = await createServer(first.config);
+  const { app, database } = server;
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.http.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  t.teardown(() => server.close());
+  return { baseUrl: `http://127.0.0.1:${port}`, app, database };
+}

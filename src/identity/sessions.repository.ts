@@ -1,0 +1,98 @@
+import { sql } from 'kysely';
+import type { SessionsRow } from '../../generated/db/types.ts';
+import type { Executor } from '../db/transaction.ts';
+
+/** A session as stored and listed: its digest never leaves this module. */
+export type SessionRecord = Omit<SessionsRow, 'token_sha256'>;
+
+const LISTED = ['id', 'user_id', 'tenant_id', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at'] as const;
+
+export function insertSession(
+  db: Executor,
+  session: { user_id: string; tenant_id: string; token_sha256: string; roles: string[]; ttlSeconds: number },
+): Promise<SessionRecord> {
+  const { ttlSeconds, ...row } = session;
+  return db
+    .insertInto('sessions')
+    .values({ ...row, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .returning([...LISTED])
+    .executeTakeFirstOrThrow();
+}
+
+export function findSession(db: Executor, id: string): Promise<SessionRecord | undefined> {
+  return db
+    .selectFrom('sessions')
+    .select([...LISTED])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The one query of an authenticated request with a session token: the unique digest index, then the
+ * user's primary key. Revoked and expired sessions and inactive users yield nothing.
+ */
+export function findValidSession(
+  db: Executor,
+  digest: string,
+): Promise<Pick<SessionsRow, 'id' | 'user_id' | 'tenant_id' | 'roles' | 'expires_at' | 'last_seen_at'> | undefined> {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.user_id', 's.tenant_id', 's.roles', 's.expires_at', 's.last_seen_at'])
+    .where('s.token_sha256', '=', digest)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', sql<Date>`now()`)
+    .where('u.active', '=', true)
+    .executeTakeFirst();
+}
+
+/**
+ * The one query of an authenticated request with a JWT: the user of that id (its primary key), else
+ * the record of its deletion (with an empty tenant). No row: the id was never a stored user's.
+ */
+export function findSubject(db: Executor, userId: string): Promise<{ tenant_id: string; active: boolean; deleted: boolean }[]> {
+  return db
+    .selectFrom('users')
+    .select(['tenant_id', 'active', sql<boolean>`false`.as('deleted')])
+    .where('id', '=', userId)
+    .unionAll(
+      db
+        .selectFrom('deleted_users')
+        .select([sql<string>`''`.as('tenant_id'), sql<boolean>`false`.as('active'), sql<boolean>`true`.as('deleted')])
+        .where('user_id', '=', userId),
+    )
+    .execute();
+}
+
+/** Records a use, unless one was recorded within `resolutionSeconds` (concurrent requests write once). */
+export async function touchSession(db: Executor, id: string, resolutionSeconds: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_seen_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', sql<Date>`now() - make_interval(secs => ${resolutionSeconds})`)]),
+    )
+    .execute();
+}
+
+/** Marks the session revoked, keeping the first revocation time; undefined when there is no such session. */
+export function revokeSession(db: Executor, id: string): Promise<{ id: string } | undefined> {
+  return db
+    .updateTable('sessions')
+    .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+}
+
+/** Revokes every live session of the user; how many were live. */
+export async function revokeSessionsOfUser(db: Executor, userId: string): Promise<number> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

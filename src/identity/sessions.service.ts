@@ -1,0 +1,97 @@
+/**
+ * Server-side sessions: what single sign-on issues after a successful sign-in, sent to the client as
+ * a cookie or a bearer token. The token is a long random value returned once by `create` and stored
+ * only as its SHA-256 (as SCIM tokens are: 256 random bits leave nothing to guess from a digest).
+ * The service is also the credential store of src/auth/credentials.ts: it answers, with one indexed
+ * query per authenticated request, whether a session token or a JWT's subject is still good.
+ *
+ * Revocation reaches open WebSocket connections through the database: the triggers of migration 0010
+ * notify `credential_revoked` whenever a session is revoked or deleted and whenever a user is
+ * deactivated or deleted, by this service or by any plain UPDATE or DELETE (decision 63).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  SESSION_TOKEN_PREFIX,
+  SESSION_TOKEN_SHAPE,
+  type CredentialStore,
+  type SessionCredential,
+  type SubjectStatus,
+} from '../auth/credentials.ts';
+import { findUserById } from '../content/users.repository.ts';
+import type { Database } from '../db/database.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import * as repo from './sessions.repository.ts';
+
+export type { SessionRecord } from './sessions.repository.ts';
+
+/** `last_seen_at` is kept to the minute: one write per session per minute, not one per request. */
+const LAST_SEEN_RESOLUTION_S = 60;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface IssuedSession {
+  record: repo.SessionRecord;
+  /** The bearer value; not stored, so this is the only time it exists outside the client. */
+  token: string;
+}
+
+const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export const sessionNotFound = (id: string) => notFound(`Session not found: ${id}`, 'SESSION_NOT_FOUND');
+const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
+
+export class SessionsService implements CredentialStore {
+  constructor(
+    private readonly db: Database,
+    /** AUTH_SESSION_TTL_S: how long a session lasts from its creation. */
+    private readonly ttlSeconds: number,
+  ) {}
+
+  /** A new session of an active user, in the user's tenant, with the roles sign-in granted. */
+  async create(userId: string, options: { roles?: readonly string[] } = {}): Promise<IssuedSession> {
+    const user = await findUserById(this.db, userId);
+    if (!user) throw userNotFound(userId);
+    if (!user.active) throw validationFailed([{ field: ['userId'], message: 'the user is deactivated' }], 'The user is deactivated');
+    const token = `${SESSION_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const record = await repo.insertSession(this.db, {
+      user_id: user.id,
+      tenant_id: user.tenant_id,
+      token_sha256: digestOf(token),
+      roles: [...new Set(options.roles ?? [])],
+      ttlSeconds: this.ttlSeconds,
+    });
+    return { record, token };
+  }
+
+  async get(id: string): Promise<repo.SessionRecord> {
+    const session = UUID.test(id) ? await repo.findSession(this.db, id) : undefined;
+    if (!session) throw sessionNotFound(id);
+    return session;
+  }
+
+  /** Revoking a revoked session again succeeds and keeps its first revocation time. */
+  async revoke(id: string): Promise<void> {
+    if (!UUID.test(id) || !(await repo.revokeSession(this.db, id))) throw sessionNotFound(id);
+  }
+
+  /** Revokes every live session of the user (sign-out everywhere); how many there were. */
+  revokeAllOfUser(userId: string): Promise<number> {
+    return repo.revokeSessionsOfUser(this.db, userId);
+  }
+
+  async sessionForToken(token: string): Promise<SessionCredential | null> {
+    if (!SESSION_TOKEN_SHAPE.test(token)) return null;
+    const found = await repo.findValidSession(this.db, digestOf(token));
+    if (!found) return null;
+    const stale = found.last_seen_at === null || Date.now() - found.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_S * 1000;
+    if (stale) await repo.touchSession(this.db, found.id, LAST_SEEN_RESOLUTION_S);
+    return { sessionId: found.id, userId: found.user_id, tenantId: found.tenant_id, roles: found.roles, expiresAt: found.expires_at };
+  }
+
+  async subjectStatus(userId: string): Promise<SubjectStatus> {
+    const rows = await repo.findSubject(this.db, userId);
+    const user = rows.find((r) => !r.deleted);
+    if (user) return user.active ? { kind: 'active', tenantId: user.tenant_id } : { kind: 'inactive' };
+    return rows.length ? { kind: 'deleted' } : { kind: 'unknown' };
+  }
+}
