@@ -44,7 +44,7 @@ export async function buildApp({ config, database, authenticate, cursorSecret, j
   await http.register(ordersPlugin, { services, authenticate });
   await http.register(filesPlugin, { services, authenticate });
   await http.register(postsPlugin, { services, authenticate, cursorSecret });
-  await http.register(identityPlugin, { services, authenticate });
+  await http.register(identityPlugin, { services, authenticate, baseUrl: config.baseUrl });
   await http.register(graphqlPlugin, { config, database, services, authenticate, jwtSecret });
 
   return { http, services };

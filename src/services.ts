@@ -10,6 +10,8 @@ import { ContentLoaderFactory } from './content/content.loaders.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
 import { ScimTokensService } from './identity/scim-tokens.service.ts';
+import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
+import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Database } from './db/database.ts';
@@ -29,6 +31,9 @@ export interface Services {
   tenants: TenantsService;
   /** Issues and revokes SCIM tokens, and resolves a SCIM request's token to its tenant. */
   scimTokens: ScimTokensService;
+  /** SCIM 2.0 users and groups, always within the tenant the caller names. */
+  scimUsers: ScimUsersService;
+  scimGroups: ScimGroupsService;
 }
 
 export function createServices(db: Database): Services {
@@ -47,6 +52,8 @@ export function createServices(db: Database): Services {
     postLists: new PostListsService(db),
     tenants,
     scimTokens: new ScimTokensService(db, tenants),
+    scimUsers: new ScimUsersService(db),
+    scimGroups: new ScimGroupsService(db),
   };
 }
 
