@@ -195,7 +195,9 @@ export function applyPatch(resource: Json, kind: ResourceKind, operations: reado
     if (!isObject(operation.value)) throw scimInvalid('invalidValue', `${op} without a path needs an object of attributes as its value`);
     for (const [key, value] of Object.entries(operation.value)) {
       const lower = key.toLowerCase();
-      if (lower === 'schemas') continue;
+      // Okta renames a group with `{"id": …, "displayName": …}`: read-only attributes in a path-less
+      // value are ignored as in a PUT body (with a path they are a `mutability` error).
+      if (lower === 'schemas' || findAttribute(RESOURCE_ATTRIBUTES[kind].core, key)?.mutability === 'readOnly') continue;
       const urn = [coreUrn, ...Object.keys(extensions)].find((u) => u.toLowerCase() === lower);
       if (urn) {
         if (!isObject(value)) throw scimInvalid('invalidValue', `${key} must be an object of attributes`);

@@ -112,6 +112,13 @@ export class ScimUsersService {
   }
 }
 
+/** Whether writing `columns` would change nothing a client can read (then nothing is written). */
 function unchanged(row: ScimUserRecord['row'], columns: UserColumns): boolean {
-  return (Object.keys(columns) as (keyof UserColumns)[]).every((key) => JSON.stringify(row[key]) === JSON.stringify(columns[key]));
+  // A user without stored `emails` shows its one address; the same list sent back is no change.
+  const shownEmails = (emails: unknown, email: string) => JSON.stringify(emails ?? [{ value: email, primary: true }]);
+  return (Object.keys(columns) as (keyof UserColumns)[]).every((key) =>
+    key === 'emails'
+      ? shownEmails(row.emails, row.email) === shownEmails(columns.emails, columns.email)
+      : JSON.stringify(row[key]) === JSON.stringify(columns[key]),
+  );
 }

@@ -38,7 +38,15 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
   scim.addHook('onRoute', (route) => routes.add(route.method, route.url));
   scim.decorateRequest('scimTenantId', null);
 
-  scim.addContentTypeParser('application/scim+json', { parseAs: 'string' }, scim.getDefaultJsonParser('error', 'error'));
+  // Both media types, parsed alike. Provisioning clients send their Content-Type on every request,
+  // GET and DELETE included, so an empty body is no body rather than malformed JSON.
+  const json = scim.getDefaultJsonParser('error', 'error');
+  scim.removeContentTypeParser('application/json');
+  scim.addContentTypeParser(['application/json', 'application/scim+json'], { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    return json(request, text, done);
+  });
 
   // Every request, the not-found handler's included: the token's tenant, or 401.
   scim.addHook('onRequest', async (request) => {
