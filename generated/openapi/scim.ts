@@ -769,6 +769,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ListResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
@@ -794,6 +795,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ResourceType"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
@@ -817,6 +819,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ListResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
@@ -842,6 +845,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["Schema"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
@@ -865,6 +869,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ServiceProviderConfig"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
