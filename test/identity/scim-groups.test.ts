@@ -54,7 +54,7 @@ t.test('SCIM groups', async (t) => {
     for (const [label, value] of [
       ['an unknown id', 'no-such-user'],
       ["another tenant's user", foreign],
-    ]) {
+    ] as const) {
       const refused = await scim.post('/Groups', { displayName: `With ${label}`, members: [{ value }] }, { expect: 400 });
       t.equal(refused.body.scimType, 'invalidValue', label);
       const patched = await scim.patch(path, [{ op: 'add', path: 'members', value: [{ value }] }], { expect: 400 });

@@ -124,7 +124,7 @@ t.test('SCIM protocol', async (t) => {
       [`filter=${encodeURIComponent('userName eq "a" and (')}`, 'invalidFilter'],
       [`filter=${encodeURIComponent('noSuchAttribute eq "a"')}`, 'invalidFilter'],
       [`filter=${encodeURIComponent("userName eq 'x'; drop table users; --")}`, 'invalidFilter'],
-    ]) {
+    ] as const) {
       const answer = await scim.get(`/Users?${query}`, { expect: 400 });
       t.equal(answer.body.scimType, scimType, query);
     }

@@ -9,7 +9,6 @@ export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterpr
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 export type ResourceKind = 'User' | 'Group';
 
