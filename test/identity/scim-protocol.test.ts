@@ -59,6 +59,9 @@ t.test('SCIM protocol', async (t) => {
   await t.test('unknown routes, wrong methods, bad bodies', async (t) => {
     isScimError(t, await raw('GET', '/NoSuchEndpoint'), 404, 'unknown endpoint');
     isScimError(t, await raw('GET', '/Users/a/b'), 404, 'too deep');
+    isScimError(t, await raw('GET', ''), 404, 'the prefix itself');
+    isScimError(t, await raw('GET', '/'), 404, 'the prefix with a slash');
+    isScimError(t, await raw('GET', '', { token: null }), 401, 'the prefix itself without a token');
     isScimError(t, await raw('POST', '/Bulk', { type: 'application/scim+json', body: '{}' }), 404, 'bulk is not supported');
     for (const [method, path, allowed] of [
       ['DELETE', '/Users', 'GET, POST'],
