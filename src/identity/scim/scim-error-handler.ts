@@ -37,6 +37,9 @@ const FRAMEWORK: Record<string, [number, ScimType | undefined, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, undefined, 'Request bodies must be application/scim+json or application/json'],
   FST_ERR_CTP_BODY_TOO_LARGE: [413, undefined, 'The request body is too large'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalidSyntax', 'Content-Length does not match the body'],
+  // Raised before routing (see renderFrameworkErrorsUnder).
+  FST_ERR_BAD_URL: [400, undefined, 'The request URL is not valid (broken percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, undefined, 'A path segment is longer than 100 characters'],
 };
 
 export function scimError(status: number, detail: string, scimType?: ScimType): ScimErrorBody {

@@ -9,6 +9,7 @@ import type { operations } from '../../../generated/openapi/scim.ts';
 import * as bodies from '../../../generated/validators/scim.bodies.js';
 import * as params from '../../../generated/validators/scim.params.js';
 import { unauthenticated } from '../../errors.ts';
+import { renderFrameworkErrorsUnder } from '../../http/http-server.ts';
 import { registerOperations } from '../../http/openapi-routes.ts';
 import { RouteIndex } from '../../http/route-index.ts';
 import type { Services } from '../../services.ts';
@@ -57,6 +58,8 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
   });
 
   scim.setErrorHandler((error, request, reply) => sendScimError(error, request, reply));
+  // A URL Fastify refuses before routing (broken percent-encoding, an overlong segment) too.
+  renderFrameworkErrorsUnder(scim, SCIM_PREFIX, sendScimError);
 
   scim.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
