@@ -189,7 +189,9 @@ t.test('SCIM users', async (t) => {
       { displayName: 'Leavers', members: [{ value: doomed.body.id }, { value: keeper.body.id }] },
       { expect: 201 },
     );
-    await scim.patch(`/Users/${keeper.body.id}`, [{ op: 'add', path: `${ENTERPRISE}:manager`, value: doomed.body.id }], { expect: 200 });
+    const managed = await scim.patch(`/Users/${keeper.body.id}`, [{ op: 'add', path: `${ENTERPRISE}:manager`, value: doomed.body.id }], {
+      expect: 200,
+    });
 
     await scim.delete(`/Users/${doomed.body.id}`, { expect: 204 });
 
@@ -207,7 +209,10 @@ t.test('SCIM users', async (t) => {
     t.ok(await db.selectFrom('files').select('id').where('id', '=', kept.id).executeTakeFirst(), "others' files stay");
     const members = (await scim.get(`/Groups/${group.body.id}`)).body.members.map((m: { value: string }) => m.value);
     t.same(members, [keeper.body.id], 'the membership is gone');
-    t.notOk((await scim.get(`/Users/${keeper.body.id}`)).body[ENTERPRISE], 'the users they managed have no manager');
+    t.not((await scim.get(`/Groups/${group.body.id}`)).body.meta.version, group.body.meta.version, 'the group has a new version');
+    const keeperAfter = (await scim.get(`/Users/${keeper.body.id}`)).body;
+    t.notOk(keeperAfter[ENTERPRISE], 'the users they managed have no manager');
+    t.not(keeperAfter.meta.version, managed.body.meta.version, 'and a new version');
     const dangling = await db
       .selectFrom('users')
       .select((eb) => [

@@ -104,12 +104,24 @@ export async function withRelations(
 }
 
 /**
- * Deletes the user (at `version` when given). What refers to a user by its id without a foreign key
- * goes first, in the same transaction (decision 67): customers stop naming the user, the user's files
- * go with their blobs. Posts, comments, likes, follows and group memberships cascade; users it
- * managed lose their manager (ON DELETE SET NULL).
+ * Deletes the user at `version`, in the caller's transaction (decision 67). Posts, comments, likes,
+ * follows and group memberships cascade; the users it managed lose their manager and the groups it was
+ * in lose a member, and both get a new version, since what a client reads of them changed. What
+ * names a user by its id without a foreign key follows: customers stop naming the user, the user's
+ * files go with their blobs.
  */
 export async function deleteUser(db: Executor, tenantId: string, id: string, version: number): Promise<boolean> {
+  await db
+    .updateTable('users')
+    .set({ manager_id: null, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
+    .where('manager_id', '=', id)
+    .execute();
+  await db
+    .updateTable('groups')
+    .set({ version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', db.selectFrom('group_members').select('group_id').where('user_id', '=', id))
+    .execute();
   const deleted = await db
     .deleteFrom('users')
     .where('tenant_id', '=', tenantId)
