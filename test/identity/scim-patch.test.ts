@@ -122,6 +122,26 @@ t.test('value filters in paths', async (t) => {
   );
 });
 
+t.test('a value written as primary makes the others non-primary', async (t) => {
+  const added = applyPatch(user(), 'User', [
+    { op: 'add', path: 'emails', value: [{ value: 'new@example.com', type: 'other', primary: true }] },
+  ]);
+  t.same(
+    (added.emails as { primary?: boolean }[]).map((e) => e.primary),
+    [false, undefined, true],
+  );
+  const flagged = applyPatch(user(), 'User', [{ op: 'replace', path: 'emails[type eq "home"].primary', value: 'True' }]);
+  t.same(
+    (flagged.emails as { primary?: boolean }[]).map((e) => e.primary),
+    [false, true],
+  );
+  const created = applyPatch(user(), 'User', [{ op: 'add', path: 'emails[type eq "other"].primary', value: true }]);
+  t.same(
+    (created.emails as { primary?: boolean }[]).map((e) => e.primary),
+    [false, undefined, true],
+  );
+});
+
 t.test('multi-valued add appends without duplicates; replace sets the whole list', async (t) => {
   const added = applyPatch(group(), 'Group', [
     { op: 'add', path: 'members', value: [{ value: 'c' }, { value: 'a', display: 'A', type: 'User' }] },

@@ -95,6 +95,35 @@ t.test('SCIM users', async (t) => {
     t.equal(row.email, 'q@example.com', 'the primary address is the user record e-mail');
     const removed = await scim.patch(`/Users/${accepted.body.id}`, [{ op: 'remove', path: 'emails' }], { expect: 400 });
     t.equal(removed.body.scimType, 'invalidValue', 'removing every e-mail of such a user is refused');
+    const twoPrimaries = await scim.post(
+      '/Users',
+      {
+        userName: 'twice',
+        emails: [
+          { value: 'a@example.com', primary: true },
+          { value: 'b@example.com', primary: true },
+        ],
+      },
+      { expect: 400 },
+    );
+    t.equal(twoPrimaries.body.scimType, 'invalidValue', 'at most one primary address');
+    const moved = await scim.patch(
+      `/Users/${accepted.body.id}`,
+      [{ op: 'replace', path: 'emails[value eq "p@example.com"].primary', value: true }],
+      {
+        expect: 200,
+      },
+    );
+    t.same(moved.body.emails, [
+      { value: 'p@example.com', primary: true },
+      { value: 'q@example.com', primary: false },
+    ]);
+    const primaryRow = await server.database.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', accepted.body.id)
+      .executeTakeFirstOrThrow();
+    t.equal(primaryRow.email, 'p@example.com', 'the record e-mail follows the primary');
     const missing = await scim.post('/Users', { displayName: 'no userName' }, { expect: 400 });
     t.equal(missing.body.scimType, 'invalidSyntax', 'a body that breaks the schema');
     t.match(missing.body.detail, /userName/);

@@ -86,6 +86,15 @@ function elementFromEqFilter(filter: ValueFilter, attribute: AttributeDefinition
   return sub ? { [sub.name]: filter.value } : null;
 }
 
+/**
+ * RFC 7643 §2.4: `primary: true` appears at most once. A value an operation writes with it makes the
+ * other values of the attribute non-primary (RFC 7644 §3.5.2.1, §3.5.2.3).
+ */
+function demoteOtherPrimaries(list: unknown[], written: readonly unknown[]): void {
+  if (!written.some((element) => isObject(element) && element.primary === true)) return;
+  for (const element of list) if (!written.includes(element) && isObject(element) && element.primary === true) element.primary = false;
+}
+
 function applyOne(resource: Json, kind: ResourceKind, op: 'add' | 'replace' | 'remove', path: string, rawValue: unknown): void {
   const target = resolve(kind, path);
   const { attribute, sub, filter } = target;
@@ -128,6 +137,7 @@ function applyOne(resource: Json, kind: ResourceKind, op: 'add' | 'replace' | 'r
       else {
         const current = Array.isArray(container[name]) ? [...(container[name] as unknown[])] : [];
         for (const item of items) if (!current.some((existing) => sameElement(existing, item))) current.push(item);
+        demoteOtherPrimaries(current, items);
         container[name] = current;
       }
     } else if (attribute.type === 'complex' && isObject(value)) {
@@ -151,20 +161,27 @@ function applyOne(resource: Json, kind: ResourceKind, op: 'add' | 'replace' | 'r
     const value = coerce(sub, rawValue, path);
     if (matched.length) {
       for (const element of matched) if (isObject(element)) element[sub.name] = value;
+      demoteOtherPrimaries(current, matched);
       return;
     }
     // `emails[type eq "work"].value` on a user without a work address adds one.
     const created = filter ? elementFromEqFilter(filter.parsed, attribute) : {};
     if (!created) throw scimInvalid('noTarget', `No value matches ${path}`);
-    container[name] = [...current, { ...created, [sub.name]: value }];
+    const element = { ...created, [sub.name]: value };
+    container[name] = [...current, element];
+    demoteOtherPrimaries(container[name] as unknown[], [element]);
     return;
   }
   if (!matched.length) throw scimInvalid('noTarget', `No value matches ${path}`);
   const value = coerceOne(attribute, rawValue, path);
+  const written: unknown[] = [];
   container[name] = current.map((element) => {
     if (!matches(element)) return element;
-    return op === 'replace' ? value : { ...(isObject(element) ? element : {}), ...(isObject(value) ? value : {}) };
+    const next = op === 'replace' ? structuredClone(value) : { ...(isObject(element) ? element : {}), ...(isObject(value) ? value : {}) };
+    written.push(next);
+    return next;
   });
+  demoteOtherPrimaries(container[name] as unknown[], written);
 }
 
 function operationName(op: unknown): 'add' | 'replace' | 'remove' {

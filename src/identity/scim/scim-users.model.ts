@@ -82,6 +82,7 @@ function emailsOf(value: unknown): Json[] | null {
       throw scimInvalid('invalidValue', `emails[${i}].value must be a non-empty string`);
     return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== null && v !== undefined));
   });
+  if (emails.filter((e) => e.primary === true).length > 1) throw scimInvalid('invalidValue', 'emails: at most one address may be primary');
   return emails.length ? emails : null;
 }
 
