@@ -52,7 +52,7 @@ export async function buildApp({ config, database, cursorSecret, jwtSecret, cred
   await http.register(ordersPlugin, { services, authenticate });
   await http.register(filesPlugin, { services, authenticate });
   await http.register(postsPlugin, { services, authenticate, cursorSecret });
-  await http.register(identityPlugin, { services, authenticate });
+  await http.register(identityPlugin, { services, authenticate, baseUrl: config.baseUrl });
   await http.register(graphqlPlugin, { config, database, services, authenticate, verifier });
 
   return { http, services };

@@ -11,6 +11,8 @@ import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
 import { ScimTokensService } from './identity/scim-tokens.service.ts';
 import { SessionsService } from './identity/sessions.service.ts';
+import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
+import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
@@ -33,6 +35,9 @@ export interface Services {
   scimTokens: ScimTokensService;
   /** Server-side sessions, and the credential store every bearer token is checked against. */
   sessions: SessionsService;
+  /** SCIM 2.0 users and groups, always within the tenant the caller names. */
+  scimUsers: ScimUsersService;
+  scimGroups: ScimGroupsService;
 }
 
 export function createServices(db: Database, config: Pick<Config, 'authSessionTtlS'>): Services {
@@ -52,6 +57,8 @@ export function createServices(db: Database, config: Pick<Config, 'authSessionTt
     tenants,
     scimTokens: new ScimTokensService(db, tenants),
     sessions: new SessionsService(db, config.authSessionTtlS),
+    scimUsers: new ScimUsersService(db),
+    scimGroups: new ScimGroupsService(db),
   };
 }
 

@@ -5,6 +5,7 @@ import type { paths as OpsPaths } from '../openapi/ops.ts';
 import type { paths as PostsPaths } from '../openapi/posts.ts';
 import type { paths as RestV1Paths } from '../openapi/rest-v1.ts';
 import type { paths as RestV2Paths } from '../openapi/rest-v2.ts';
+import type { paths as ScimPaths } from '../openapi/scim.ts';
 
 /** Typed client for openapi/admin.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export function createAdminClient(options: ClientOptions = {}) {
@@ -29,4 +30,9 @@ export function createRestV1Client(options: ClientOptions = {}) {
 /** Typed client for openapi/rest-v2.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export function createRestV2Client(options: ClientOptions = {}) {
   return createClient<RestV2Paths>(options);
+}
+
+/** Typed client for openapi/scim.yaml: paths, parameters, bodies and responses are checked at compile time. */
+export function createScimClient(options: ClientOptions = {}) {
+  return createClient<ScimPaths>(options);
 }

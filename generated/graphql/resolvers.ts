@@ -342,6 +342,12 @@ export type UserConnection = {
  * Sign-up data for `createUser`. `username` and `email` must not be taken
  * already; a clash is a BAD_REQUEST (VALIDATION_ERROR) with a violation on
  * `input.username` or `input.email`.
+ *
+ * The `username` rule below is an input rule of local sign-up only. Users
+ * provisioned by an identity provider over SCIM (`/scim/v2/Users`,
+ * `openapi/scim.yaml`) keep the `userName` the provider sends, often an e-mail
+ * address (`bjensen@example.com`), up to 256 characters and unique per tenant
+ * regardless of case; such users appear in this API with that username.
  */
 export type CreateUserInput = {
   /** Unique handle, 3–30 characters: letters, digits, underscore. */

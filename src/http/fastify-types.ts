@@ -1,9 +1,14 @@
 import type { Principal } from '../auth/principal.ts';
+import type { ErrorRenderer } from './http-server.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller, or null: set by the authentication hook of the route's scope. */
     principal: Principal | null;
+  }
+  interface FastifyInstance {
+    /** Areas' own renderers of errors raised before routing, by path prefix (renderFrameworkErrorsUnder). */
+    frameworkErrorRenderers: { prefix: string; render: ErrorRenderer }[];
   }
   interface FastifyContextConfig {
     /** The OpenAPI operation the route serves (set by registerOperations). */

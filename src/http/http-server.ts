@@ -21,8 +21,26 @@ export function sendProblem(error: unknown, request: FastifyRequest, reply: Fast
   return reply.code(body.status).type('application/problem+json').send(body);
 }
 
+/** How an area with an error format of its own (SCIM) answers errors raised before routing. */
+export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+/**
+ * Makes Fastify's refusals before routing of requests under `prefix` (a path prefix such as
+ * `/scim/v2`) answered by `render` instead of Problem Details: routing has not chosen a scope yet, so
+ * the scope's own error handler cannot see them. `app` may be any scope; the list is the root's.
+ */
+export function renderFrameworkErrorsUnder(app: FastifyInstance, prefix: string, render: ErrorRenderer): void {
+  app.frameworkErrorRenderers.push({ prefix, render });
+}
+
 /** Fastify's refusals before routing (bad URL encoding, overlong path segment) as Problem Details. */
 function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?')[0]!;
+  const own = request.server.frameworkErrorRenderers.find((r) => path === r.prefix || path.startsWith(`${r.prefix}/`));
+  if (own) {
+    own.render(error, request, reply.header('X-Request-Id', request.id));
+    return;
+  }
   const body = toProblem(error, request.url);
   if (body.status >= 500) request.log.error({ err: error }, 'request failed before routing');
   reply.code(body.status).header('X-Request-Id', request.id).type('application/problem+json').send(body);
@@ -60,6 +78,7 @@ export function createHttpServer(config: Config): FastifyInstance {
 
   // Null unless the authentication hook of the request's scope finds a caller.
   http.decorateRequest('principal', null);
+  http.decorate('frameworkErrorRenderers', [] as { prefix: string; render: ErrorRenderer }[]);
   // Root hooks run for every request, the not-found handler's included, so every reply of a routed
   // or unrouted request carries the id (test/foundation/http-basics.test.ts). Callback form: an async
   // hook costs a promise and an extra turn of the microtask queue on every request.

@@ -117,17 +117,33 @@ function declaredQueryParameters(doc: Json, item: Json, op: Json): string[] {
  * onRequest hook, after the scope's authentication hook and before the body is even read, so an
  * anonymous or under-privileged request is refused whatever it carries (401 or 403, never a 400).
  */
-export function securityGuard(doc: Json, op: Json): onRequestHookHandler | null {
+export function securityGuard(
+  doc: Json,
+  op: Json,
+  isAuthenticated: (request: FastifyRequest) => boolean = (request) => request.principal !== null,
+): onRequestHookHandler | null {
   const requirements: Json[] = op.security ?? doc.security ?? [];
   const role: string | undefined = op['x-required-role'];
   const required = Boolean(role) || (requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0));
   if (!required) return null;
   return (request, _reply, done) => {
-    const principal = request.principal;
-    if (!principal) return done(unauthenticated('This operation requires a bearer token'));
-    if (role && !hasRole(principal, role)) return done(forbidden(`This operation requires the ${role} role`));
+    if (!isAuthenticated(request)) return done(unauthenticated('This operation requires a bearer token'));
+    if (role && !hasRole(request.principal, role)) return done(forbidden(`This operation requires the ${role} role`));
     done();
   };
+}
+
+export interface RegisterOptions {
+  /**
+   * The Fastify prefix the scope was registered with, which the document's (absolute) paths start
+   * with: routes are registered without it, so the scope's own not-found handler covers the prefix.
+   */
+  prefix?: string;
+  /**
+   * Whether the request has a caller, for operations whose security requires one. Default: the
+   * scope's bearer hook set `request.principal`. A scope with another scheme (SCIM tokens) says how.
+   */
+  isAuthenticated?: (request: FastifyRequest) => boolean;
 }
 
 /**
@@ -140,6 +156,7 @@ export function registerOperations<Ops>(
   document: DocumentName,
   validators: ValidatorSet,
   handlers: Partial<OperationHandlers<Ops>>,
+  options: RegisterOptions = {},
 ): void {
   const doc = loadOpenApiDocument(document);
   const table = handlers as Record<string, OperationHandler<unknown> | undefined>;
@@ -154,10 +171,11 @@ export function registerOperations<Ops>(
       const validateBody = validators.bodies[`${operationId}_body`];
       const bodyRequired = Boolean(op.requestBody?.required);
       const declaredQuery = declaredQueryParameters(doc, item, op);
-      const guard = securityGuard(doc, op);
+      const guard = securityGuard(doc, op, options.isAuthenticated);
+      if (options.prefix && !path.startsWith(`${options.prefix}/`)) throw new Error(`${document}: ${path} is outside ${options.prefix}`);
       app.route({
         method: method.toUpperCase(),
-        url: toFastifyPath(path),
+        url: toFastifyPath(options.prefix ? path.slice(options.prefix.length) : path),
         config: { operationId, openApiDocument: document },
         ...(guard ? { onRequest: guard } : {}),
         handler: async (request, reply) => {
@@ -169,7 +187,10 @@ export function registerOperations<Ops>(
             const hasBody = request.body !== undefined && request.body !== null;
             if (hasBody || bodyRequired) {
               if (!isJsonContentType(request.headers['content-type'])) {
-                throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This operation accepts application/json request bodies only');
+                throw new AppError(
+                  'UNSUPPORTED_MEDIA_TYPE',
+                  'This operation accepts JSON request bodies only (application/json or a +json type)',
+                );
               }
               if (!validateBody(request.body)) violations.push(...violationsFrom(validateBody.errors, 'body'));
             }

@@ -94,7 +94,9 @@ t.test('every secured operation refuses before validation; public ones do not', 
     if (op.requiresCaller) {
       t.equal(anonymous.status, 401, `anonymous ${label}: ${body}`);
       t.equal(anonymous.headers.get('www-authenticate'), 'Bearer', `challenge on ${label}`);
-      t.match(anonymous.headers.get('content-type'), /^application\/problem\+json/, `Problem Details from ${label}`);
+      // SCIM answers in its own error format (RFC 7644 §3.12), every other area in Problem Details.
+      const format = op.document === 'scim.json' ? /^application\/scim\+json/ : /^application\/problem\+json/;
+      t.match(anonymous.headers.get('content-type'), format, `the error format of ${label}`);
       t.ok(op.responses.includes('401'), `${label} documents its 401`);
     } else {
       t.notOk([401, 403].includes(anonymous.status), `anonymous ${label} is not refused for lacking a caller: ${anonymous.status}`);

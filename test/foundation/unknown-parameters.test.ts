@@ -29,6 +29,7 @@ function pathValue(schema: any): string {
 t.test('every operation refuses an undeclared query parameter with a 400 naming it', async (t) => {
   const server = await startServer(t);
   const admin = await server.token('root', ['ADMIN']);
+  const { token: scimToken } = await server.app.services.scimTokens.issue('default');
   let tried = 0;
   for (const name of documentNames) {
     const doc = loadOpenApiDocument(name);
@@ -40,12 +41,19 @@ t.test('every operation refuses an undeclared query parameter with a 400 naming 
         let path = template;
         for (const p of params.filter((p: any) => p.in === 'path')) path = path.replace(`{${p.name}}`, pathValue(p.schema));
         const json = resolve(doc, op.requestBody)?.content?.['application/json'];
-        const r = await server.api.call(method.toUpperCase(), `${path}?pagesize=5`, { token: admin, ...(json ? { body: {} } : {}) });
+        const token = name === 'scim' ? scimToken : admin;
+        const r = await server.api.call(method.toUpperCase(), `${path}?pagesize=5`, { token, ...(json ? { body: {} } : {}) });
         t.equal(r.status, 400, `${name} ${op.operationId}`);
+        tried += 1;
+        if (name === 'scim') {
+          // SCIM answers in its own error format (RFC 7644 §3.12), naming the parameter in `detail`.
+          t.equal(r.body.scimType, 'invalidValue', `${op.operationId} scimType`);
+          t.match(r.body.detail, /pagesize: is not a parameter of this operation/, `${op.operationId} names pagesize`);
+          continue;
+        }
         t.equal(r.body.type, '/problems/validation-error', `${op.operationId} type`);
         const violation = r.body.errors?.find((e: { field: string }) => e.field === 'query.pagesize');
         t.match(violation?.message, /^is not a parameter of this operation/, `${op.operationId} names query.pagesize`);
-        tried += 1;
       }
     }
   }

@@ -1,0 +1,83 @@
+/**
+ * The one mapping of errors to SCIM error messages (RFC 7644 §3.12) for everything under /scim/v2:
+ * the service layer's typed errors (with their `scimType`), list query errors, the generated
+ * validators' violations, Fastify's body parsing refusals, and anything unexpected (500).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, VersionMismatch, type AppErrorCode } from '../../errors.ts';
+import { isScimType, type ScimType } from './scim-errors.ts';
+import { ScimQueryError } from './scim-query-error.ts';
+import { ERROR_SCHEMA } from './scim-schema.ts';
+import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
+import { weakTag } from './scim-users.model.ts';
+
+export interface ScimErrorBody {
+  schemas: [typeof ERROR_SCHEMA];
+  status: string;
+  scimType?: ScimType;
+  detail: string;
+}
+
+const STATUS: Record<AppErrorCode, number> = {
+  VALIDATION: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  NOT_ACCEPTABLE: 406,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+};
+
+/** Fastify's refusals of a request body, by code. */
+const FRAMEWORK: Record<string, [number, ScimType | undefined, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalidSyntax', 'The request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalidSyntax', 'The request body is empty but the content type is JSON'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, undefined, 'Request bodies must be application/scim+json or application/json'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, undefined, 'The request body is too large'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalidSyntax', 'Content-Length does not match the body'],
+  // Raised before routing (see renderFrameworkErrorsUnder).
+  FST_ERR_BAD_URL: [400, undefined, 'The request URL is not valid (broken percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, undefined, 'A path segment is longer than 100 characters'],
+};
+
+export function scimError(status: number, detail: string, scimType?: ScimType): ScimErrorBody {
+  return { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
+}
+
+function toScimError(error: unknown): ScimErrorBody {
+  if (error instanceof ScimQueryError) return scimError(400, error.message, error.scimType);
+  if (error instanceof AppError) {
+    const status = STATUS[error.code];
+    if (error.code === 'VALIDATION' && !isScimType(error.reason)) {
+      // The generated validators: a body that breaks the schema is invalidSyntax, a bad parameter invalidValue.
+      const detail = error.violations.length
+        ? error.violations.map((v) => `${v.field.join('.') || 'body'}: ${v.message}`).join('; ')
+        : error.message;
+      const body = error.violations.every((v) => (v.source ?? 'input') === 'input');
+      return scimError(400, detail, body ? 'invalidSyntax' : 'invalidValue');
+    }
+    if (error.code === 'CONFLICT') return scimError(status, error.message, 'uniqueness');
+    return scimError(status, error.message, isScimType(error.reason) ? error.reason : undefined);
+  }
+  const fe = error as { code?: unknown; statusCode?: unknown } | null;
+  const known = typeof fe?.code === 'string' ? FRAMEWORK[fe.code] : undefined;
+  if (known) return scimError(known[0], known[2], known[1]);
+  // PostgreSQL "data exception" (class 22): a value that cannot be stored, such as a NUL character.
+  if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined)
+    return scimError(400, 'The request contains a value that cannot be stored (for example a NUL character)', 'invalidValue');
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+    return scimError(fe.statusCode, 'The request could not be processed');
+  return scimError(500, 'An unexpected error occurred; it has been logged');
+}
+
+export function sendScimError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const body = toScimError(error);
+  const status = Number(body.status);
+  if (status >= 500) request.log.error({ err: error }, 'SCIM request failed');
+  if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  // A refused conditional write names the version to re-read and retry from.
+  if (error instanceof VersionMismatch) reply.header('ETag', weakTag(error.currentVersion));
+  return reply.code(status).type(SCIM_MEDIA_TYPE).send(body);
+}

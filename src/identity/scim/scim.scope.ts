@@ -1,0 +1,84 @@
+/**
+ * The /scim/v2 scope: a sibling of the admin scope (identity.plugin.ts) with its own authentication
+ * (a tenant's SCIM token, not a JWT), its own body parser (application/scim+json) and its own error
+ * and not-found handlers, so that every answer under /scim/v2, failures included (401, unknown route,
+ * wrong method, malformed JSON, 413, 415), is SCIM: application/scim+json, the SCIM error message.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { operations } from '../../../generated/openapi/scim.ts';
+import * as bodies from '../../../generated/validators/scim.bodies.js';
+import * as params from '../../../generated/validators/scim.params.js';
+import { unauthenticated } from '../../errors.ts';
+import { renderFrameworkErrorsUnder } from '../../http/http-server.ts';
+import { registerOperations } from '../../http/openapi-routes.ts';
+import { RouteIndex } from '../../http/route-index.ts';
+import type { Services } from '../../services.ts';
+import { scimError, sendScimError } from './scim-error-handler.ts';
+import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
+import { scimHandlers } from './scim.handlers.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The tenant of the request's SCIM token (set by the /scim/v2 scope's hook), else null. */
+    scimTenantId: string | null;
+  }
+}
+
+export const SCIM_PREFIX = '/scim/v2';
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+export interface ScimScopeOptions {
+  services: Services;
+  baseUrl: string;
+}
+
+/** Register with `{ prefix: SCIM_PREFIX }`: the not-found handler then answers for that prefix only. */
+export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { services, baseUrl }) => {
+  const routes = new RouteIndex();
+  scim.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  scim.decorateRequest('scimTenantId', null);
+
+  // Both media types, parsed alike. Provisioning clients send their Content-Type on every request,
+  // GET and DELETE included, so an empty body is no body rather than malformed JSON.
+  const json = scim.getDefaultJsonParser('error', 'error');
+  scim.removeContentTypeParser('application/json');
+  scim.addContentTypeParser(['application/json', 'application/scim+json'], { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    return json(request, text, done);
+  });
+
+  // Every request, the not-found handler's included: the token's tenant, or 401.
+  scim.addHook('onRequest', async (request) => {
+    const match = BEARER.exec(request.headers.authorization ?? '');
+    const tenantId = match ? await services.scimTokens.tenantForToken(match[1]!) : null;
+    if (!tenantId) throw unauthenticated('A valid SCIM token is required: Authorization: Bearer <token>');
+    request.scimTenantId = tenantId;
+  });
+
+  scim.setErrorHandler((error, request, reply) => sendScimError(error, request, reply));
+  // A URL Fastify refuses before routing (broken percent-encoding, an overlong segment) too.
+  renderFrameworkErrorsUnder(scim, SCIM_PREFIX, sendScimError);
+
+  scim.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = routes.methodsFor(path);
+    if (allowed.length) {
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .type(SCIM_MEDIA_TYPE)
+        .send(scimError(405, `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`));
+    }
+    return reply
+      .code(404)
+      .type(SCIM_MEDIA_TYPE)
+      .send(scimError(404, `No SCIM endpoint ${request.method} ${path}`));
+  });
+
+  registerOperations<operations>(scim, 'scim', { params, bodies }, scimHandlers(services, baseUrl), {
+    prefix: SCIM_PREFIX,
+    isAuthenticated: (request) => request.scimTenantId !== null,
+  });
+};
