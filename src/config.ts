@@ -5,7 +5,17 @@
  */
 import path from 'node:path';
 
-export type DatabaseTarget = { kind: 'pglite-file'; dataDir: string } | { kind: 'pglite-memory' } | { kind: 'postgres'; url: string };
+export type DatabaseTarget =
+  | { kind: 'pglite-file'; dataDir: string }
+  | {
+      kind: 'pglite-memory';
+      /**
+       * A data directory dumped by PGlite's `dumpDataDir('none')`, loaded instead of running initdb.
+       * Never read from the environment: the tests pass an already-migrated template (decision 73).
+       */
+      snapshot?: Blob;
+    }
+  | { kind: 'postgres'; url: string };
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';

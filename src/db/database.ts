@@ -77,7 +77,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     fs.mkdirSync(target.dataDir, { recursive: true });
     pglite = await PGlite.create(target.dataDir, { parsers: { 20: (v: string) => Number(v) } });
   } else {
-    pglite = await PGlite.create({ parsers: { 20: (v: string) => Number(v) } });
+    pglite = await PGlite.create({ parsers: { 20: (v: string) => Number(v) }, loadDataDir: target.snapshot });
   }
   const observers = queryObservers();
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite), log: observers.log });

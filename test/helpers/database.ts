@@ -1,30 +1,139 @@
 /**
- * Each test file gets its own empty database: in-memory PGlite, or, when TEST_DATABASE_URL names a
+ * Each test file gets its own database: in-memory PGlite, or, when TEST_DATABASE_URL names a
  * PostgreSQL server, a freshly created database on it (dropped at teardown).
+ *
+ * `createTestDatabase()` gives an empty database (the migrations then run from scratch on it);
+ * `createTestDatabase({ migrated: true })`, which startServer uses, gives a copy of a template that
+ * the migrations were run on once (decision 73): PGlite loads a dump of the template's data
+ * directory instead of running initdb, PostgreSQL runs `create database … template …`. The template
+ * is keyed by a hash of src/db/migrations (and the PGlite version), so editing a migration builds a
+ * new one; the server still runs migrateToLatest over the copy, where it finds nothing to do.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { DatabaseTarget } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-export async function createTestDatabase(): Promise<{ target: DatabaseTarget; drop: () => Promise<void> }> {
-  const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) return { target: { kind: 'pglite-memory' }, drop: async () => {} };
-  const name = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** Changes whenever a migration (or the PGlite build, whose data directory format it fixes) does. */
+function templateKey(): string {
+  const hash = createHash('sha256');
+  const dir = path.join(root, 'src/db/migrations');
+  for (const name of fs.readdirSync(dir).sort())
+    hash
+      .update(name)
+      .update('\0')
+      .update(fs.readFileSync(path.join(dir, name)));
+  const pgliteManifest = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+    version: string;
+  };
+  hash.update(`pglite ${pgliteManifest.version}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+let pgliteTemplate: Promise<Blob> | undefined;
+
+/**
+ * The migrated PGlite data directory, built once per machine and migration set: cached as a tar file
+ * in the system temp folder (written under a temporary name and renamed, so concurrent test files
+ * never read half a file), and in memory for the rest of the process.
+ */
+function migratedPgliteSnapshot(): Promise<Blob> {
+  pgliteTemplate ??= (async () => {
+    const file = path.join(os.tmpdir(), 'schemaforge-test-templates', `pglite-${templateKey()}.tar`);
+    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+    const handle = await openDatabase({ kind: 'pglite-memory' });
+    try {
+      await migrateToLatest(handle.db);
+      const pglite = handle.pglite as PGlite;
+      // Uncompressed: a gzip dump is ten times smaller but three times slower to load.
+      const dump = await pglite.dumpDataDir('none');
+      const bytes = Buffer.from(await dump.arrayBuffer());
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      fs.writeFileSync(partial, bytes);
+      fs.renameSync(partial, file);
+      return new Blob([bytes]);
+    } finally {
+      await handle.close();
+    }
+  })();
+  return pgliteTemplate;
+}
+
+async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * The migrated template database on the PostgreSQL server, created once per server and migration
+ * set. Built under a temporary name and renamed, under an advisory lock, so a concurrent test file
+ * either waits for it or finds it complete; a crashed build leaves no template behind.
+ */
+async function migratedPostgresTemplate(serverUrl: string): Promise<string> {
+  const name = `schemaforge_template_${templateKey()}`;
+  return withAdmin(serverUrl, async (admin) => {
+    const exists = async () => (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+    if (await exists()) return name;
+    await admin.query(`select pg_advisory_lock(hashtext('schemaforge test template'))`);
+    try {
+      if (await exists()) return name;
+      const building = `${name}_build_${randomBytes(4).toString('hex')}`;
+      await admin.query(`create database ${building}`);
+      try {
+        const handle = await openDatabase({ kind: 'postgres', url: databaseUrl(serverUrl, building) });
+        try {
+          await migrateToLatest(handle.db);
+        } finally {
+          await handle.close();
+        }
+        await admin.query(`alter database ${building} rename to ${name}`);
+      } catch (error) {
+        await admin.query(`drop database if exists ${building} with (force)`);
+        throw error;
+      }
+      return name;
+    } finally {
+      await admin.query(`select pg_advisory_unlock(hashtext('schemaforge test template'))`);
+    }
+  });
+}
+
+export async function createTestDatabase(
+  options: { migrated?: boolean } = {},
+): Promise<{ target: DatabaseTarget; drop: () => Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const target: DatabaseTarget = options.migrated
+      ? { kind: 'pglite-memory', snapshot: await migratedPgliteSnapshot() }
+      : { kind: 'pglite-memory' };
+    return { target, drop: async () => {} };
+  }
+  const template = options.migrated ? await migratedPostgresTemplate(serverUrl) : undefined;
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(serverUrl, (admin) => admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`));
   return {
-    target: { kind: 'postgres', url: url.toString() },
-    drop: async () => {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
+    target: { kind: 'postgres', url: databaseUrl(serverUrl, name) },
+    drop: () => withAdmin(serverUrl, async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))),
   };
 }

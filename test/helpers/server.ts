@@ -1,5 +1,6 @@
 /**
- * Starts the real application on a loopback port over a fresh database, for one test file.
+ * Starts the real application on a loopback port over a fresh database (a copy of the migrated
+ * template, see ./database.ts), for one test file.
  * Teardown closes the server and drops the database.
  */
 import type { Test } from 'tap';
@@ -38,7 +39,7 @@ export interface StartOptions {
 
 export async function startServer(t: Test, options: StartOptions = {}): Promise<TestServer> {
   const env = options.env ?? {};
-  const { target, drop } = await createTestDatabase();
+  const { target, drop } = await createTestDatabase({ migrated: true });
   const config: Config = {
     ...loadConfig({ NODE_ENV: 'test', AUTH_JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }),
     database: target,
