@@ -11,7 +11,8 @@
  */
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../../generated/db/types.ts';
-import { resolvePath, resolveSubAttribute, type ScimAttribute, type ScimResourceKind } from './scim-attribute-map.ts';
+import { resolvePath } from './scim-attribute-path.ts';
+import { findAttribute, type AttributeDefinition, type ResourceKind } from './scim-schema.ts';
 import type { ScimFilter } from './scim-filter-parse.ts';
 import { ScimQueryError } from './scim-query-error.ts';
 
@@ -38,7 +39,7 @@ const string = (ref: Expression<unknown>, caseExact = false): Operand => ({ sql:
 const col = (name: string) => sql.ref(name);
 
 /** Where each filterable attribute of each resource type is stored; keys are canonical paths. */
-function storage(kind: ScimResourceKind, tenantId: string) {
+function storage(kind: ResourceKind, tenantId: string) {
   if (kind === 'User') {
     const scalars: Record<string, Operand> = {
       id: string(col('users.id'), true),
@@ -193,18 +194,18 @@ function compare(path: string, operand: Operand, op: CompareOp, value: unknown):
 }
 
 /** What a filter's attribute expression compares: a scalar, or some element of a multi-valued attribute. */
-type Scope = { resource: Storage; element?: { name: string; attribute: ScimAttribute; multi?: MultiValued } };
+type Scope = { resource: Storage; element?: { name: string; attribute: AttributeDefinition; multi?: MultiValued } };
 
 function attributeTest(
   scope: Scope,
-  kind: ScimResourceKind,
+  kind: ResourceKind,
   path: string,
   test: (operand: Operand, shown: string) => Condition,
   isPresence: boolean,
 ): Condition {
   if (scope.element) {
     const { name, attribute, multi } = scope.element;
-    const sub = resolveSubAttribute(attribute, path);
+    const sub = findAttribute(attribute.subAttributes, path);
     if (!sub) throw invalid(`${name} has no sub-attribute ${path}`);
     const shown = `${name}.${sub.name}`;
     const operand = multi ? multi.subAttributes[sub.name] : scope.resource.scalars[`${attribute.name}.${sub.name}`];
@@ -231,7 +232,7 @@ function attributeTest(
   throw invalid(`${shown} cannot be used in a filter`);
 }
 
-function translate(node: ScimFilter, kind: ScimResourceKind, scope: Scope): Condition {
+function translate(node: ScimFilter, kind: ResourceKind, scope: Scope): Condition {
   switch (node.op) {
     case 'and':
       return eb.and(node.filters.map((f) => translate(f, kind, scope)));
@@ -265,6 +266,6 @@ function translate(node: ScimFilter, kind: ScimResourceKind, scope: Scope): Cond
  * their joined rows to the same tenant. Throws ScimQueryError('invalidFilter') for attributes the
  * resource type does not have and for comparisons that do not fit the attribute's type.
  */
-export function filterCondition(kind: ScimResourceKind, tenantId: string, filter: ScimFilter): Condition {
+export function filterCondition(kind: ResourceKind, tenantId: string, filter: ScimFilter): Condition {
   return translate(filter, kind, { resource: storage(kind, tenantId) });
 }

@@ -4,7 +4,8 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/transaction.ts';
-import { resolvePath, type ScimResourceKind } from './scim-attribute-map.ts';
+import { resolvePath } from './scim-attribute-path.ts';
+import type { ResourceKind } from './scim-schema.ts';
 import { filterCondition } from './scim-filter-sql.ts';
 import { parseScimFilter } from './scim-filter-parse.ts';
 import { ScimQueryError } from './scim-query-error.ts';
@@ -67,7 +68,7 @@ interface Ordering {
   direction: 'asc' | 'desc';
 }
 
-function ordering(kind: ScimResourceKind, table: 'users' | 'groups', query: ScimListQuery): Ordering {
+function ordering(kind: ResourceKind, table: 'users' | 'groups', query: ScimListQuery): Ordering {
   const direction = query.sortOrder === 'descending' ? 'desc' : 'asc';
   if (query.sortBy === undefined) return { key: sql.ref(`${table}.created_at`), direction };
   const resolved = resolvePath(kind, query.sortBy);
@@ -83,7 +84,7 @@ function ordering(kind: ScimResourceKind, table: 'users' | 'groups', query: Scim
   return { key: sortKey.caseInsensitive ? sql`lower(${ref})` : ref, direction };
 }
 
-function condition(kind: ScimResourceKind, query: ScimListQuery): Expression<SqlBool> {
+function condition(kind: ResourceKind, query: ScimListQuery): Expression<SqlBool> {
   return query.filter === undefined ? sql<SqlBool>`true` : filterCondition(kind, query.tenantId, parseScimFilter(query.filter));
 }
 

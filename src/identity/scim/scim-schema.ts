@@ -1,7 +1,9 @@
 /**
- * The SCIM attributes this service provider supports, as RFC 7643 §7 schema definitions. One table
- * serves two purposes: `/Schemas` publishes it, and PATCH resolves its paths against it (canonical
- * names, which attributes are multi-valued or complex, and which are read-only).
+ * The SCIM attributes this service provider supports, as RFC 7643 §7 schema definitions: the one
+ * table. `/Schemas` publishes it; PATCH and POST/PUT bodies resolve names against it (canonical
+ * names, which attributes are multi-valued or complex, and which are read-only); filters, `sortBy`
+ * and `attributes`/`excludedAttributes` resolve their paths against it (scim-attribute-path.ts), so a
+ * name one of them accepts the others know too.
  */
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -93,7 +95,7 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
     multiValued: true,
     mutability: 'readOnly',
     description: 'The groups the user belongs to (changed through the Group resource).',
-    subAttributes: referenceOf('Group', true),
+    subAttributes: [...referenceOf('Group', true), attribute({ name: 'type', description: 'Always direct.', mutability: 'readOnly' })],
   }),
 ];
 
@@ -150,6 +152,7 @@ const COMMON_ATTRIBUTES: AttributeDefinition[] = [
         type: name === 'created' || name === 'lastModified' ? 'dateTime' : name === 'location' ? 'reference' : 'string',
         caseExact: true,
         mutability: 'readOnly',
+        returned: name === 'resourceType' ? 'always' : 'default',
         description: `meta.${name}`,
       }),
     ),
@@ -185,7 +188,37 @@ export const RESOURCE_ATTRIBUTES: Record<ResourceKind, ResourceAttributes> = {
   Group: { core: [...COMMON_ATTRIBUTES, ...GROUP_ATTRIBUTES], coreUrn: GROUP_SCHEMA, extensions: {} },
 };
 
-export function findAttribute(list: readonly AttributeDefinition[], name: string): AttributeDefinition | undefined {
+/**
+ * `schemas` (RFC 7643 §3): named by `attributes` and filters, returned always; not a PATCH target
+ * nor a body attribute (the resource's URNs are the server's), so not in RESOURCE_ATTRIBUTES.
+ */
+const SCHEMAS_ATTRIBUTE = attribute({
+  name: 'schemas',
+  type: 'reference',
+  multiValued: true,
+  caseExact: true,
+  returned: 'always',
+  mutability: 'readOnly',
+  description: 'The URNs of the schemas the resource uses.',
+});
+
+/** One schema of a resource type: its attributes sit at the top level (core) or under the URN (extension). */
+export interface ResourceSchema {
+  urn: string;
+  extension: boolean;
+  attributes: readonly AttributeDefinition[];
+}
+
+/** The schemas of each resource type, core first: an unqualified name is looked up in that order. */
+export const RESOURCE_SCHEMAS: Record<ResourceKind, readonly ResourceSchema[]> = {
+  User: [
+    { urn: USER_SCHEMA, extension: false, attributes: [SCHEMAS_ATTRIBUTE, ...RESOURCE_ATTRIBUTES.User.core] },
+    { urn: ENTERPRISE_SCHEMA, extension: true, attributes: ENTERPRISE_ATTRIBUTES },
+  ],
+  Group: [{ urn: GROUP_SCHEMA, extension: false, attributes: [SCHEMAS_ATTRIBUTE, ...RESOURCE_ATTRIBUTES.Group.core] }],
+};
+
+export function findAttribute(list: readonly AttributeDefinition[] | undefined, name: string): AttributeDefinition | undefined {
   const lower = name.toLowerCase();
-  return list.find((a) => a.name.toLowerCase() === lower);
+  return list?.find((a) => a.name.toLowerCase() === lower);
 }
