@@ -39,3 +39,28 @@ export function resolvePath(kind: ResourceKind, path: string): ResolvedPath | { 
   }
   return undefined;
 }
+
+/** An attribute kept in a column of the resource's table, with that column qualified (`users.username`). */
+export interface StoredAttribute {
+  attribute: AttributeDefinition;
+  column: string;
+  uuid: boolean;
+}
+
+const TABLES: Record<ResourceKind, 'users' | 'groups'> = { User: 'users', Group: 'groups' };
+
+/** The attributes of `kind` kept in columns, by canonical path (`userName`, `name.givenName`). */
+export function storedAttributes(kind: ResourceKind): Record<string, StoredAttribute> {
+  const out: Record<string, StoredAttribute> = {};
+  const add = (path: string, attribute: AttributeDefinition) => {
+    if (attribute.stored)
+      out[path] = { attribute, column: `${TABLES[kind]}.${attribute.stored.column}`, uuid: attribute.stored.uuid ?? false };
+  };
+  for (const schema of RESOURCE_SCHEMAS[kind]) {
+    for (const attribute of schema.attributes) {
+      add(attribute.name, attribute);
+      for (const sub of attribute.subAttributes ?? []) add(`${attribute.name}.${sub.name}`, sub);
+    }
+  }
+  return out;
+}

@@ -11,7 +11,7 @@
  */
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../../generated/db/types.ts';
-import { resolvePath } from './scim-attribute-path.ts';
+import { resolvePath, storedAttributes } from './scim-attribute-path.ts';
 import { findAttribute, type AttributeDefinition, type ResourceKind } from './scim-schema.ts';
 import type { ScimFilter } from './scim-filter-parse.ts';
 import { ScimQueryError } from './scim-query-error.ts';
@@ -38,23 +38,24 @@ const invalid = (message: string) => new ScimQueryError('invalidFilter', message
 const string = (ref: Expression<unknown>, caseExact = false): Operand => ({ sql: ref, type: 'string', caseExact });
 const col = (name: string) => sql.ref(name);
 
+/** The single-valued attributes kept in columns (the attribute table's storage facts), by canonical path. */
+function scalarOperands(kind: ResourceKind): Record<string, Operand> {
+  const operands: Record<string, Operand> = {};
+  for (const [path, { attribute, column, uuid }] of Object.entries(storedAttributes(kind))) {
+    if (attribute.multiValued) continue;
+    const type = uuid ? 'uuid' : attribute.type;
+    // A uuid's hex digits compare in any case.
+    if (type === 'string' || type === 'uuid' || type === 'boolean' || type === 'dateTime') {
+      operands[path] = { sql: col(column), type, caseExact: !uuid && attribute.caseExact };
+    }
+  }
+  return operands;
+}
+
 /** Where each filterable attribute of each resource type is stored; keys are canonical paths. */
 function storage(kind: ResourceKind, tenantId: string) {
+  const scalars = scalarOperands(kind);
   if (kind === 'User') {
-    const scalars: Record<string, Operand> = {
-      id: string(col('users.id'), true),
-      externalId: string(col('users.external_id'), true),
-      userName: string(col('users.username')),
-      'name.givenName': string(col('users.given_name')),
-      'name.familyName': string(col('users.family_name')),
-      displayName: string(col('users.display_name')),
-      active: { sql: col('users.active'), type: 'boolean', caseExact: true },
-      'meta.created': { sql: col('users.created_at'), type: 'dateTime', caseExact: true },
-      'meta.lastModified': { sql: col('users.updated_at'), type: 'dateTime', caseExact: true },
-      employeeNumber: string(col('users.employee_number')),
-      department: string(col('users.department')),
-      'manager.value': string(col('users.manager_id'), true),
-    };
     // A user without stored `emails` has exactly one: `users.email`, primary (see MAPPING).
     const emailElements = sql`jsonb_array_elements(case when jsonb_typeof(users.emails) = 'array' then users.emails else jsonb_build_array(jsonb_build_object('value', users.email, 'primary', true)) end)`;
     const element = (key: string) => sql`(e.value ->> ${sql.lit(key)})`;
@@ -97,13 +98,6 @@ function storage(kind: ResourceKind, tenantId: string) {
     };
     return { scalars, multi, complex };
   }
-  const scalars: Record<string, Operand> = {
-    id: { sql: col('groups.id'), type: 'uuid', caseExact: false },
-    externalId: string(col('groups.external_id'), true),
-    displayName: string(col('groups.display_name')),
-    'meta.created': { sql: col('groups.created_at'), type: 'dateTime', caseExact: true },
-    'meta.lastModified': { sql: col('groups.updated_at'), type: 'dateTime', caseExact: true },
-  };
   const multi: Record<string, MultiValued> = {
     members: {
       exists: (condition) =>

@@ -26,6 +26,11 @@ export interface AttributeDefinition {
   uniqueness: 'none' | 'server';
   referenceTypes?: string[];
   subAttributes?: AttributeDefinition[];
+  /**
+   * Storage, not published: the column of the resource's table (`users`, `groups`) holding the
+   * value (for a multi-valued attribute, its primary value), and whether it is a uuid there.
+   */
+  stored?: { column: string; uuid?: boolean };
 }
 
 type Spec = Partial<AttributeDefinition> & Pick<AttributeDefinition, 'name' | 'description'>;
@@ -65,20 +70,26 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
     description: 'Unique identifier of the user within the tenant, often an e-mail address; unique regardless of case.',
     required: true,
     uniqueness: 'server',
+    stored: { column: 'username' },
   }),
   attribute({
     name: 'name',
     type: 'complex',
     description: "The components of the user's name.",
     subAttributes: [
-      attribute({ name: 'givenName', description: 'Given name.' }),
-      attribute({ name: 'familyName', description: 'Family name.' }),
+      attribute({ name: 'givenName', description: 'Given name.', stored: { column: 'given_name' } }),
+      attribute({ name: 'familyName', description: 'Family name.', stored: { column: 'family_name' } }),
     ],
   }),
-  attribute({ name: 'displayName', description: 'Name shown for the user; defaults to the name parts, else userName.' }),
+  attribute({
+    name: 'displayName',
+    description: 'Name shown for the user; defaults to the name parts, else userName.',
+    stored: { column: 'display_name' },
+  }),
   attribute({
     name: 'emails',
     type: 'complex',
+    stored: { column: 'email' },
     multiValued: true,
     description: 'E-mail addresses; the primary one (or the first) is unique within the tenant regardless of case.',
     subAttributes: [
@@ -88,7 +99,12 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
       attribute({ name: 'display', description: 'A display form of the address.' }),
     ],
   }),
-  attribute({ name: 'active', type: 'boolean', description: 'Whether the user may sign in; false deactivates.' }),
+  attribute({
+    name: 'active',
+    type: 'boolean',
+    description: 'Whether the user may sign in; false deactivates.',
+    stored: { column: 'active' },
+  }),
   attribute({
     name: 'groups',
     type: 'complex',
@@ -100,14 +116,14 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
 ];
 
 const ENTERPRISE_ATTRIBUTES: AttributeDefinition[] = [
-  attribute({ name: 'employeeNumber', description: 'Employee number.' }),
-  attribute({ name: 'department', description: 'Department.' }),
+  attribute({ name: 'employeeNumber', description: 'Employee number.', stored: { column: 'employee_number' } }),
+  attribute({ name: 'department', description: 'Department.', stored: { column: 'department' } }),
   attribute({
     name: 'manager',
     type: 'complex',
     description: "The user's manager: a user of the same tenant.",
     subAttributes: [
-      attribute({ name: 'value', description: "The manager's id.", caseExact: true }),
+      attribute({ name: 'value', description: "The manager's id.", caseExact: true, stored: { column: 'manager_id' } }),
       attribute({ name: '$ref', type: 'reference', referenceTypes: ['User'], description: "The manager's URI.", mutability: 'readOnly' }),
       attribute({ name: 'displayName', description: "The manager's display name.", mutability: 'readOnly' }),
     ],
@@ -120,6 +136,7 @@ const GROUP_ATTRIBUTES: AttributeDefinition[] = [
     description: 'Name of the group; unique within the tenant regardless of case.',
     required: true,
     uniqueness: 'server',
+    stored: { column: 'display_name' },
   }),
   attribute({
     name: 'members',
@@ -130,8 +147,10 @@ const GROUP_ATTRIBUTES: AttributeDefinition[] = [
   }),
 ];
 
-/** Attributes every resource has (RFC 7643 §3.1). */
-const COMMON_ATTRIBUTES: AttributeDefinition[] = [
+const STORED_META: Record<string, string> = { created: 'created_at', lastModified: 'updated_at' };
+
+/** Attributes every resource has (RFC 7643 §3.1); a group's id is a uuid. */
+const commonAttributes = (uuid: boolean): AttributeDefinition[] => [
   attribute({
     name: 'id',
     description: 'Identifier assigned by the service provider.',
@@ -139,8 +158,14 @@ const COMMON_ATTRIBUTES: AttributeDefinition[] = [
     mutability: 'readOnly',
     returned: 'always',
     uniqueness: 'server',
+    stored: { column: 'id', uuid },
   }),
-  attribute({ name: 'externalId', description: 'Identifier assigned by the client; unique within the tenant.', caseExact: true }),
+  attribute({
+    name: 'externalId',
+    description: 'Identifier assigned by the client; unique within the tenant.',
+    caseExact: true,
+    stored: { column: 'external_id' },
+  }),
   attribute({
     name: 'meta',
     type: 'complex',
@@ -154,6 +179,7 @@ const COMMON_ATTRIBUTES: AttributeDefinition[] = [
         mutability: 'readOnly',
         returned: name === 'resourceType' ? 'always' : 'default',
         description: `meta.${name}`,
+        ...(STORED_META[name] ? { stored: { column: STORED_META[name] } } : {}),
       }),
     ),
   }),
@@ -181,11 +207,11 @@ export interface ResourceAttributes {
 
 export const RESOURCE_ATTRIBUTES: Record<ResourceKind, ResourceAttributes> = {
   User: {
-    core: [...COMMON_ATTRIBUTES, ...USER_ATTRIBUTES],
+    core: [...commonAttributes(false), ...USER_ATTRIBUTES],
     coreUrn: USER_SCHEMA,
     extensions: { [ENTERPRISE_SCHEMA]: ENTERPRISE_ATTRIBUTES },
   },
-  Group: { core: [...COMMON_ATTRIBUTES, ...GROUP_ATTRIBUTES], coreUrn: GROUP_SCHEMA, extensions: {} },
+  Group: { core: [...commonAttributes(true), ...GROUP_ATTRIBUTES], coreUrn: GROUP_SCHEMA, extensions: {} },
 };
 
 /**
