@@ -6,7 +6,6 @@
 import t, { type Test } from 'tap';
 import { AppError } from '../../src/errors.ts';
 import { applyPatch } from '../../src/identity/scim/scim-patch.ts';
-import { parseValueFilter } from '../../src/identity/scim/scim-value-filter.ts';
 
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
@@ -206,6 +205,10 @@ t.test('refusals', async (t) => {
   refusal(t, () => applyPatch(user(), 'User', [{ op: 'replace', path: 'displayName' }]), 'invalidValue', 'replace without a value');
   refusal(t, () => applyPatch(user(), 'User', [{ op: 'move', path: 'displayName', value: 'x' }]), 'invalidSyntax', 'unknown op');
   refusal(t, () => applyPatch(user(), 'User', [{ op: 'replace', path: 'displayName', value: 3 }]), 'invalidValue', 'number for a string');
-  refusal(t, () => parseValueFilter('not ('.repeat(60) + 'value pr' + ')'.repeat(60)), 'invalidPath', 'deep nesting');
-  refusal(t, () => parseValueFilter('x'.repeat(2000)), 'invalidPath', 'overlong filter');
+  const valueFilter = (filter: string) => () => applyPatch(user(), 'User', [{ op: 'remove', path: `emails[${filter}]` }]);
+  refusal(t, valueFilter('not ('.repeat(60) + 'value pr' + ')'.repeat(60)), 'invalidPath', 'deep nesting');
+  refusal(t, valueFilter('x'.repeat(5000)), 'invalidPath', 'overlong filter');
+  refusal(t, valueFilter('value eq "a" and (type eq "b"'), 'invalidPath', 'unbalanced parentheses');
+  refusal(t, valueFilter('value eq "\\x"'), 'invalidPath', 'malformed JSON string');
+  refusal(t, valueFilter('value[type eq "a"]'), 'invalidPath', 'a nested value filter');
 });

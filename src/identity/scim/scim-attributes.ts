@@ -1,21 +1,22 @@
 /**
  * `attributes` and `excludedAttributes` (RFC 7644 §3.4.2.5, §3.9): which attributes of a SCIM
  * resource a response carries. Names resolve case-insensitively through the one attribute list
- * (scim-attribute-map.ts): short names, `name.givenName`, fully qualified URNs, or an extension's
+ * (scim-schema.ts, resolved by scim-attribute-path.ts): short names, `name.givenName`, fully qualified URNs, or an extension's
  * URN alone for the whole extension. Attributes returned `always` (`id`, `schemas`,
  * `meta.resourceType`) stay whatever is asked.
  */
-import { resolvePath, SCIM_SCHEMAS, type ScimAttribute, type ScimResourceKind, type ScimSchema } from './scim-attribute-map.ts';
+import { resolvePath } from './scim-attribute-path.ts';
+import { RESOURCE_SCHEMAS, type AttributeDefinition, type ResourceKind, type ResourceSchema } from './scim-schema.ts';
 import { ScimQueryError } from './scim-query-error.ts';
 
 /** For one attribute: the whole of it (`true`) or only some sub-attributes (canonical names). */
-type Selection = Map<ScimAttribute, true | Set<string>>;
+type Selection = Map<AttributeDefinition, true | Set<string>>;
 
 /** The attributes a parameter names, per schema. */
-function select(kind: ScimResourceKind, parameter: string, name: string): Map<ScimSchema, Selection> {
-  const chosen = new Map<ScimSchema, Selection>();
-  const add = (schema: ScimSchema, attribute: ScimAttribute, sub?: ScimAttribute) => {
-    const selection = chosen.get(schema) ?? new Map<ScimAttribute, true | Set<string>>();
+function select(kind: ResourceKind, parameter: string, name: string): Map<ResourceSchema, Selection> {
+  const chosen = new Map<ResourceSchema, Selection>();
+  const add = (schema: ResourceSchema, attribute: AttributeDefinition, sub?: AttributeDefinition) => {
+    const selection = chosen.get(schema) ?? new Map<AttributeDefinition, true | Set<string>>();
     chosen.set(schema, selection);
     const current = selection.get(attribute);
     if (!sub) selection.set(attribute, true);
@@ -43,7 +44,7 @@ function pickSubAttributes(value: unknown, subs: Set<string>, keep: boolean, alw
   return Array.isArray(value) ? value.map(one) : one(value);
 }
 
-const alwaysSubs = (attribute: ScimAttribute) =>
+const alwaysSubs = (attribute: AttributeDefinition) =>
   new Set((attribute.subAttributes ?? []).filter((s) => s.returned === 'always').map((s) => s.name));
 
 /**
@@ -53,7 +54,7 @@ const alwaysSubs = (attribute: ScimAttribute) =>
  */
 function projectSchema(
   container: Record<string, unknown>,
-  schema: ScimSchema,
+  schema: ResourceSchema,
   selection: Selection | undefined,
   mode: 'include' | 'exclude',
 ): Record<string, unknown> {
@@ -83,11 +84,11 @@ function projectSchema(
 
 function project(
   resource: Record<string, unknown>,
-  kind: ScimResourceKind,
-  chosen: Map<ScimSchema, Selection>,
+  kind: ResourceKind,
+  chosen: Map<ResourceSchema, Selection>,
   mode: 'include' | 'exclude',
 ) {
-  const [core, ...extensions] = SCIM_SCHEMAS[kind];
+  const [core, ...extensions] = RESOURCE_SCHEMAS[kind];
   const out = projectSchema(resource, core!, chosen.get(core!), mode);
   for (const schema of extensions) {
     const extension = resource[schema.urn];
@@ -105,7 +106,7 @@ function project(
  */
 export function projectAttributes(
   resource: Record<string, unknown>,
-  kind: ScimResourceKind,
+  kind: ResourceKind,
   options: { attributes?: string; excludedAttributes?: string },
 ): Record<string, unknown> {
   const included = options.attributes?.trim() ? select(kind, options.attributes, 'attributes') : undefined;

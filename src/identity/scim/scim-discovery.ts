@@ -3,7 +3,7 @@
  * runs on: the attribute table of scim-schema.ts and the list maximum of scim-list.ts.
  */
 import { SCIM_MAX_RESULTS } from './scim-list.ts';
-import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, SCHEMAS, USER_SCHEMA, type ResourceKind } from './scim-schema.ts';
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, SCHEMAS, USER_SCHEMA, type AttributeDefinition, type ResourceKind } from './scim-schema.ts';
 
 type Json = Record<string, unknown>;
 
@@ -53,13 +53,21 @@ export function resourceTypes(baseUrl: string): Json[] {
   });
 }
 
+/** An attribute as RFC 7643 §7 publishes it: without where it is stored. */
+function published(attribute: AttributeDefinition): Json {
+  const out: Json = { ...attribute };
+  delete out.stored;
+  if (attribute.subAttributes) out.subAttributes = attribute.subAttributes.map(published);
+  return out;
+}
+
 export function schemas(baseUrl: string): Json[] {
   return SCHEMAS.map((schema) => ({
     schemas: [SCHEMA_SCHEMA],
     id: schema.id,
     name: schema.name,
     description: schema.description,
-    attributes: schema.attributes,
+    attributes: schema.attributes.map(published),
     meta: { resourceType: 'Schema', location: `${baseUrl}/scim/v2/Schemas/${schema.id}` },
   }));
 }

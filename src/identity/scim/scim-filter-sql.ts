@@ -11,7 +11,8 @@
  */
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import type { DB } from '../../../generated/db/types.ts';
-import { resolvePath, resolveSubAttribute, type ScimAttribute, type ScimResourceKind } from './scim-attribute-map.ts';
+import { resolvePath, storedAttributes } from './scim-attribute-path.ts';
+import { findAttribute, type AttributeDefinition, type ResourceKind } from './scim-schema.ts';
 import type { ScimFilter } from './scim-filter-parse.ts';
 import { ScimQueryError } from './scim-query-error.ts';
 
@@ -37,23 +38,24 @@ const invalid = (message: string) => new ScimQueryError('invalidFilter', message
 const string = (ref: Expression<unknown>, caseExact = false): Operand => ({ sql: ref, type: 'string', caseExact });
 const col = (name: string) => sql.ref(name);
 
+/** The single-valued attributes kept in columns (the attribute table's storage facts), by canonical path. */
+function scalarOperands(kind: ResourceKind): Record<string, Operand> {
+  const operands: Record<string, Operand> = {};
+  for (const [path, { attribute, column, uuid }] of Object.entries(storedAttributes(kind))) {
+    if (attribute.multiValued) continue;
+    const type = uuid ? 'uuid' : attribute.type;
+    // A uuid's hex digits compare in any case.
+    if (type === 'string' || type === 'uuid' || type === 'boolean' || type === 'dateTime') {
+      operands[path] = { sql: col(column), type, caseExact: !uuid && attribute.caseExact };
+    }
+  }
+  return operands;
+}
+
 /** Where each filterable attribute of each resource type is stored; keys are canonical paths. */
-function storage(kind: ScimResourceKind, tenantId: string) {
+function storage(kind: ResourceKind, tenantId: string) {
+  const scalars = scalarOperands(kind);
   if (kind === 'User') {
-    const scalars: Record<string, Operand> = {
-      id: string(col('users.id'), true),
-      externalId: string(col('users.external_id'), true),
-      userName: string(col('users.username')),
-      'name.givenName': string(col('users.given_name')),
-      'name.familyName': string(col('users.family_name')),
-      displayName: string(col('users.display_name')),
-      active: { sql: col('users.active'), type: 'boolean', caseExact: true },
-      'meta.created': { sql: col('users.created_at'), type: 'dateTime', caseExact: true },
-      'meta.lastModified': { sql: col('users.updated_at'), type: 'dateTime', caseExact: true },
-      employeeNumber: string(col('users.employee_number')),
-      department: string(col('users.department')),
-      'manager.value': string(col('users.manager_id'), true),
-    };
     // A user without stored `emails` has exactly one: `users.email`, primary (see MAPPING).
     const emailElements = sql`jsonb_array_elements(case when jsonb_typeof(users.emails) = 'array' then users.emails else jsonb_build_array(jsonb_build_object('value', users.email, 'primary', true)) end)`;
     const element = (key: string) => sql`(e.value ->> ${sql.lit(key)})`;
@@ -96,13 +98,6 @@ function storage(kind: ScimResourceKind, tenantId: string) {
     };
     return { scalars, multi, complex };
   }
-  const scalars: Record<string, Operand> = {
-    id: { sql: col('groups.id'), type: 'uuid', caseExact: false },
-    externalId: string(col('groups.external_id'), true),
-    displayName: string(col('groups.display_name')),
-    'meta.created': { sql: col('groups.created_at'), type: 'dateTime', caseExact: true },
-    'meta.lastModified': { sql: col('groups.updated_at'), type: 'dateTime', caseExact: true },
-  };
   const multi: Record<string, MultiValued> = {
     members: {
       exists: (condition) =>
@@ -193,18 +188,18 @@ function compare(path: string, operand: Operand, op: CompareOp, value: unknown):
 }
 
 /** What a filter's attribute expression compares: a scalar, or some element of a multi-valued attribute. */
-type Scope = { resource: Storage; element?: { name: string; attribute: ScimAttribute; multi?: MultiValued } };
+type Scope = { resource: Storage; element?: { name: string; attribute: AttributeDefinition; multi?: MultiValued } };
 
 function attributeTest(
   scope: Scope,
-  kind: ScimResourceKind,
+  kind: ResourceKind,
   path: string,
   test: (operand: Operand, shown: string) => Condition,
   isPresence: boolean,
 ): Condition {
   if (scope.element) {
     const { name, attribute, multi } = scope.element;
-    const sub = resolveSubAttribute(attribute, path);
+    const sub = findAttribute(attribute.subAttributes, path);
     if (!sub) throw invalid(`${name} has no sub-attribute ${path}`);
     const shown = `${name}.${sub.name}`;
     const operand = multi ? multi.subAttributes[sub.name] : scope.resource.scalars[`${attribute.name}.${sub.name}`];
@@ -231,7 +226,7 @@ function attributeTest(
   throw invalid(`${shown} cannot be used in a filter`);
 }
 
-function translate(node: ScimFilter, kind: ScimResourceKind, scope: Scope): Condition {
+function translate(node: ScimFilter, kind: ResourceKind, scope: Scope): Condition {
   switch (node.op) {
     case 'and':
       return eb.and(node.filters.map((f) => translate(f, kind, scope)));
@@ -265,6 +260,6 @@ function translate(node: ScimFilter, kind: ScimResourceKind, scope: Scope): Cond
  * their joined rows to the same tenant. Throws ScimQueryError('invalidFilter') for attributes the
  * resource type does not have and for comparisons that do not fit the attribute's type.
  */
-export function filterCondition(kind: ScimResourceKind, tenantId: string, filter: ScimFilter): Condition {
+export function filterCondition(kind: ResourceKind, tenantId: string, filter: ScimFilter): Condition {
   return translate(filter, kind, { resource: storage(kind, tenantId) });
 }

@@ -4,7 +4,8 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/transaction.ts';
-import { resolvePath, type ScimResourceKind } from './scim-attribute-map.ts';
+import { resolvePath, storedAttributes } from './scim-attribute-path.ts';
+import { findAttribute, type ResourceKind } from './scim-schema.ts';
 import { filterCondition } from './scim-filter-sql.ts';
 import { parseScimFilter } from './scim-filter-parse.ts';
 import { ScimQueryError } from './scim-query-error.ts';
@@ -30,60 +31,37 @@ export interface ScimListResult {
   ids: string[];
 }
 
-interface SortKey {
-  column: string;
-  /** Sorted by `lower()` (caseExact false), so `alice` and `Bob` sort as a person expects. */
-  caseInsensitive: boolean;
-}
-
-const USER_SORT: Record<string, SortKey> = {
-  id: { column: 'users.id', caseInsensitive: false },
-  externalId: { column: 'users.external_id', caseInsensitive: false },
-  userName: { column: 'users.username', caseInsensitive: true },
-  'name.givenName': { column: 'users.given_name', caseInsensitive: true },
-  'name.familyName': { column: 'users.family_name', caseInsensitive: true },
-  displayName: { column: 'users.display_name', caseInsensitive: true },
-  // A multi-valued attribute sorts by its primary value (RFC 7644 §3.4.2.3): `users.email` is that.
-  emails: { column: 'users.email', caseInsensitive: true },
-  'emails.value': { column: 'users.email', caseInsensitive: true },
-  active: { column: 'users.active', caseInsensitive: false },
-  'meta.created': { column: 'users.created_at', caseInsensitive: false },
-  'meta.lastModified': { column: 'users.updated_at', caseInsensitive: false },
-  employeeNumber: { column: 'users.employee_number', caseInsensitive: true },
-  department: { column: 'users.department', caseInsensitive: true },
-  'manager.value': { column: 'users.manager_id', caseInsensitive: false },
-};
-
-const GROUP_SORT: Record<string, SortKey> = {
-  id: { column: 'groups.id', caseInsensitive: false },
-  externalId: { column: 'groups.external_id', caseInsensitive: false },
-  displayName: { column: 'groups.display_name', caseInsensitive: true },
-  'meta.created': { column: 'groups.created_at', caseInsensitive: false },
-  'meta.lastModified': { column: 'groups.updated_at', caseInsensitive: false },
-};
-
 interface Ordering {
   key: Expression<unknown>;
   direction: 'asc' | 'desc';
 }
 
-function ordering(kind: ScimResourceKind, table: 'users' | 'groups', query: ScimListQuery): Ordering {
-  const direction = query.sortOrder === 'descending' ? 'desc' : 'asc';
-  if (query.sortBy === undefined) return { key: sql.ref(`${table}.created_at`), direction };
-  const resolved = resolvePath(kind, query.sortBy);
-  const path =
-    resolved && 'attribute' in resolved
-      ? resolved.subAttribute
-        ? `${resolved.attribute.name}.${resolved.subAttribute.name}`
-        : resolved.attribute.name
-      : undefined;
-  const sortKey = path === undefined ? undefined : (kind === 'User' ? USER_SORT : GROUP_SORT)[path];
-  if (!sortKey) throw new ScimQueryError('invalidValue', `sortBy: ${query.sortBy} is not a sortable attribute of a ${kind}`);
-  const ref = sql.ref(sortKey.column);
-  return { key: sortKey.caseInsensitive ? sql`lower(${ref})` : ref, direction };
+/**
+ * The column `sortBy` names, from the attribute table's storage facts. A multi-valued attribute (or
+ * its `value`) sorts by its primary value (RFC 7644 §3.4.2.3), which its column holds (`users.email`).
+ * Strings with `caseExact: false` sort by `lower()`, so `alice` and `Bob` sort as a person expects.
+ */
+function sortColumn(kind: ResourceKind, sortBy: string): { column: string; lower: boolean } | undefined {
+  const resolved = resolvePath(kind, sortBy);
+  if (!resolved || !('attribute' in resolved)) return undefined;
+  const { attribute, subAttribute } = resolved;
+  const primary = attribute.multiValued && (!subAttribute || subAttribute.name === 'value');
+  const stored = storedAttributes(kind)[subAttribute && !primary ? `${attribute.name}.${subAttribute.name}` : attribute.name];
+  if (!stored || (attribute.multiValued && !primary)) return undefined;
+  const compared = primary ? findAttribute(attribute.subAttributes, 'value')! : stored.attribute;
+  return { column: stored.column, lower: compared.type === 'string' && !compared.caseExact && !stored.uuid };
 }
 
-function condition(kind: ScimResourceKind, query: ScimListQuery): Expression<SqlBool> {
+function ordering(kind: ResourceKind, table: 'users' | 'groups', query: ScimListQuery): Ordering {
+  const direction = query.sortOrder === 'descending' ? 'desc' : 'asc';
+  if (query.sortBy === undefined) return { key: sql.ref(`${table}.created_at`), direction };
+  const sortKey = sortColumn(kind, query.sortBy);
+  if (!sortKey) throw new ScimQueryError('invalidValue', `sortBy: ${query.sortBy} is not a sortable attribute of a ${kind}`);
+  const ref = sql.ref(sortKey.column);
+  return { key: sortKey.lower ? sql`lower(${ref})` : ref, direction };
+}
+
+function condition(kind: ResourceKind, query: ScimListQuery): Expression<SqlBool> {
   return query.filter === undefined ? sql<SqlBool>`true` : filterCondition(kind, query.tenantId, parseScimFilter(query.filter));
 }
 

@@ -9,7 +9,8 @@
 import { scimInvalid } from './scim-errors.ts';
 import { findAttribute, RESOURCE_ATTRIBUTES, type AttributeDefinition, type ResourceKind } from './scim-schema.ts';
 import { coerce, coerceOne, isObject } from './scim-values.ts';
-import { matchesValueFilter, parseValueFilter, type ValueFilter } from './scim-value-filter.ts';
+import type { ScimFilter } from './scim-filter-parse.ts';
+import { matchesValueFilter, parseValueFilter } from './scim-value-filter.ts';
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +24,7 @@ interface Target {
   /** The extension URN whose object holds the attribute; null for core attributes. */
   extension: string | null;
   attribute: AttributeDefinition;
-  filter?: { text: string; parsed: ValueFilter };
+  filter?: { text: string; parsed: ScimFilter };
   sub?: AttributeDefinition;
 }
 
@@ -80,10 +81,10 @@ function sameElement(a: unknown, b: unknown): boolean {
 }
 
 /** For `attr[sub eq "x"].other` with no match: the element the filter describes, to create. */
-function elementFromEqFilter(filter: ValueFilter, attribute: AttributeDefinition): Json | null {
-  if (filter.kind !== 'compare' || filter.op !== 'eq' || filter.value === null) return null;
-  const sub = findAttribute(attribute.subAttributes ?? [], filter.attribute);
-  return sub ? { [sub.name]: filter.value } : null;
+function elementFromEqFilter(filter: ScimFilter, attribute: AttributeDefinition): Json | null {
+  if (filter.op !== 'eq' || filter.compValue === null) return null;
+  const sub = findAttribute(attribute.subAttributes ?? [], filter.attrPath);
+  return sub ? { [sub.name]: filter.compValue } : null;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
- * The SCIM attributes this service provider supports, as RFC 7643 §7 schema definitions. One table
- * serves two purposes: `/Schemas` publishes it, and PATCH resolves its paths against it (canonical
- * names, which attributes are multi-valued or complex, and which are read-only).
+ * The SCIM attributes this service provider supports, as RFC 7643 §7 schema definitions: the one
+ * table. `/Schemas` publishes it; PATCH and POST/PUT bodies resolve names against it (canonical
+ * names, which attributes are multi-valued or complex, and which are read-only); filters, `sortBy`
+ * and `attributes`/`excludedAttributes` resolve their paths against it (scim-attribute-path.ts), so a
+ * name one of them accepts the others know too.
  */
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -24,6 +26,11 @@ export interface AttributeDefinition {
   uniqueness: 'none' | 'server';
   referenceTypes?: string[];
   subAttributes?: AttributeDefinition[];
+  /**
+   * Storage, not published: the column of the resource's table (`users`, `groups`) holding the
+   * value (for a multi-valued attribute, its primary value), and whether it is a uuid there.
+   */
+  stored?: { column: string; uuid?: boolean };
 }
 
 type Spec = Partial<AttributeDefinition> & Pick<AttributeDefinition, 'name' | 'description'>;
@@ -63,20 +70,26 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
     description: 'Unique identifier of the user within the tenant, often an e-mail address; unique regardless of case.',
     required: true,
     uniqueness: 'server',
+    stored: { column: 'username' },
   }),
   attribute({
     name: 'name',
     type: 'complex',
     description: "The components of the user's name.",
     subAttributes: [
-      attribute({ name: 'givenName', description: 'Given name.' }),
-      attribute({ name: 'familyName', description: 'Family name.' }),
+      attribute({ name: 'givenName', description: 'Given name.', stored: { column: 'given_name' } }),
+      attribute({ name: 'familyName', description: 'Family name.', stored: { column: 'family_name' } }),
     ],
   }),
-  attribute({ name: 'displayName', description: 'Name shown for the user; defaults to the name parts, else userName.' }),
+  attribute({
+    name: 'displayName',
+    description: 'Name shown for the user; defaults to the name parts, else userName.',
+    stored: { column: 'display_name' },
+  }),
   attribute({
     name: 'emails',
     type: 'complex',
+    stored: { column: 'email' },
     multiValued: true,
     description: 'E-mail addresses; the primary one (or the first) is unique within the tenant regardless of case.',
     subAttributes: [
@@ -86,26 +99,31 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
       attribute({ name: 'display', description: 'A display form of the address.' }),
     ],
   }),
-  attribute({ name: 'active', type: 'boolean', description: 'Whether the user may sign in; false deactivates.' }),
+  attribute({
+    name: 'active',
+    type: 'boolean',
+    description: 'Whether the user may sign in; false deactivates.',
+    stored: { column: 'active' },
+  }),
   attribute({
     name: 'groups',
     type: 'complex',
     multiValued: true,
     mutability: 'readOnly',
     description: 'The groups the user belongs to (changed through the Group resource).',
-    subAttributes: referenceOf('Group', true),
+    subAttributes: [...referenceOf('Group', true), attribute({ name: 'type', description: 'Always direct.', mutability: 'readOnly' })],
   }),
 ];
 
 const ENTERPRISE_ATTRIBUTES: AttributeDefinition[] = [
-  attribute({ name: 'employeeNumber', description: 'Employee number.' }),
-  attribute({ name: 'department', description: 'Department.' }),
+  attribute({ name: 'employeeNumber', description: 'Employee number.', stored: { column: 'employee_number' } }),
+  attribute({ name: 'department', description: 'Department.', stored: { column: 'department' } }),
   attribute({
     name: 'manager',
     type: 'complex',
     description: "The user's manager: a user of the same tenant.",
     subAttributes: [
-      attribute({ name: 'value', description: "The manager's id.", caseExact: true }),
+      attribute({ name: 'value', description: "The manager's id.", caseExact: true, stored: { column: 'manager_id' } }),
       attribute({ name: '$ref', type: 'reference', referenceTypes: ['User'], description: "The manager's URI.", mutability: 'readOnly' }),
       attribute({ name: 'displayName', description: "The manager's display name.", mutability: 'readOnly' }),
     ],
@@ -118,6 +136,7 @@ const GROUP_ATTRIBUTES: AttributeDefinition[] = [
     description: 'Name of the group; unique within the tenant regardless of case.',
     required: true,
     uniqueness: 'server',
+    stored: { column: 'display_name' },
   }),
   attribute({
     name: 'members',
@@ -128,8 +147,10 @@ const GROUP_ATTRIBUTES: AttributeDefinition[] = [
   }),
 ];
 
-/** Attributes every resource has (RFC 7643 §3.1). */
-const COMMON_ATTRIBUTES: AttributeDefinition[] = [
+const STORED_META: Record<string, string> = { created: 'created_at', lastModified: 'updated_at' };
+
+/** Attributes every resource has (RFC 7643 §3.1); a group's id is a uuid. */
+const commonAttributes = (uuid: boolean): AttributeDefinition[] => [
   attribute({
     name: 'id',
     description: 'Identifier assigned by the service provider.',
@@ -137,8 +158,14 @@ const COMMON_ATTRIBUTES: AttributeDefinition[] = [
     mutability: 'readOnly',
     returned: 'always',
     uniqueness: 'server',
+    stored: { column: 'id', uuid },
   }),
-  attribute({ name: 'externalId', description: 'Identifier assigned by the client; unique within the tenant.', caseExact: true }),
+  attribute({
+    name: 'externalId',
+    description: 'Identifier assigned by the client; unique within the tenant.',
+    caseExact: true,
+    stored: { column: 'external_id' },
+  }),
   attribute({
     name: 'meta',
     type: 'complex',
@@ -150,7 +177,9 @@ const COMMON_ATTRIBUTES: AttributeDefinition[] = [
         type: name === 'created' || name === 'lastModified' ? 'dateTime' : name === 'location' ? 'reference' : 'string',
         caseExact: true,
         mutability: 'readOnly',
+        returned: name === 'resourceType' ? 'always' : 'default',
         description: `meta.${name}`,
+        ...(STORED_META[name] ? { stored: { column: STORED_META[name] } } : {}),
       }),
     ),
   }),
@@ -178,14 +207,44 @@ export interface ResourceAttributes {
 
 export const RESOURCE_ATTRIBUTES: Record<ResourceKind, ResourceAttributes> = {
   User: {
-    core: [...COMMON_ATTRIBUTES, ...USER_ATTRIBUTES],
+    core: [...commonAttributes(false), ...USER_ATTRIBUTES],
     coreUrn: USER_SCHEMA,
     extensions: { [ENTERPRISE_SCHEMA]: ENTERPRISE_ATTRIBUTES },
   },
-  Group: { core: [...COMMON_ATTRIBUTES, ...GROUP_ATTRIBUTES], coreUrn: GROUP_SCHEMA, extensions: {} },
+  Group: { core: [...commonAttributes(true), ...GROUP_ATTRIBUTES], coreUrn: GROUP_SCHEMA, extensions: {} },
 };
 
-export function findAttribute(list: readonly AttributeDefinition[], name: string): AttributeDefinition | undefined {
+/**
+ * `schemas` (RFC 7643 §3): named by `attributes` and filters, returned always; not a PATCH target
+ * nor a body attribute (the resource's URNs are the server's), so not in RESOURCE_ATTRIBUTES.
+ */
+const SCHEMAS_ATTRIBUTE = attribute({
+  name: 'schemas',
+  type: 'reference',
+  multiValued: true,
+  caseExact: true,
+  returned: 'always',
+  mutability: 'readOnly',
+  description: 'The URNs of the schemas the resource uses.',
+});
+
+/** One schema of a resource type: its attributes sit at the top level (core) or under the URN (extension). */
+export interface ResourceSchema {
+  urn: string;
+  extension: boolean;
+  attributes: readonly AttributeDefinition[];
+}
+
+/** The schemas of each resource type, core first: an unqualified name is looked up in that order. */
+export const RESOURCE_SCHEMAS: Record<ResourceKind, readonly ResourceSchema[]> = {
+  User: [
+    { urn: USER_SCHEMA, extension: false, attributes: [SCHEMAS_ATTRIBUTE, ...RESOURCE_ATTRIBUTES.User.core] },
+    { urn: ENTERPRISE_SCHEMA, extension: true, attributes: ENTERPRISE_ATTRIBUTES },
+  ],
+  Group: [{ urn: GROUP_SCHEMA, extension: false, attributes: [SCHEMAS_ATTRIBUTE, ...RESOURCE_ATTRIBUTES.Group.core] }],
+};
+
+export function findAttribute(list: readonly AttributeDefinition[] | undefined, name: string): AttributeDefinition | undefined {
   const lower = name.toLowerCase();
-  return list.find((a) => a.name.toLowerCase() === lower);
+  return list?.find((a) => a.name.toLowerCase() === lower);
 }
