@@ -9,7 +9,7 @@
  * two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself (decision 74).
  * Arguments are passed to both tap runs unchanged; given any, both runs take exactly those.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,6 +126,9 @@ if (extraArgs.length === 0) {
   const once = all.filter((f) => !reachesDatabase(f)).map((f) => path.relative(root, f));
   console.log(`not repeated on PostgreSQL (no database reached): ${once.join(', ') || 'none'}`);
 }
+// tap rebuilds its Test class when the configured plugins differ from the installed build (always so
+// on a fresh `npm ci`); two runs starting together would both rebuild it and trip over each other.
+execFileSync('npx', ['tap', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 // The two runs go side by side: a run alone keeps about one of the two cores busy (test files wait
 // on sockets, timers and the PostgreSQL server), so together they finish in little more than the
 // longer one (decision 74).
