@@ -43,6 +43,15 @@ export interface Config {
   webhookConcurrency: number;
   webhookRatePerEndpoint: number;
   webhookAllowPrivateTargets: boolean;
+  /** Whether the server process runs a delivery worker itself (WEBHOOK_WORKER=off: only `npm run worker`). */
+  webhookWorker: boolean;
+  /** How long the previous secret still signs deliveries after a rotation, in seconds. */
+  webhookSecretOverlapS: number;
+  /**
+   * The DNS server names are resolved with (DNS_RESOLVER, `host:port`), for webhook targets and
+   * domain verification; null: the system resolver.
+   */
+  dnsResolver: { host: string; port: number } | null;
   /** Time a client has to send a whole request (headers within min(this, 60 s)); then 408. */
   httpRequestTimeoutMs: number;
   logLevel: string;
@@ -97,6 +106,18 @@ function readDatabase(env: Env, dataDir: string): DatabaseTarget {
     'DATABASE_URL',
     `expected unset (embedded database under DATA_DIR), "memory:" or a postgres://user:pass@host:port/db URL, got "${raw}"`,
   );
+}
+
+function readResolver(env: Env): Config['dnsResolver'] {
+  const raw = env.DNS_RESOLVER?.trim();
+  if (!raw) return null;
+  // host:port, with an IPv6 host in brackets ([::1]:5353).
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw);
+  const port = match ? Number(match[3]) : 0;
+  if (!match || port < 1 || port > 65535) {
+    throw new ConfigError('DNS_RESOLVER', `expected host:port (e.g. 127.0.0.1:5353 or [::1]:53), got "${raw}"`);
+  }
+  return { host: match[1] ?? match[2]!, port };
 }
 
 function readRetryDelays(env: Env): number[] {
@@ -165,6 +186,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     webhookRatePerEndpoint: readInt(env, 'WEBHOOK_RATE_PER_ENDPOINT', 100, 1),
     webhookAllowPrivateTargets: readBool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    webhookWorker: readBool(env, 'WEBHOOK_WORKER', true),
+    // A day by default: long enough for a consumer to deploy the new secret.
+    webhookSecretOverlapS: readInt(env, 'WEBHOOK_SECRET_OVERLAP_S', 86_400, 0, 30 * 86_400),
+    dnsResolver: readResolver(env),
     httpRequestTimeoutMs: readInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100),
     logLevel,
   };

@@ -284,6 +284,86 @@ export interface UsersTable {
 /** A users row as selected. */
 export type UsersRow = Selectable<UsersTable>;
 
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  status: string;
+  response_code: number | null;
+  response_time_ms: number;
+  response_body: string | null;
+  error: string | null;
+  next_retry_at: Date | null;
+  attempted_at: Generated<Date>;
+}
+
+/** A webhook_attempts row as selected. */
+export type WebhookAttemptsRow = Selectable<WebhookAttemptsTable>;
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  endpoint_id: string;
+  event_id: string;
+  event_position: number;
+  ordering_key: string | null;
+  state: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  lease_expires_at: Date | null;
+  leased_by: string | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  completed_at: Date | null;
+}
+
+/** A webhook_deliveries row as selected. */
+export type WebhookDeliveriesRow = Selectable<WebhookDeliveriesTable>;
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  url: string;
+  events: string[];
+  description: string | null;
+  api_version: string;
+  payload: Generated<string>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  status: Generated<string>;
+  total_attempts: Generated<number>;
+  successful_deliveries: Generated<number>;
+  consecutive_failures: Generated<number>;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  disabled_at: Date | null;
+  rate_window_start: Generated<Date>;
+  rate_window_count: Generated<number>;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A webhook_endpoints row as selected. */
+export type WebhookEndpointsRow = Selectable<WebhookEndpointsTable>;
+
+export interface WebhookEventsTable {
+  id: Generated<string>;
+  position: Generated<number>;
+  type: string;
+  resource_type: string;
+  resource_id: string;
+  sequence: number | null;
+  object: Json;
+  previous_attributes: Json | null;
+  test: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+/** A webhook_events row as selected. */
+export type WebhookEventsRow = Selectable<WebhookEventsTable>;
+
 export interface DB {
   app_config: AppConfigTable;
   blob_chunks: BlobChunksTable;
@@ -308,4 +388,8 @@ export interface DB {
   tags: TagsTable;
   tenants: TenantsTable;
   users: UsersTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
 }

@@ -9,6 +9,7 @@ import * as m0007 from './0007_post_metadata.ts';
 import * as m0008 from './0008_tenants_and_scim_tokens.ts';
 import * as m0009 from './0009_scim_resources.ts';
 import * as m0010 from './0010_sessions.ts';
+import * as m0011 from './0011_webhooks.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_tenants_and_scim_tokens': m0008,
   '0009_scim_resources': m0009,
   '0010_sessions': m0010,
+  '0011_webhooks': m0011,
 };

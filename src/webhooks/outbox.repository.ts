@@ -1,0 +1,60 @@
+/**
+ * The transactional outbox: an event row and its fan-out to every subscribed endpoint, in ONE
+ * statement run inside the caller's transaction. A committed change therefore always has its event
+ * and its deliveries queued, and a rolled-back one has neither. The fan-out decides each delivery's
+ * starting state from the endpoint's status at that moment: active → pending, degraded → held
+ * (stored, sent once the endpoint is active again), disabled → skipped (replayable). The insert's
+ * trigger wakes the workers on commit (migration 0011).
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../db/transaction.ts';
+import { ALL_EVENTS, type EventType } from './event-types.ts';
+
+export interface NewEvent {
+  type: EventType;
+  resourceType: string;
+  resourceId: string;
+  /** The resource's version after the change (the envelope's `sequence`); null when it has none. */
+  sequence: number | null;
+  /** The resource in the current REST v1 shape. */
+  object: Record<string, unknown>;
+  /** The changed attributes with their earlier values (REST field names); null when not a change. */
+  previousAttributes?: Record<string, unknown> | null;
+}
+
+/** Records the event and queues it for every subscribed endpoint; returns the event id. */
+export async function recordEvent(db: Executor, event: NewEvent): Promise<string> {
+  const { rows } = await sql<{ id: string }>`
+    with event as (
+      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes)
+      values (${event.type}, ${event.resourceType}, ${event.resourceId}, ${event.sequence},
+              ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb)
+      returning id, position
+    ), queued as (
+      insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+      select e.id, event.id, event.position, ${`${event.resourceType}:${event.resourceId}`},
+             case e.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
+      from webhook_endpoints e, event
+      where ${event.type} = any(e.events) or ${ALL_EVENTS} = any(e.events)
+    )
+    select id from event`.execute(db);
+  return rows[0]!.id;
+}
+
+/**
+ * Records a test event for one endpoint only (never fanned out, outside any ordering) and queues
+ * its delivery whatever the endpoint's status: the operator asked for it explicitly.
+ */
+export async function recordTestEvent(db: Executor, endpointId: string, event: NewEvent): Promise<{ eventId: string; deliveryId: string }> {
+  const { rows } = await sql<{ event_id: string; delivery_id: string }>`
+    with event as (
+      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, test)
+      values (${event.type}, ${event.resourceType}, ${event.resourceId}, ${event.sequence},
+              ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb, true)
+      returning id, position
+    )
+    insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+    select ${endpointId}::uuid, event.id, event.position, null, 'pending' from event
+    returning event_id, id as delivery_id`.execute(db);
+  return { eventId: rows[0]!.event_id, deliveryId: rows[0]!.delivery_id };
+}
