@@ -27,9 +27,14 @@ export function classifyAddress(address: string): AddressVerdict {
   return { allowed: range === 'unicast', range };
 }
 
-/** The refusal of an address under the policy, or null when it may be dialled. */
-export function addressRefusal(address: string, allowPrivateTargets: boolean): string | null {
-  if (allowPrivateTargets) return ipaddr.isValid(address.replace(/%.*$/, '')) ? null : `${address} is not an IP address`;
+/**
+ * The refusal of an address under the policy, or null when it may be dialled. `allowLoopback`
+ * (WEBHOOK_ALLOW_PRIVATE_TARGETS=true) opens exactly 127.0.0.0/8 and ::1, for receivers that tests
+ * run on loopback (decision 75): every other internal range stays refused, so the address-safety
+ * tests can run with it on and no test can ever be made to dial a non-loopback internal address.
+ */
+export function addressRefusal(address: string, allowLoopback: boolean): string | null {
   const verdict = classifyAddress(address);
-  return verdict.allowed ? null : `${address} is a ${verdict.range} address; webhooks are only delivered to public addresses`;
+  if (verdict.allowed || (allowLoopback && verdict.range === 'loopback')) return null;
+  return `${address} is a ${verdict.range} address; webhooks are only delivered to public addresses`;
 }
