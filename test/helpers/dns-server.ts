@@ -54,7 +54,7 @@ export async function startDnsServer(t: Test): Promise<DnsServer> {
   });
   socket.bind(0, '127.0.0.1');
   await once(socket, 'listening');
-  const port = (socket.address() as AddressInfo).port;
+  const port = socket.address().port;
   const server: DnsServer = {
     address: `127.0.0.1:${port}`,
     port,

@@ -101,7 +101,7 @@ export async function startReceiver(t: Test, options: ReceiverOptions = {}): Pro
   const names = options.names ?? ['localhost', '127.0.0.1', '::1'];
   const { cert, key } = await serverCertificate(names, { untrusted: options.untrusted });
   const requests: ReceivedRequest[] = [];
-  let respond = options.respond ?? (() => ({ status: 200 }));
+  let respond: (request: ReceivedRequest, index: number) => Reply | Promise<Reply> = options.respond ?? (() => ({ status: 200 }));
   const waiters: { count: number; resolve: () => void }[] = [];
   const hanging = new Set<ServerResponse>();
 
