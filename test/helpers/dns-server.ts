@@ -6,7 +6,6 @@
  */
 import dgram from 'node:dgram';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Test } from 'tap';
 
