@@ -3,6 +3,7 @@
  * Each variable is parsed by a small typed reader so that a bad value fails start-up with one line
  * naming the variable, instead of surfacing later as an odd runtime error.
  */
+import net from 'node:net';
 import path from 'node:path';
 
 export type DatabaseTarget =
@@ -48,7 +49,7 @@ export interface Config {
   /** How long the previous secret still signs deliveries after a rotation, in seconds. */
   webhookSecretOverlapS: number;
   /**
-   * The DNS server names are resolved with (DNS_RESOLVER, `host:port`), for webhook targets and
+   * The DNS server names are resolved with (DNS_RESOLVER, `ip:port`), for webhook targets and
    * domain verification; null: the system resolver.
    */
   dnsResolver: { host: string; port: number } | null;
@@ -111,13 +112,14 @@ function readDatabase(env: Env, dataDir: string): DatabaseTarget {
 function readResolver(env: Env): Config['dnsResolver'] {
   const raw = env.DNS_RESOLVER?.trim();
   if (!raw) return null;
-  // host:port, with an IPv6 host in brackets ([::1]:5353).
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw);
+  // An IP literal and a port (a resolver cannot be found by name): 127.0.0.1:5353 or [::1]:53.
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([\d.]+)):(\d{1,5})$/.exec(raw);
+  const host = match ? (match[1] ?? match[2]!) : '';
   const port = match ? Number(match[3]) : 0;
-  if (!match || port < 1 || port > 65535) {
-    throw new ConfigError('DNS_RESOLVER', `expected host:port (e.g. 127.0.0.1:5353 or [::1]:53), got "${raw}"`);
+  if (!match || !net.isIP(host) || port < 1 || port > 65535) {
+    throw new ConfigError('DNS_RESOLVER', `expected an IP address and port (e.g. 127.0.0.1:5353 or [::1]:53), got "${raw}"`);
   }
-  return { host: match[1] ?? match[2]!, port };
+  return { host, port };
 }
 
 function readRetryDelays(env: Env): number[] {

@@ -17,6 +17,10 @@ t.test('defaults follow the operator contract', async (t) => {
   t.equal(c.webhookConcurrency, 50);
   t.equal(c.webhookRatePerEndpoint, 100);
   t.same(c.webhookRetryDelaysMs, [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000]);
+  t.equal(c.webhookWorker, true);
+  t.equal(c.webhookAllowPrivateTargets, false);
+  t.equal(c.webhookSecretOverlapS, 86_400);
+  t.equal(c.dnsResolver, null);
   t.equal(c.graphiql, true);
   t.equal(c.httpRequestTimeoutMs, 120_000);
   t.equal(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '500' }).httpRequestTimeoutMs, 500);
@@ -25,6 +29,13 @@ t.test('defaults follow the operator contract', async (t) => {
     kind: 'postgres',
     url: 'postgres://u:p@127.0.0.1:5432/db',
   });
+});
+
+t.test('webhook worker switch and the DNS resolver', async (t) => {
+  t.equal(loadConfig({ WEBHOOK_WORKER: 'off' }).webhookWorker, false);
+  t.equal(loadConfig({ WEBHOOK_WORKER: 'on' }).webhookWorker, true);
+  t.same(loadConfig({ DNS_RESOLVER: '127.0.0.1:5353' }).dnsResolver, { host: '127.0.0.1', port: 5353 });
+  t.same(loadConfig({ DNS_RESOLVER: '[::1]:53' }).dnsResolver, { host: '::1', port: 53 });
 });
 
 t.test('production turns the explorer off and requires a JWT secret', async (t) => {
@@ -47,6 +58,13 @@ t.test('each bad value names its variable', async (t) => {
     [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ WEBHOOK_WORKER: 'sometimes' }, 'WEBHOOK_WORKER'],
+    [{ WEBHOOK_SECRET_OVERLAP_S: '-1' }, 'WEBHOOK_SECRET_OVERLAP_S'],
+    [{ DNS_RESOLVER: '127.0.0.1' }, 'DNS_RESOLVER'],
+    [{ DNS_RESOLVER: '127.0.0.1:0' }, 'DNS_RESOLVER'],
+    [{ DNS_RESOLVER: '::1:53' }, 'DNS_RESOLVER'],
+    [{ DNS_RESOLVER: 'resolver.internal:53' }, 'DNS_RESOLVER'],
+    [{ DNS_RESOLVER: '999.1.1.1:53' }, 'DNS_RESOLVER'],
   ];
   for (const [env, variable] of cases) {
     const error = t.throws(() => loadConfig(env)) as ConfigError;
