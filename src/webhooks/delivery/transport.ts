@@ -110,30 +110,31 @@ export function createTransport(options: TransportOptions): (request: OutboundRe
 
   function hop(url: URL, request: OutboundRequest, deadline: number): Promise<HopResult> {
     return new Promise((resolve) => {
+      // IP literals never go through `lookup`: check them here.
+      const literal = url.hostname.replace(/^\[|\]$/g, '');
+      if (/^[\d.]+$|:/.test(literal)) {
+        const refusal = addressRefusal(literal, options.allowPrivateTargets);
+        if (refusal) return resolve({ error: { error: 'address_refused', message: refusal } });
+      }
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
+      const req = https.request(url, {
+        method: 'POST',
+        agent,
+        headers: { ...request.headers, 'user-agent': options.userAgent, 'content-length': Buffer.byteLength(request.body) },
+      });
+      const timer = setTimeout(
+        () => {
+          req.destroy();
+          finish({ error: { error: 'timeout', message: `no complete response within ${options.timeoutMs} ms` } });
+        },
+        Math.max(deadline - Date.now(), 1),
+      );
       const finish = (result: HopResult) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         resolve(result);
       };
-      const remaining = Math.max(deadline - Date.now(), 1);
-      // IP literals never go through `lookup`: check them here.
-      const literal = url.hostname.replace(/^\[|\]$/g, '');
-      if (/^[\d.]+$|:/.test(literal)) {
-        const refusal = addressRefusal(literal, options.allowPrivateTargets);
-        if (refusal) return finish({ error: { error: 'address_refused', message: refusal } });
-      }
-      const req = https.request(url, {
-        method: 'POST',
-        agent,
-        headers: { ...request.headers, 'user-agent': options.userAgent, 'content-length': Buffer.byteLength(request.body) },
-      });
-      timer = setTimeout(() => {
-        req.destroy();
-        finish({ error: { error: 'timeout', message: `no complete response within ${options.timeoutMs} ms` } });
-      }, remaining);
       req.on('error', (error: NodeJS.ErrnoException) => finish({ error: classifyError(error) }));
       req.on('response', (response) => {
         const chunks: Buffer[] = [];
