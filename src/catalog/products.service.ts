@@ -7,6 +7,7 @@ import { conflict, isUniqueViolation, notFound, validationFailed, VersionMismatc
 import { insertBlob, readBlob } from '../files/blobs.repository.ts';
 import { detectImage, type StoredImageType } from './images.ts';
 import * as repo from './products.repository.ts';
+import { recordProductCreated, recordProductDeleted, recordProductUpdated } from '../webhooks/events/product-events.ts';
 
 export type { ProductRecord, ProductAttribute, ProductImageSummary, ProductSortField } from './products.repository.ts';
 
@@ -125,7 +126,9 @@ export class ProductsService {
     try {
       return await inTransaction(this.db, async (trx) => {
         const id = await repo.insertProduct(trx, rowOf(command), command.attributes ?? []);
-        return (await repo.findProductById(trx, id))!;
+        const product = (await repo.findProductById(trx, id))!;
+        await recordProductCreated(trx, product);
+        return product;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateSku(command.sku);
@@ -138,9 +141,12 @@ export class ProductsService {
     checkAttributes(command.attributes);
     try {
       return await inTransaction(this.db, async (trx) => {
+        const before = await repo.findProductById(trx, id);
         if (!(await repo.updateProduct(trx, id, rowOf(command), expected))) await refuseUpdate(trx, id);
         await repo.replaceAttributes(trx, id, command.attributes ?? []);
-        return (await repo.findProductById(trx, id))!;
+        const after = (await repo.findProductById(trx, id))!;
+        await recordProductUpdated(trx, before!, after);
+        return after;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateSku(command.sku);
@@ -161,13 +167,21 @@ export class ProductsService {
       return product;
     }
     return inTransaction(this.db, async (trx) => {
+      const before = await repo.findProductById(trx, id);
       if (!(await repo.updateProduct(trx, id, changes, expected))) await refuseUpdate(trx, id);
-      return (await repo.findProductById(trx, id))!;
+      const after = (await repo.findProductById(trx, id))!;
+      await recordProductUpdated(trx, before!, after);
+      return after;
     });
   }
 
   async delete(id: string): Promise<void> {
-    const deleted = await inTransaction(this.db, (trx) => repo.deleteProduct(trx, id));
+    const deleted = await inTransaction(this.db, async (trx) => {
+      const product = await repo.findProductById(trx, id);
+      if (!product || !(await repo.deleteProduct(trx, id))) return false;
+      await recordProductDeleted(trx, product);
+      return true;
+    });
     if (!deleted) throw productNotFound(id);
   }
 

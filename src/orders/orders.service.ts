@@ -13,6 +13,7 @@ import { assertCustomerAccess } from './access.ts';
 import { findCustomer } from './customers.repository.ts';
 import { customerNotFound } from './customers.service.ts';
 import * as repo from './orders.repository.ts';
+import { recordOrderChanged, recordOrderCreated } from '../webhooks/events/order-events.ts';
 import { TRANSITIONS, transitionRefusal, type OrderAction } from './transitions.ts';
 
 export type { OrderRecord, OrderStatus, OrderSortField } from './orders.repository.ts';
@@ -84,7 +85,9 @@ export class OrdersService {
         return { productId: item.productId, name: snapshot.name, unitPrice: snapshot.price, quantity: item.quantity };
       });
       const id = await repo.insertOrder(trx, customer.id, lines);
-      return (await repo.findOrder(trx, id))!;
+      const order = (await repo.findOrder(trx, id))!;
+      await recordOrderCreated(trx, order);
+      return order;
     });
   }
 
@@ -172,7 +175,9 @@ export class OrdersService {
         throw refuse((await repo.findOrder(trx, id))!);
       }
       await after?.(trx);
-      return (await repo.findOrder(trx, id))!;
+      const changed = (await repo.findOrder(trx, id))!;
+      await recordOrderChanged(trx, order, changed);
+      return changed;
     });
   }
 }
