@@ -9,11 +9,14 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { deriveCursorSecret } from './http/cursor.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 
 export interface Server {
   app: App;
   database: DatabaseHandle;
-  /** Stops the HTTP server (in-flight requests finish), then closes the database. */
+  /** The in-process webhook delivery worker; null with WEBHOOK_WORKER=off. */
+  worker: DeliveryWorker | null;
+  /** Stops the delivery worker and the HTTP server (in-flight work finishes), then closes the database. */
   close(): Promise<void>;
 }
 
@@ -51,14 +54,34 @@ export async function buildServerApp(
   });
 }
 
-export async function createServer(config: Config): Promise<Server> {
+export interface ServerOptions {
+  /** Extra CAs the webhook transport trusts (tests whose receivers use a test CA in this process). */
+  webhookCa?: string;
+}
+
+export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const database = await openMigrated(config);
   try {
     const app = await buildServerApp(config, database);
+    if (config.webhookAllowPrivateTargets) {
+      app.http.log.warn(
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production',
+      );
+    }
+    const worker = config.webhookWorker
+      ? await startDeliveryWorker({
+          config,
+          database,
+          log: app.http.log,
+          ...(options.webhookCa ? { ca: options.webhookCa } : {}),
+        })
+      : null;
     return {
       app,
       database,
+      worker,
       close: async () => {
+        await worker?.stop();
         await app.http.close();
         await database.close();
       },

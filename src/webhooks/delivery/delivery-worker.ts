@@ -156,7 +156,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       completion.error = result.kind === 'error' ? `${result.error}: ${result.message}` : null;
       const delay =
         outcome.result === 'retry'
-          ? retryDelayMs(d.attempt, config.webhookRetryDelaysMs, outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {})
+          ? retryDelayMs(
+              d.attempt,
+              config.webhookRetryDelaysMs,
+              outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {},
+            )
           : null;
       if (outcome.result === 'final') {
         completion.state = 'failed';

@@ -32,7 +32,13 @@ const STATUS_EVENTS: Partial<Record<OrderRecord['status'], EventType>> = {
 };
 
 export async function recordOrderCreated(db: Executor, order: OrderRecord): Promise<void> {
-  await recordEvent(db, { type: 'order.created', resourceType: 'order', resourceId: order.id, sequence: order.version, object: orderObject(order) });
+  await recordEvent(db, {
+    type: 'order.created',
+    resourceType: 'order',
+    resourceId: order.id,
+    sequence: order.version,
+    object: orderObject(order),
+  });
 }
 
 export async function recordOrderChanged(db: Executor, before: OrderRecord, after: OrderRecord): Promise<void> {
@@ -43,8 +49,6 @@ export async function recordOrderChanged(db: Executor, before: OrderRecord, afte
   const statusEvent = before.status !== after.status ? STATUS_EVENTS[after.status] : undefined;
   if (!statusEvent) return;
   const shippedPrevious =
-    statusEvent === 'order.shipped'
-      ? { status: previous.status, trackingNumber: previous.trackingNumber }
-      : { status: previous.status };
+    statusEvent === 'order.shipped' ? { status: previous.status, trackingNumber: previous.trackingNumber } : { status: previous.status };
   await recordEvent(db, { ...base, type: statusEvent, previousAttributes: shippedPrevious });
 }
