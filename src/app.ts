@@ -18,6 +18,7 @@ import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
 import { ordersPlugin } from './orders/orders.plugin.ts';
 import { createServices, type Services } from './services.ts';
+import { webhooksPlugin } from './webhooks/webhooks.plugin.ts';
 
 export interface AppDependencies {
   config: Config;
@@ -53,6 +54,7 @@ export async function buildApp({ config, database, cursorSecret, jwtSecret, cred
   await http.register(filesPlugin, { services, authenticate });
   await http.register(postsPlugin, { services, authenticate, cursorSecret });
   await http.register(identityPlugin, { services, authenticate, baseUrl: config.baseUrl });
+  await http.register(webhooksPlugin, { services, authenticate, cursorSecret });
   await http.register(graphqlPlugin, { config, database, services, authenticate, verifier });
 
   return { http, services };

@@ -14,6 +14,8 @@ import { SessionsService } from './identity/sessions.service.ts';
 import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
 import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
+import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
+import { createNameResolver } from './webhooks/name-resolver.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -38,9 +40,14 @@ export interface Services {
   /** SCIM 2.0 users and groups, always within the tenant the caller names. */
   scimUsers: ScimUsersService;
   scimGroups: ScimGroupsService;
+  /** Webhook endpoints: registration (address-checked), rotation, test, replay, attempts, health. */
+  webhookEndpoints: WebhookEndpointsService;
 }
 
-export function createServices(db: Database, config: Pick<Config, 'authSessionTtlS'>): Services {
+export function createServices(
+  db: Database,
+  config: Pick<Config, 'authSessionTtlS' | 'dnsResolver' | 'webhookAllowPrivateTargets' | 'webhookSecretOverlapS'>,
+): Services {
   const posts = new PostsService(db);
   const tenants = new TenantsService(db);
   return {
@@ -59,6 +66,11 @@ export function createServices(db: Database, config: Pick<Config, 'authSessionTt
     sessions: new SessionsService(db, config.authSessionTtlS),
     scimUsers: new ScimUsersService(db),
     scimGroups: new ScimGroupsService(db),
+    webhookEndpoints: new WebhookEndpointsService(db, {
+      resolve: createNameResolver(config.dnsResolver),
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      secretOverlapS: config.webhookSecretOverlapS,
+    }),
   };
 }
 

@@ -6,6 +6,7 @@ import type { paths as PostsPaths } from '../openapi/posts.ts';
 import type { paths as RestV1Paths } from '../openapi/rest-v1.ts';
 import type { paths as RestV2Paths } from '../openapi/rest-v2.ts';
 import type { paths as ScimPaths } from '../openapi/scim.ts';
+import type { paths as WebhooksPaths } from '../openapi/webhooks.ts';
 
 /** Typed client for openapi/admin.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export function createAdminClient(options: ClientOptions = {}) {
@@ -35,4 +36,9 @@ export function createRestV2Client(options: ClientOptions = {}) {
 /** Typed client for openapi/scim.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export function createScimClient(options: ClientOptions = {}) {
   return createClient<ScimPaths>(options);
+}
+
+/** Typed client for openapi/webhooks.yaml: paths, parameters, bodies and responses are checked at compile time. */
+export function createWebhooksClient(options: ClientOptions = {}) {
+  return createClient<WebhooksPaths>(options);
 }

@@ -28,6 +28,7 @@ export interface TestServer {
   posts: TypedClients['posts'];
   ops: TypedClients['ops'];
   admin: TypedClients['admin'];
+  webhooks: TypedClients['webhooks'];
   token(sub: string, roles?: string[]): Promise<string>;
 }
 

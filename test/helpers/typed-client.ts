@@ -11,6 +11,7 @@ import {
   createPostsClient,
   createRestV1Client,
   createRestV2Client,
+  createWebhooksClient,
 } from '../../generated/client/rest.ts';
 import { contractRegistry, type ContractRegistry } from './contract.ts';
 
@@ -34,8 +35,9 @@ export function typedClients(baseUrl: string, registry?: ContractRegistry) {
   const posts = createPostsClient({ baseUrl });
   const ops = createOpsClient({ baseUrl });
   const admin = createAdminClient({ baseUrl });
-  for (const client of [v1, v2, posts, ops, admin]) client.use(middleware);
-  return { v1, v2, posts, ops, admin };
+  const webhooks = createWebhooksClient({ baseUrl });
+  for (const client of [v1, v2, posts, ops, admin, webhooks]) client.use(middleware);
+  return { v1, v2, posts, ops, admin, webhooks };
 }
 
 export type TypedClients = ReturnType<typeof typedClients>;

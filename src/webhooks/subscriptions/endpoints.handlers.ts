@@ -1,0 +1,105 @@
+/** openapi/webhooks.yaml: every operation ADMIN-only by the document; lists paged by signed cursors. */
+import type { operations } from '../../../generated/openapi/webhooks.ts';
+import { callerKey, CursorCodec } from '../../http/cursor.ts';
+import type { OperationHandlers } from '../../http/openapi-routes.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { PageAfter, WebhookEndpointsService } from './endpoints.service.ts';
+import * as view from './endpoints.representation.ts';
+
+const isPageAfter = (v: unknown): v is PageAfter =>
+  typeof v === 'object' && v !== null && typeof (v as PageAfter).at === 'string' && typeof (v as PageAfter).id === 'string';
+
+/** The `webhooks` section's operations describe requests the server sends, not routes it serves. */
+type ServedOperations = { [K in keyof operations as K extends `${'order' | 'product'}${string}Event` ? never : K]: operations[K] };
+
+export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret: Uint8Array): OperationHandlers<ServedOperations> {
+  const codec = new CursorCodec(cursorSecret);
+  const caller = (principal: Principal | null | undefined) => callerKey(principal?.username ?? null);
+
+  /** Decodes `cursor`, runs the page query (limit + 1 rows), and answers `{data, pagination}`. */
+  async function page<Row extends { page_at: string }, Item>(
+    scope: string,
+    principal: Principal | null | undefined,
+    query: { limit?: number; cursor?: string },
+    load: (limit: number, after?: PageAfter) => Promise<Row[]>,
+    idOf: (row: Row) => string,
+    toItem: (row: Row) => Item,
+  ) {
+    const limit = query.limit ?? 20;
+    const after = query.cursor ? codec.decode(scope, caller(principal), query.cursor, 'cursor', isPageAfter) : undefined;
+    const rows = await load(limit, after);
+    const hasNext = rows.length > limit;
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    const cursor = hasNext && last ? codec.encode(scope, caller(principal), { at: last.page_at, id: idOf(last) }) : null;
+    return { data: items.map(toItem), pagination: { cursor, has_next: hasNext, limit } };
+  }
+
+  return {
+    listWebhookEndpoints: (request) =>
+      page(
+        'webhooks.endpoints',
+        request.principal,
+        request.query,
+        (l: number, a?: PageAfter) => service.list(l, a),
+        (r) => r.id,
+        view.toEndpoint,
+      ),
+
+    createWebhookEndpoint: async (request, reply) => {
+      const endpoint = await service.create(request.body);
+      // Carries the secret: no cache may keep it.
+      reply.code(201).header('Location', view.endpointPath(endpoint.id)).header('Cache-Control', 'no-store');
+      return view.toEndpointWithSecret(endpoint);
+    },
+
+    listWebhookDeadLetters: (request) =>
+      page(
+        `webhooks.dead-letters:${request.query.endpoint_id ?? '*'}`,
+        request.principal,
+        request.query,
+        (l: number, a?: PageAfter) => service.deadLetters(request.query.endpoint_id, l, a),
+        (r) => r.delivery_id,
+        view.toDeadLetter,
+      ),
+
+    getWebhookEndpoint: async (request) => view.toEndpoint(await service.get(request.params.endpointId)),
+
+    updateWebhookEndpoint: async (request) => view.toEndpoint(await service.update(request.params.endpointId, request.body)),
+
+    deleteWebhookEndpoint: async (request, reply) => {
+      await service.delete(request.params.endpointId);
+      return reply.code(204).send();
+    },
+
+    enableWebhookEndpoint: async (request) => view.toEndpoint(await service.enable(request.params.endpointId)),
+
+    rotateWebhookSecret: async (request, reply) => {
+      const endpoint = await service.rotateSecret(request.params.endpointId, request.body ?? {});
+      reply.header('Cache-Control', 'no-store');
+      return view.toEndpointWithSecret(endpoint);
+    },
+
+    testWebhookEndpoint: async (request, reply) => {
+      reply.code(202);
+      return view.toQueued(await service.test(request.params.endpointId, request.body.event_type));
+    },
+
+    replayWebhookEvent: async (request, reply) => {
+      reply.code(202);
+      return view.toQueued(await service.replay(request.params.endpointId, request.body.event_id));
+    },
+
+    listWebhookAttempts: (request) =>
+      page(
+        `webhooks.attempts:${request.params.endpointId}`,
+        request.principal,
+        request.query,
+        (l: number, a?: PageAfter) => service.attempts(request.params.endpointId, l, a),
+        (r) => r.id,
+        view.toAttempt,
+      ),
+
+    getWebhookHealth: async (request) => view.toHealth(await service.get(request.params.endpointId)),
+  };
+}

@@ -1,0 +1,153 @@
+/** Webhook endpoints, attempts and dead letters as stored (migration 0011). */
+import { sql } from 'kysely';
+import type { WebhookAttemptsRow, WebhookEndpointsRow } from '../../../generated/db/types.ts';
+import type { Executor } from '../../db/transaction.ts';
+
+export type EndpointRow = WebhookEndpointsRow;
+
+/** Where a newest-first page continues: after the row with this time and id. */
+export interface PageAfter {
+  at: string;
+  id: string;
+}
+
+export function findEndpoint(db: Executor, id: string): Promise<EndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function insertEndpoint(
+  db: Executor,
+  row: Pick<EndpointRow, 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'secret'>,
+): Promise<EndpointRow> {
+  return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateEndpoint(
+  db: Executor,
+  id: string,
+  changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'description' | 'api_version' | 'payload'>>,
+): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ ...changes, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteEndpoint(db: Executor, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Disabled → active with the failure count reset; undefined when the endpoint is not disabled. */
+export function enableEndpoint(db: Executor, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'active', consecutive_failures: 0, disabled_at: null, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('status', '=', 'disabled')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function rotateSecret(db: Executor, id: string, secret: string, overlapSeconds: number): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({
+      previous_secret: sql<string>`secret`,
+      previous_secret_expires_at: sql<Date>`now() + ${overlapSeconds} * interval '1 second'`,
+      secret,
+      version: sql<number>`version + 1`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** `page_at`: the ordering time as PostgreSQL text, at full (microsecond) precision, for the cursor. */
+export type Paged<T> = T & { page_at: string };
+
+export function pageEndpoints(db: Executor, limit: number, after?: PageAfter): Promise<Paged<EndpointRow>[]> {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .select(sql<string>`created_at::text`.as('page_at'));
+  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+}
+
+export function pageAttempts(db: Executor, endpointId: string, limit: number, after?: PageAfter): Promise<Paged<WebhookAttemptsRow>[]> {
+  let query = db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .select(sql<string>`attempted_at::text`.as('page_at'))
+    .where('endpoint_id', '=', endpointId);
+  if (after) query = query.where(sql<boolean>`(attempted_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
+  return query
+    .orderBy('attempted_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+}
+
+export interface DeadLetterRow {
+  delivery_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempts: number;
+  last_error: string | null;
+  dead_at: Date;
+}
+
+export function pageDeadLetters(
+  db: Executor,
+  endpointId: string | undefined,
+  limit: number,
+  after?: PageAfter,
+): Promise<Paged<DeadLetterRow>[]> {
+  let query = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id as delivery_id',
+      'd.endpoint_id',
+      'd.event_id',
+      'e.type as event_type',
+      'd.attempts',
+      'd.last_error',
+      sql<Date>`coalesce(d.completed_at, d.created_at)`.as('dead_at'),
+      sql<string>`coalesce(d.completed_at, d.created_at)::text`.as('page_at'),
+    ])
+    .where('d.state', '=', 'dead');
+  if (endpointId) query = query.where('d.endpoint_id', '=', endpointId);
+  if (after)
+    query = query.where(sql<boolean>`(coalesce(d.completed_at, d.created_at), d.id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
+  return query
+    .orderBy(sql`coalesce(d.completed_at, d.created_at)`, 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit + 1)
+    .execute();
+}
+
+/**
+ * Queues the event for the endpoint again when it was ever queued for it: a new `pending` delivery
+ * with the original's ordering key and position and a fresh set of attempts. Undefined otherwise.
+ */
+export async function requeue(db: Executor, endpointId: string, eventId: string): Promise<{ delivery_id: string } | undefined> {
+  const { rows } = await sql<{ delivery_id: string }>`
+    insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+    select d.endpoint_id, d.event_id, d.event_position, d.ordering_key, 'pending'
+    from webhook_deliveries d
+    where d.endpoint_id = ${endpointId} and d.event_id = ${eventId}
+    order by d.created_at
+    limit 1
+    returning id as delivery_id`.execute(db);
+  return rows[0];
+}

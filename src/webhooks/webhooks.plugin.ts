@@ -1,0 +1,21 @@
+/**
+ * The webhooks area's HTTP side: the subscriptions API of openapi/webhooks.yaml (ADMIN callers with a
+ * bearer JWT, Problem Details errors). Delivery runs in the worker (src/webhooks/delivery/), not here.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { operations } from '../../generated/openapi/webhooks.ts';
+import * as bodies from '../../generated/validators/webhooks.bodies.js';
+import * as params from '../../generated/validators/webhooks.params.js';
+import { bearerAuthentication } from '../auth/bearer-hook.ts';
+import { registerOperations } from '../http/openapi-routes.ts';
+import type { AreaOptions } from '../services.ts';
+import { endpointsHandlers } from './subscriptions/endpoints.handlers.ts';
+
+export interface WebhooksOptions extends AreaOptions {
+  cursorSecret: Uint8Array;
+}
+
+export const webhooksPlugin: FastifyPluginAsync<WebhooksOptions> = async (scope, { services, authenticate, cursorSecret }) => {
+  scope.addHook('onRequest', bearerAuthentication(authenticate));
+  registerOperations<operations>(scope, 'webhooks', { params, bodies }, endpointsHandlers(services.webhookEndpoints, cursorSecret));
+};
