@@ -585,7 +585,8 @@ export interface components {
             payload?: "fat" | "thin";
             url?: components["schemas"]["WebhookUrl"];
         };
-        WebhookEndpoint: {
+        WebhookEndpoint: components["schemas"]["WebhookEndpointFields"];
+        WebhookEndpointFields: {
             api_version: string;
             /** Format: date-time */
             created_at: string;
@@ -611,7 +612,7 @@ export interface components {
         };
         WebhookEndpointWithSecret: {
             secret: string;
-        } & components["schemas"]["WebhookEndpoint"];
+        } & components["schemas"]["WebhookEndpointFields"];
         /**
          * @description The REST v1 Order (`/api/v1/orders/{id}`, with the `_links` the
          *     order's owner sees) plus its shipment fields (null until shipped) and

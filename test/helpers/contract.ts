@@ -58,6 +58,23 @@ export class ContractRegistry {
     this.operations.sort((a, b) => b.literalSegments - a.literalSegments);
   }
 
+  /** Throws ContractViolation unless `body` is what openapi/webhooks.yaml's `webhooks` section documents for `eventType`. */
+  validateWebhook(eventType: string, body: unknown): void {
+    const doc = this.ajv.getSchema('openapi:webhooks')!.schema as Json;
+    const requestBody: Json | undefined = doc.webhooks?.[eventType]?.post?.requestBody;
+    if (!requestBody) throw new ContractViolation(`webhook ${eventType} is not documented in openapi/webhooks.yaml`);
+    const ref = `openapi:webhooks${requestBody.$ref as string}/content/application~1json/schema`;
+    let validateFn = this.compiled.get(ref);
+    if (!validateFn) {
+      validateFn = this.ajv.compile({ $ref: ref });
+      this.compiled.set(ref, validateFn);
+    }
+    if (!validateFn(body)) {
+      const detail = (validateFn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+      throw new ContractViolation(`webhook ${eventType} body breaks its schema: ${detail}\n${JSON.stringify(body).slice(0, 2000)}`);
+    }
+  }
+
   static fromGenerated(): ContractRegistry {
     const docs: Record<string, Json> = {};
     for (const f of fs
