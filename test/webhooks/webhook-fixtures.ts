@@ -40,7 +40,7 @@ export async function registerEndpoint(server: WebhookServer, url: string, optio
       body: {
         url,
         events: options.events ?? ['*'],
-        ...(options.payload ? { payload: options.payload } : {}),
+        payload: options.payload ?? 'fat',
         ...(options.secret ? { secret: options.secret } : {}),
       },
       headers: bearer(server.admin_token),
