@@ -10,6 +10,7 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { deriveCursorSecret } from './http/cursor.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
+import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
 
 export interface Server {
   app: App;
@@ -57,6 +58,8 @@ export async function buildServerApp(
 export interface ServerOptions {
   /** Extra CAs the webhook transport trusts (tests whose receivers use a test CA in this process). */
   webhookCa?: string;
+  /** Who is told that an endpoint was disabled; a warning in the log by default. */
+  webhookNotifier?: EndpointNotifier;
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
@@ -74,6 +77,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           database,
           log: app.http.log,
           ...(options.webhookCa ? { ca: options.webhookCa } : {}),
+          ...(options.webhookNotifier ? { notifier: options.webhookNotifier } : {}),
         })
       : null;
     return {

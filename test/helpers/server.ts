@@ -9,6 +9,7 @@ import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/database.ts';
 import { createServer } from '../../src/server.ts';
+import type { EndpointNotifier } from '../../src/webhooks/webhook-observer.ts';
 import { createTestDatabase } from './database.ts';
 import { ContractClient } from './contract.ts';
 import { typedClients, type TypedClients } from './typed-client.ts';
@@ -38,6 +39,8 @@ export interface StartOptions {
   configure?: (app: App) => void | Promise<void>;
   /** Extra CA the webhook transport trusts (the receivers' test CA, test/helpers/webhook-receiver.ts). */
   webhookCa?: string;
+  /** Replaces the log line that tells of a disabled webhook endpoint. */
+  webhookNotifier?: EndpointNotifier;
 }
 
 export async function startServer(t: Test, options: StartOptions = {}): Promise<TestServer> {
@@ -55,7 +58,10 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     }),
     database: target,
   };
-  const server = await createServer(config, options.webhookCa ? { webhookCa: options.webhookCa } : {});
+  const server = await createServer(config, {
+    ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}),
+    ...(options.webhookNotifier ? { webhookNotifier: options.webhookNotifier } : {}),
+  });
   const { app, database } = server;
   await options.configure?.(app);
   await app.http.listen({ port: 0, host: '127.0.0.1' });

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Test } from 'tap';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer, type StartOptions, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf } from '../helpers/typed-client.ts';
 import { testCa, type ReceivedRequest } from '../helpers/webhook-receiver.ts';
 import type { components } from '../../generated/openapi/webhooks.ts';
@@ -22,8 +22,12 @@ export const FAST_WEBHOOKS = {
   WEBHOOK_TIMEOUT_MS: '1500',
 };
 
-export async function startWebhookServer(t: Test, env: Record<string, string> = {}): Promise<WebhookServer> {
-  const server = await startServer(t, { env: { ...FAST_WEBHOOKS, ...env }, webhookCa: (await testCa()).cert });
+export async function startWebhookServer(
+  t: Test,
+  env: Record<string, string> = {},
+  options: Pick<StartOptions, 'webhookNotifier'> = {},
+): Promise<WebhookServer> {
+  const server = await startServer(t, { ...options, env: { ...FAST_WEBHOOKS, ...env }, webhookCa: (await testCa()).cert });
   return Object.assign(server, { admin_token: await server.token('webhook-admin', ['ADMIN']) });
 }
 
@@ -81,4 +85,44 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The delivery rows of an endpoint, oldest event first (state, attempts). */
+export async function deliveriesOf(server: TestServer, endpointId: string) {
+  return server.database.db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event_id', 'state', 'attempts', 'event_position'])
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('event_position')
+    .orderBy('created_at')
+    .execute();
+}
+
+/** Queues a sample event of `type` for the endpoint (POST /test) and returns its event id. */
+export async function sendTest(
+  server: WebhookServer,
+  endpointId: string,
+  type: components['schemas']['EventType'] = 'order.created',
+): Promise<string> {
+  const queued = await dataOf(
+    202,
+    server.webhooks.POST('/api/webhooks/{endpointId}/test', {
+      params: { path: { endpointId } },
+      body: { event_type: type },
+      headers: bearer(server.admin_token),
+    }),
+  );
+  return queued.event_id;
+}
+
+/** The endpoint's attempts, oldest first. */
+export async function attemptsOf(server: WebhookServer, endpointId: string) {
+  const page = await dataOf(
+    200,
+    server.webhooks.GET('/api/webhooks/{endpointId}/attempts', {
+      params: { path: { endpointId }, query: { limit: 100 } },
+      headers: bearer(server.admin_token),
+    }),
+  );
+  return page.data.reverse();
 }
