@@ -15,7 +15,8 @@ export type StoredEvent = Pick<
 
 export interface EndpointFormat {
   api_version: string;
-  payload: 'fat' | 'thin' | string;
+  /** 'fat' or 'thin'; anything else renders fat. */
+  payload: string;
 }
 
 /** Where the latest version of a resource can be fetched (REST v1), or null (a deleted one). */

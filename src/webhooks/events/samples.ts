@@ -50,7 +50,7 @@ function sampleProduct(): ProductRecord {
     updated_at: AT,
     attributes: [],
     images: [],
-  } as ProductRecord;
+  };
 }
 
 export function sampleEvent(type: EventType): NewEvent {
