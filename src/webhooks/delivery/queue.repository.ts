@@ -140,18 +140,25 @@ export async function completeDelivery(db: Executor, c: Completion): Promise<End
   const { rows } = await sql<EndpointChange>`
     with d as (
       update webhook_deliveries
-      set state = case when state = 'skipped' and ${c.state} = 'pending' then 'skipped' else ${c.state} end,
+      -- A retry of an endpoint that is (or with this failure becomes) disabled is skipped instead.
+      set state = case
+            when ${c.state} = 'pending' and (state = 'skipped' or exists (
+              select 1 from webhook_endpoints e
+              where e.id = webhook_deliveries.endpoint_id and (e.status = 'disabled' or e.consecutive_failures + 1 > ${c.disabledAfter})))
+            then 'skipped'
+            else ${c.state} end,
           next_attempt_at = coalesce(${c.nextAttemptAt}::timestamptz, next_attempt_at),
           lease_expires_at = null, leased_by = null,
           last_error = ${c.error},
-          completed_at = case when ${c.state} = 'pending' then null else clock_timestamp() end
+          completed_at = clock_timestamp()
       where id = ${c.deliveryId}
-      returning id, endpoint_id, event_id, attempts
+      returning id, endpoint_id, event_id, attempts, state
     ), attempt as (
       insert into webhook_attempts (delivery_id, endpoint_id, event_id, attempt, status, response_code,
                                     response_time_ms, response_body, error, next_retry_at)
       select d.id, d.endpoint_id, d.event_id, d.attempts, ${success ? 'delivered' : 'failed'}, ${c.responseCode},
-             ${c.responseTimeMs}, ${c.responseBody}, ${c.error}, ${c.state === 'pending' ? c.nextAttemptAt : null}::timestamptz
+             ${c.responseTimeMs}, ${c.responseBody}, ${c.error},
+             case when d.state = 'pending' then ${c.nextAttemptAt}::timestamptz end
       from d
     ), before as (
       select e.id, e.status, e.consecutive_failures from webhook_endpoints e where e.id = (select endpoint_id from d)

@@ -1,0 +1,168 @@
+/**
+ * The endpoint state table, row by row, with scaled thresholds (degraded after more than 3
+ * consecutive failures, disabled after more than 6) and delays: the counters, the held deliveries
+ * of a degraded endpoint going out in sequence order once it recovers, the skipped deliveries of a
+ * disabled one, the notifier, and re-enabling.
+ */
+import t from 'tap';
+import { bearer, dataOf, errorOf } from '../helpers/typed-client.ts';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
+import type { DisabledEndpoint } from '../../src/webhooks/webhook-observer.ts';
+import { createProduct } from '../catalog/fixtures.ts';
+import {
+  deliveriesOf,
+  envelopeOf,
+  eventually,
+  registerEndpoint,
+  sendTest,
+  startWebhookServer,
+  type WebhookServer,
+} from './webhook-fixtures.ts';
+
+async function health(server: WebhookServer, endpointId: string) {
+  return dataOf(
+    200,
+    server.webhooks.GET('/api/webhooks/{endpointId}/health', { params: { path: { endpointId } }, headers: bearer(server.admin_token) }),
+  );
+}
+
+t.test('active → degraded → active → disabled → re-enabled', async (t) => {
+  const notified: DisabledEndpoint[] = [];
+  const server = await startWebhookServer(
+    t,
+    { WEBHOOK_DEGRADED_AFTER: '3', WEBHOOK_DISABLED_AFTER: '6', WEBHOOK_RETRY_DELAYS_MS: '60' },
+    { webhookNotifier: { endpointDisabled: async (endpoint) => void notified.push(endpoint) } },
+  );
+  let failing = true;
+  const receiver = await startReceiver(t, { respond: () => ({ status: failing ? 500 : 200 }) });
+  const endpoint = await registerEndpoint(server, `${receiver.origin}/s`, { events: ['product.created', 'product.updated'] });
+  const endpointId = endpoint.id;
+
+  const fresh = await health(server, endpointId);
+  t.same(
+    fresh,
+    {
+      endpoint_id: endpointId,
+      total_attempts: 0,
+      successful_deliveries: 0,
+      consecutive_failures: 0,
+      last_success_at: null,
+      last_failure_at: null,
+      status: 'active',
+    },
+    'registration: active, all zero',
+  );
+
+  // Failures up to the threshold leave it active (row "active | fails | at most 50 | active").
+  await sendTest(server, endpointId);
+  await eventually(async () => ((await health(server, endpointId)).consecutive_failures >= 3 ? true : undefined), 5000, '3 failures');
+  const atThreshold = await health(server, endpointId);
+  t.equal(atThreshold.consecutive_failures, 3);
+  t.equal(atThreshold.status, 'active', '3 failures, at most the threshold: still active');
+  t.match(atThreshold.last_failure_at, /T/);
+
+  const degraded = await eventually(
+    async () => {
+      const h = await health(server, endpointId);
+      return h.status === 'degraded' ? h : undefined;
+    },
+    5000,
+    'degraded',
+  );
+  t.equal(degraded.consecutive_failures, 4, 'more than 3: degraded');
+
+  // While degraded: new events are stored and held; the scheduled retries go on.
+  failing = true;
+  const products = [await createProduct(server), await createProduct(server)];
+  const held = (await deliveriesOf(server, endpointId)).filter((d) => d.state === 'held');
+  t.equal(held.length, 2, 'new events of a degraded endpoint are held, not attempted');
+  const beforeRecovery = receiver.requests.length;
+
+  // The next retry succeeds: active, counter reset, last_success_at set, held events go out in order.
+  failing = false;
+  const recovered = await eventually(
+    async () => {
+      const h = await health(server, endpointId);
+      return h.status === 'active' && h.successful_deliveries >= 3 ? h : undefined;
+    },
+    5000,
+    'recovery and the held deliveries',
+  );
+  t.equal(recovered.consecutive_failures, 0);
+  t.match(recovered.last_success_at, /T/);
+  const afterRecovery = receiver.requests.slice(beforeRecovery).map(envelopeOf);
+  t.same(
+    afterRecovery.filter((e) => e.type === 'product.created').map((e) => e.data.object!.id),
+    products.map((p) => p.id),
+    'the held events went out, in the order they happened',
+  );
+  t.ok((await deliveriesOf(server, endpointId)).every((d) => d.state === 'delivered'));
+
+  // Failing again, beyond the disabled threshold: disabled, the consumer is notified once.
+  failing = true;
+  await sendTest(server, endpointId);
+  const disabled = await eventually(
+    async () => {
+      const h = await health(server, endpointId);
+      return h.status === 'disabled' ? h : undefined;
+    },
+    8000,
+    'disabled',
+  );
+  t.equal(disabled.consecutive_failures, 7, 'more than 6: disabled');
+  await eventually(async () => (notified.length ? true : undefined), 2000, 'the notifier');
+  t.same(notified, [{ id: endpointId, url: endpoint.url, consecutiveFailures: 7 }]);
+
+  // A disabled endpoint gets no new deliveries: they are recorded as skipped.
+  const seen = receiver.requests.length;
+  const late = await createProduct(server);
+  const skipped = (await deliveriesOf(server, endpointId)).filter((d) => d.state === 'skipped');
+  t.equal(skipped.length, 2, 'the waiting retry and the new event are skipped');
+  await new Promise((r) => setTimeout(r, 400));
+  t.equal(receiver.requests.length, seen, 'nothing is sent to a disabled endpoint');
+  const lateEventId = (
+    await server.database.db.selectFrom('webhook_events').select('id').where('resource_id', '=', late.id).executeTakeFirstOrThrow()
+  ).id;
+  t.match(
+    await errorOf(
+      409,
+      server.webhooks.POST('/api/webhooks/{endpointId}/replay', {
+        params: { path: { endpointId } },
+        body: { event_id: lateEventId },
+        headers: bearer(server.admin_token),
+      }),
+    ),
+    { code: 'ENDPOINT_DISABLED' },
+  );
+
+  // Re-enabling: active with the counter reset; a skipped event can be replayed.
+  failing = false;
+  const enabled = await dataOf(
+    200,
+    server.webhooks.POST('/api/webhooks/{endpointId}/enable', { params: { path: { endpointId } }, headers: bearer(server.admin_token) }),
+  );
+  t.equal(enabled.status, 'active');
+  t.equal((await health(server, endpointId)).consecutive_failures, 0);
+  t.match(
+    await errorOf(
+      409,
+      server.webhooks.POST('/api/webhooks/{endpointId}/enable', { params: { path: { endpointId } }, headers: bearer(server.admin_token) }),
+    ),
+    { code: 'ENDPOINT_NOT_DISABLED' },
+  );
+  await dataOf(
+    202,
+    server.webhooks.POST('/api/webhooks/{endpointId}/replay', {
+      params: { path: { endpointId } },
+      body: { event_id: lateEventId },
+      headers: bearer(server.admin_token),
+    }),
+  );
+  const replayed = await eventually(
+    async () => receiver.requests.slice(seen).find((r) => r.headers['x-webhook-id'] === lateEventId),
+    5000,
+    'the replay',
+  );
+  t.equal(envelopeOf(replayed).data.object!.id, late.id);
+  t.equal(notified.length, 1, 'notified once');
+});
