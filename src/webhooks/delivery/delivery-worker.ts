@@ -89,7 +89,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   // One endpoint may take a fifth of the slots: a slow one cannot starve the others (decision 85).
   const perEndpoint = Math.max(1, Math.ceil(concurrency / 5));
   // Every hop of one attempt shares one deadline; the lease outlives it with room to record the result.
-  const leaseMs = config.webhookTimeoutMs + 30_000;
+  const leaseMs = config.webhookTimeoutMs * 2 + 5000;
   const pollMs = options.pollMs ?? 1000;
   const send = createTransport({
     timeoutMs: config.webhookTimeoutMs,

@@ -1,0 +1,54 @@
+/**
+ * `npm run worker`: a delivery worker process of its own, beside any number of servers and other
+ * workers on one PostgreSQL database (they share the queue through FOR UPDATE SKIP LOCKED and
+ * leases). The embedded database belongs to the one server process that opened it, whose
+ * in-process worker delivers there, so this refuses to start without DATABASE_URL=postgres://….
+ * Migrations are applied as the server applies them, so a worker may start first.
+ */
+import { pino } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(1);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
+  throw error;
+}
+if (config.database.kind !== 'postgres') {
+  fail(
+    'a separate webhook worker needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database belongs to the server process, ' +
+      'whose in-process worker delivers webhooks unless WEBHOOK_WORKER=off',
+  );
+}
+
+const log = pino({ level: config.logLevel });
+if (config.webhookAllowPrivateTargets) {
+  log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production');
+}
+const database = await openDatabase(config.database).catch((error: Error) => fail(`cannot open the database: ${error.message}`));
+database.onConnectionError((error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
+await migrateToLatest(database.db);
+const worker = await startDeliveryWorker({ config, database, log });
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
+  const timer = setTimeout(() => fail('shutdown took longer than 20 s'), 20_000);
+  timer.unref();
+  await worker.stop();
+  await database.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
