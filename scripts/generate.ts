@@ -8,6 +8,7 @@ import { generateDbTypes } from './generate/db-types.ts';
 import { generateGraphql } from './generate/graphql.ts';
 import { bundleDocument, generateTypes, generateValidators, listDocuments, writeFile } from './generate/openapi.ts';
 import { generateRestClient } from './generate/rest-client.ts';
+import { generateWebhookClient } from './generate/webhook-client.ts';
 
 export async function generate(root: string, outDir: string): Promise<string[]> {
   const files: Record<string, string> = {};
@@ -39,6 +40,7 @@ export async function generate(root: string, outDir: string): Promise<string[]> 
     ].join('\n'),
   );
   put('generated/client/rest.ts', generateRestClient(names));
+  put('generated/client/webhooks.ts', generateWebhookClient(root));
 
   for (const [rel, text] of Object.entries(await generateGraphql(root))) put(rel, text);
 

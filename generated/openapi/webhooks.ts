@@ -451,10 +451,12 @@ export interface components {
         };
         /** @description A fat order event. */
         OrderEvent: {
-            data?: {
+            data: {
                 object: components["schemas"]["WebhookOrder"];
                 /** @description The changed fields of `object` with their earlier values. */
-                previous_attributes?: Record<string, never>;
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
             };
         } & components["schemas"]["EnvelopeBase"];
         Pagination: {
@@ -537,10 +539,12 @@ export interface components {
         };
         /** @description A fat product event. */
         ProductEvent: {
-            data?: {
+            data: {
                 object: components["schemas"]["WebhookProduct"];
                 /** @description The changed fields of `object` with their earlier values. */
-                previous_attributes?: Record<string, never>;
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
             };
         } & components["schemas"]["EnvelopeBase"];
         QueuedDelivery: {
@@ -570,11 +574,13 @@ export interface components {
         };
         /** @description The thin variant (`payload` thin) - the object's id and type only. */
         ThinEvent: {
-            data?: {
+            data: {
                 object_id: string;
                 /** @enum {string} */
                 object_type: "order" | "product";
-                previous_attributes?: Record<string, never>;
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
             };
         } & components["schemas"]["EnvelopeBase"];
         UpdateWebhookEndpointRequest: {

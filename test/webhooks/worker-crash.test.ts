@@ -90,7 +90,7 @@ t.test('npm run worker refuses the embedded database with one clear line', async
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number];
   t.equal(code, 1);
   t.match(stderr.trim(), /^error: a separate webhook worker needs PostgreSQL \(DATABASE_URL=postgres:\/\/…\).*WEBHOOK_WORKER=off$/);

@@ -1,0 +1,36 @@
+/**
+ * A complete webhook receiver (docs/webhooks.md): plain node:http, the raw body kept for the
+ * signature, `verifyWebhook` from the SDK, deduplication on the event id, and per-resource
+ * ordering on `sequence`. A real service would keep `seen` and `lastSequence` in its database.
+ * In production it runs behind HTTPS (the sender only delivers to https:// URLs).
+ */
+import http from 'node:http';
+import { verifyWebhook, type WebhookEvent } from '../../generated/client/webhooks.ts';
+
+export function createWebhookReceiver(secrets: string[], onEvent: (event: WebhookEvent) => void): http.RequestListener {
+  const seen = new Set<string>();
+  const lastSequence = new Map<string, number>();
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const result = verifyWebhook<WebhookEvent>(Buffer.concat(chunks), req.headers, secrets, { toleranceSeconds: 300 });
+      if (!result.ok) {
+        res.writeHead(401).end(result.reason);
+        return;
+      }
+      // Any 2xx acknowledges; answer quickly and do slow work elsewhere.
+      res.writeHead(204).end();
+      if (seen.has(result.id)) return; // a retry or a replay of an event already handled
+      seen.add(result.id);
+      const { event } = result;
+      const resource = 'object_id' in event.data ? event.data.object_id : String(event.data.object.id);
+      if (event.sequence !== undefined) {
+        // Skip anything not newer than what was processed for this resource (ordering is per resource).
+        if ((lastSequence.get(resource) ?? 0) > event.sequence) return;
+        lastSequence.set(resource, event.sequence);
+      }
+      onEvent(event);
+    });
+  };
+}
