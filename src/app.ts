@@ -16,6 +16,7 @@ import { createHttpServer } from './http/http-server.ts';
 import { identityPlugin } from './identity/identity.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
+import { createMetrics, type AppMetrics } from './ops/metrics.ts';
 import { ordersPlugin } from './orders/orders.plugin.ts';
 import { createServices, type Services } from './services.ts';
 import { webhooksPlugin } from './webhooks/webhooks.plugin.ts';
@@ -37,6 +38,8 @@ export interface AppDependencies {
 export interface App {
   http: FastifyInstance;
   services: Services;
+  /** Served at /metrics; the in-process webhook worker reports to `metrics.webhooks`. */
+  metrics: AppMetrics;
 }
 
 export async function buildApp({ config, database, cursorSecret, jwtSecret, credentialStore }: AppDependencies): Promise<App> {
@@ -47,8 +50,13 @@ export async function buildApp({ config, database, cursorSecret, jwtSecret, cred
   const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? services.sessions);
   const authenticate = createAuthenticator(verifier);
   requireEveryOperationServed(http);
+  const metrics = createMetrics(database);
+  // On the root instance before any area registers, so it sees every route's responses.
+  http.addHook('onResponse', async (request, reply) => {
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
 
-  await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl });
+  await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl, metrics });
   await http.register(catalogPlugin, { services, authenticate });
   await http.register(ordersPlugin, { services, authenticate });
   await http.register(filesPlugin, { services, authenticate });
@@ -57,5 +65,5 @@ export async function buildApp({ config, database, cursorSecret, jwtSecret, cred
   await http.register(webhooksPlugin, { services, authenticate, cursorSecret });
   await http.register(graphqlPlugin, { config, database, services, authenticate, verifier });
 
-  return { http, services };
+  return { http, services, metrics };
 }

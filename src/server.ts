@@ -76,6 +76,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           config,
           database,
           log: app.http.log,
+          metrics: app.metrics.webhooks,
           ...(options.webhookCa ? { ca: options.webhookCa } : {}),
           ...(options.webhookNotifier ? { notifier: options.webhookNotifier } : {}),
         })

@@ -20,6 +20,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The Prometheus text exposition format: `http_requests_total` and
+         *     `http_request_duration_seconds` (labels `method`, `route` — the route
+         *     pattern, e.g. `/api/v1/products/:id`, or `unmatched` — and `status`),
+         *     `db_statements_total`, `db_pool_connections{state}`,
+         *     `webhook_queue_deliveries{state}` and `webhook_endpoints{status}`
+         *     (read from the database at each scrape), `webhook_attempts_total{outcome}`
+         *     (`delivered`, `failed`, `retry`, `dead`; from this process's worker),
+         *     `webhook_delivery_latency_seconds` (event commit to 2xx) and
+         *     `webhook_first_attempt_latency_seconds`. Like the probes it needs no
+         *     credentials: it carries counts, never data; expose it on an internal
+         *     network only.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi": {
         parameters: {
             query?: never;
@@ -281,6 +311,28 @@ export interface operations {
                         /** @constant */
                         status: "ok";
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -4,4 +4,5 @@ export declare const getOpenApiDocument_path: ValidateFunction;
 export declare const getOpenApiDocument_query: ValidateFunction;
 export declare const healthz_query: ValidateFunction;
 export declare const listOpenApiDocuments_query: ValidateFunction;
+export declare const metrics_query: ValidateFunction;
 export declare const readyz_query: ValidateFunction;

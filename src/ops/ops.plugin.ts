@@ -11,14 +11,23 @@ import type { Database } from '../db/database.ts';
 import { registerOperations, type OperationHandlers } from '../http/openapi-routes.ts';
 import { healthHandlers } from './health.ts';
 import { openApiDocHandlers } from './openapi-documents.ts';
+import type { AppMetrics } from './metrics.ts';
 
 export interface OpsOptions {
   db: Database;
   /** The public base address the published documents name as their server. */
   baseUrl: string;
+  metrics: AppMetrics;
 }
 
-export const opsPlugin: FastifyPluginAsync<OpsOptions> = async (scope, { db, baseUrl }) => {
-  const handlers: OperationHandlers<operations> = { ...healthHandlers(db), ...openApiDocHandlers(baseUrl) };
+export const opsPlugin: FastifyPluginAsync<OpsOptions> = async (scope, { db, baseUrl, metrics }) => {
+  const handlers: OperationHandlers<operations> = {
+    ...healthHandlers(db),
+    ...openApiDocHandlers(baseUrl),
+    metrics: async (_request, reply) => {
+      const text = await metrics.registry.metrics();
+      return reply.type(metrics.registry.contentType).send(text);
+    },
+  };
   registerOperations<operations>(scope, 'ops', { params, bodies }, handlers);
 };
