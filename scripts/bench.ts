@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- products|pagination|graphql|scim|auth ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
+ * `npm run bench [-- products|pagination|graphql|scim|auth|webhooks ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
@@ -29,6 +29,7 @@ const SECTIONS = {
   pagination: () => import('./bench/pagination.ts'),
   scim: () => import('./bench/scim.ts'),
   auth: () => import('./bench/auth.ts'),
+  webhooks: () => import('./bench/webhooks.ts'),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 

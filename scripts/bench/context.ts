@@ -71,12 +71,18 @@ function productionEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * or the stubbed repository: serve.ts (through tsx), which wires the application as src/main.ts does
  * (`buildOurs`) and adds the stand-in.
  */
-export function startOurs(ctx: BenchContext, data: Data, stand_in: 'ours-memory' | 'ours-stub'): Promise<Server> {
+export function startOurs(
+  ctx: BenchContext,
+  data: Data,
+  stand_in: 'ours-memory' | 'ours-stub',
+  /** More environment for a server on a database (the webhooks section's receivers and CA). */
+  env: NodeJS.ProcessEnv = {},
+): Promise<Server> {
   switch (data.kind) {
     case 'pglite':
-      return startServer('ours', NPM_START, productionEnv({ DATA_DIR: data.dataDir('ours') }), ctx.pinning.server);
+      return startServer('ours', NPM_START, productionEnv({ DATA_DIR: data.dataDir('ours'), ...env }), ctx.pinning.server);
     case 'postgres':
-      return startServer('ours', NPM_START, productionEnv({ DATABASE_URL: data.url }), ctx.pinning.server);
+      return startServer('ours', NPM_START, productionEnv({ DATABASE_URL: data.url, ...env }), ctx.pinning.server);
     default:
       return startServer('ours', tsx('scripts/bench/serve.ts', stand_in, data.kind), productionEnv({}), ctx.pinning.server);
   }

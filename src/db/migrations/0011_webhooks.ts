@@ -126,7 +126,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function webhook_deliveries_inserted() returns trigger language plpgsql as $$
     begin
-      perform pg_notify('webhook_delivery', '');
+      -- A payload: listeners ignore empty notifications (src/db/notifications.ts).
+      perform pg_notify('webhook_delivery', 'queued');
       return null;
     end $$`.execute(db);
   await sql`

@@ -78,7 +78,10 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
              case when e.rate_window_start > now() - interval '1 second' then e.rate_window_start else now() end as started
       from webhook_endpoints e
       where e.id in (select endpoint_id from eligible)
-      for update
+      -- NO KEY UPDATE: does not wait for writers inserting deliveries (their foreign keys hold KEY
+      -- SHARE on these rows); in id order, so two workers lock endpoints in one order (no deadlock).
+      order by e.id
+      for no key update
     ), granted as (
       select el.id, el.endpoint_id
       from eligible el join windows w on w.id = el.endpoint_id
