@@ -113,7 +113,7 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
         resourceType: 'product',
         resourceId: `${product.id}-${n}`,
         sequence: 1,
-        object: toProductResponse(product) as unknown as Record<string, unknown>,
+        object: toProductResponse(product),
         previousAttributes: { price: 1.99 },
       });
     };
