@@ -2,21 +2,10 @@
  * Process entry: read config, open and migrate the database, serve HTTP, and shut down cleanly on
  * SIGTERM/SIGINT (in-flight requests finish, then the database closes so PGlite flushes to disk).
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { fail, loadConfigOrExit } from './process-entry.ts';
 import { createServer, DatabaseStartError, type Server } from './server.ts';
 
-function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
-  process.exit(1);
-}
-
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
-  throw error;
-}
+const config = loadConfigOrExit();
 
 let server: Server;
 try {

@@ -6,23 +6,12 @@
  * Migrations are applied as the server applies them, so a worker may start first.
  */
 import { pino } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { fail, loadConfigOrExit } from './process-entry.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 
-function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
-  process.exit(1);
-}
-
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
-  throw error;
-}
+const config = loadConfigOrExit();
 if (config.database.kind !== 'postgres') {
   fail(
     'a separate webhook worker needs PostgreSQL (DATABASE_URL=postgres://…): the embedded database belongs to the server process, ' +

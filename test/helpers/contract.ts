@@ -63,7 +63,11 @@ export class ContractRegistry {
     const doc = this.ajv.getSchema('openapi:webhooks')!.schema as Json;
     const requestBody: Json | undefined = doc.webhooks?.[eventType]?.post?.requestBody;
     if (!requestBody) throw new ContractViolation(`webhook ${eventType} is not documented in openapi/webhooks.yaml`);
-    const ref = `openapi:webhooks${requestBody.$ref as string}/content/application~1json/schema`;
+    this.check(`openapi:webhooks${requestBody.$ref as string}/content/application~1json/schema`, body, `webhook ${eventType} body`);
+  }
+
+  /** Validates `body` against the schema at `ref` (compiled once), or throws naming `what`. */
+  private check(ref: string, body: unknown, what: string): void {
     let validateFn = this.compiled.get(ref);
     if (!validateFn) {
       validateFn = this.ajv.compile({ $ref: ref });
@@ -71,7 +75,7 @@ export class ContractRegistry {
     }
     if (!validateFn(body)) {
       const detail = (validateFn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
-      throw new ContractViolation(`webhook ${eventType} body breaks its schema: ${detail}\n${JSON.stringify(body).slice(0, 2000)}`);
+      throw new ContractViolation(`${what} breaks its schema: ${detail}\n${JSON.stringify(body).slice(0, 2000)}`);
     }
   }
 
@@ -129,16 +133,7 @@ export class ContractRegistry {
     if (!match)
       throw new ContractViolation(`${where} ${status} answered ${mediaType || '(no content type)'}; documented: ${declared.join(', ')}`);
     if (!content[match].schema || !/json/.test(match)) return;
-    const ref = `openapi:${entry.doc}${pointerBase}/content/${escapePointer(match)}/schema`;
-    let validateFn = this.compiled.get(ref);
-    if (!validateFn) {
-      validateFn = this.ajv.compile({ $ref: ref });
-      this.compiled.set(ref, validateFn);
-    }
-    if (!validateFn(body)) {
-      const detail = (validateFn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
-      throw new ContractViolation(`${where} ${status} body breaks its schema: ${detail}\n${JSON.stringify(body).slice(0, 2000)}`);
-    }
+    this.check(`openapi:${entry.doc}${pointerBase}/content/${escapePointer(match)}/schema`, body, `${where} ${status} body`);
   }
 }
 
