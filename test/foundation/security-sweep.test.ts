@@ -142,6 +142,6 @@ t.test('the application does not start while an operation of a served document h
   registerOperations<OpsOperations>(http, 'ops', { params: opsParams, bodies: opsBodies }, ops);
   await t.rejects(async () => {
     await http.ready();
-  }, /OpenAPI operations without a handler: ops#readyz, ops#listOpenApiDocuments, ops#getOpenApiDocument, posts#listPosts, posts#getFeed/);
+  }, /OpenAPI operations without a handler: ops#metrics, ops#readyz, ops#listOpenApiDocuments, ops#getOpenApiDocument, posts#listPosts, posts#getFeed/);
   await http.close();
 });
