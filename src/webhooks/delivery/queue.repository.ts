@@ -185,7 +185,7 @@ export async function completeDelivery(db: Executor, c: Completion): Promise<End
       where e.id = before.id
       returning e.id, e.status, e.consecutive_failures, e.url
     ), released as (
-      update webhook_deliveries h set state = 'pending', next_attempt_at = clock_timestamp()
+      update webhook_deliveries h set state = 'pending', next_attempt_at = now()
       from after, before
       where h.endpoint_id = after.id and h.state = 'held' and after.status = 'active' and before.status <> 'active'
     ), skipped as (
