@@ -180,7 +180,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       }
     }
     const change = await completeDelivery(db, completion);
-    if (change && change.status === 'disabled' && change.previous_status !== 'disabled') {
+    if (change?.newly_disabled) {
       await notifier
         .endpointDisabled({ id: change.endpoint_id, url: change.url, consecutiveFailures: change.consecutive_failures })
         .catch((error: unknown) => log.error({ err: error, endpointId: change.endpoint_id }, 'endpoint-disabled notifier failed'));

@@ -129,6 +129,8 @@ export interface EndpointChange {
   previous_status: 'active' | 'degraded' | 'disabled';
   consecutive_failures: number;
   url: string;
+  /** This completion disabled the endpoint (exactly one completion is told so). */
+  newly_disabled: boolean;
 }
 
 /**
@@ -178,12 +180,14 @@ export async function completeDelivery(db: Executor, c: Completion): Promise<End
             when e.consecutive_failures + 1 > ${c.degradedAfter} and e.status = 'active' then 'degraded'
             else e.status end,
           disabled_at = case
-            when not ${success} and e.status <> 'disabled' and e.consecutive_failures + 1 > ${c.disabledAfter} then clock_timestamp()
+            when not ${success} and e.status <> 'disabled' and e.consecutive_failures + 1 > ${c.disabledAfter} then statement_timestamp()
             else e.disabled_at end,
           updated_at = clock_timestamp()
       from before
       where e.id = before.id
-      returning e.id, e.status, e.consecutive_failures, e.url
+      -- Decided on the row as updated (a concurrent completion may have disabled it first), so
+      -- exactly one completion reports the disabling.
+      returning e.id, e.status, e.consecutive_failures, e.url, e.disabled_at = statement_timestamp() as newly_disabled
     ), released as (
       update webhook_deliveries h set state = 'pending', next_attempt_at = now()
       from after, before
@@ -194,7 +198,8 @@ export async function completeDelivery(db: Executor, c: Completion): Promise<End
       where s.endpoint_id = after.id and s.id <> ${c.deliveryId} and s.state in ('pending', 'held')
         and after.status = 'disabled' and before.status <> 'disabled'
     )
-    select after.id as endpoint_id, after.status, before.status as previous_status, after.consecutive_failures, after.url
+    select after.id as endpoint_id, after.status, before.status as previous_status, after.consecutive_failures, after.url,
+           coalesce(after.newly_disabled, false) as newly_disabled
     from after, before`.execute(db);
   return rows[0];
 }
