@@ -13,7 +13,9 @@ import type { DatabaseHandle } from './db/database.ts';
 import { filesPlugin } from './files/files.plugin.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 import { createHttpServer } from './http/http-server.ts';
+import { LogMailTransport, type MailTransport } from './identity/domains/mail-transport.ts';
 import { identityPlugin } from './identity/identity.plugin.ts';
+import { signInPlugin } from './identity/sign-in.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
 import { createMetrics, type AppMetrics } from './ops/metrics.ts';
@@ -33,6 +35,10 @@ export interface AppDependencies {
    * The benchmarks give one answering from memory to measure what the per-request look-up costs.
    */
   credentialStore?: CredentialStore;
+  /** The key stored identity provider secrets are sealed with (SECRETS_KEY, or generated under DATA_DIR). */
+  secretsKey: string;
+  /** How domain verification codes are mailed; to the log by default. */
+  mail?: MailTransport;
 }
 
 export interface App {
@@ -42,13 +48,21 @@ export interface App {
   metrics: AppMetrics;
 }
 
-export async function buildApp({ config, database, cursorSecret, jwtSecret, credentialStore }: AppDependencies): Promise<App> {
+export async function buildApp({
+  config,
+  database,
+  cursorSecret,
+  jwtSecret,
+  credentialStore,
+  secretsKey,
+  mail,
+}: AppDependencies): Promise<App> {
   const http = createHttpServer(config);
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
-  const services = createServices(database.db, config);
+  const services = createServices(database.db, config, { secretsKey, mail: mail ?? new LogMailTransport(http.log) });
   // One verifier for every transport: REST and GraphQL over HTTP through passport, WebSockets directly.
   const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? services.sessions);
-  const authenticate = createAuthenticator(verifier);
+  const authenticate = createAuthenticator(verifier, { allowedOrigin: new URL(config.baseUrl).origin });
   requireEveryOperationServed(http);
   const metrics = createMetrics(database);
   // On the root instance before any area registers, so it sees every route's responses.
@@ -62,6 +76,7 @@ export async function buildApp({ config, database, cursorSecret, jwtSecret, cred
   await http.register(filesPlugin, { services, authenticate });
   await http.register(postsPlugin, { services, authenticate, cursorSecret });
   await http.register(identityPlugin, { services, authenticate, baseUrl: config.baseUrl });
+  await http.register(signInPlugin, { services, authenticate, baseUrl: config.baseUrl, db: database.db });
   await http.register(webhooksPlugin, { services, authenticate, cursorSecret });
   await http.register(graphqlPlugin, { config, database, services, authenticate, verifier });
 

@@ -29,6 +29,13 @@ export interface Config {
   authJwtSecret: string | null;
   /** Lifetime of a server-side session from its creation, in seconds (AUTH_SESSION_TTL_S). */
   authSessionTtlS: number;
+  /**
+   * The key stored identity provider client secrets are encrypted with (SECRETS_KEY, at least 32
+   * characters). Null: outside production one is generated and kept under DATA_DIR.
+   */
+  secretsKey: string | null;
+  /** Whether identity providers at `http://` loopback addresses are accepted (ALLOW_INSECURE_IDP; tests only). */
+  allowInsecureIdp: boolean;
   graphiql: boolean;
   graphqlSchemaPrintout: boolean;
   graphqlWsInitTimeoutMs: number;
@@ -156,6 +163,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && authJwtSecret === null) {
     throw new ConfigError('AUTH_JWT_SECRET', 'is required when NODE_ENV=production');
   }
+  const secretsKey = env.SECRETS_KEY?.trim() || null;
+  if (secretsKey !== null && secretsKey.length < 32) throw new ConfigError('SECRETS_KEY', 'must be at least 32 characters long');
+  if (production && secretsKey === null) throw new ConfigError('SECRETS_KEY', 'is required when NODE_ENV=production');
+  const allowInsecureIdp = readBool(env, 'ALLOW_INSECURE_IDP', false);
+  if (production && allowInsecureIdp) throw new ConfigError('ALLOW_INSECURE_IDP', 'cannot be true when NODE_ENV=production');
   const degraded = readInt(env, 'WEBHOOK_DEGRADED_AFTER', 50, 1);
   const disabled = readInt(env, 'WEBHOOK_DISABLED_AFTER', 500, 1);
   if (disabled <= degraded) {
@@ -175,6 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
     authJwtSecret,
     // From one minute to 30 days; 8 hours, a working day, by default.
     authSessionTtlS: readInt(env, 'AUTH_SESSION_TTL_S', 8 * 3600, 60, 30 * 86_400),
+    secretsKey,
+    allowInsecureIdp,
     graphiql: readBool(env, 'GRAPHIQL', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),

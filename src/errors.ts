@@ -32,7 +32,8 @@ export type AppErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'NOT_ACCEPTABLE'
-  | 'PRECONDITION_FAILED';
+  | 'PRECONDITION_FAILED'
+  | 'TOO_MANY_REQUESTS';
 
 export class AppError extends Error {
   constructor(
@@ -64,6 +65,16 @@ export class VersionMismatch extends AppError {
     what: string,
   ) {
     super('PRECONDITION_FAILED', `${what} is at version ${currentVersion}; the request was based on another version`, 'VERSION_MISMATCH');
+  }
+}
+
+/** A budget of attempts is spent (sign-in, registration): try again after `retryAfterS` seconds. */
+export class RateLimited extends AppError {
+  constructor(
+    readonly retryAfterS: number,
+    message: string,
+  ) {
+    super('TOO_MANY_REQUESTS', message, 'RATE_LIMITED');
   }
 }
 

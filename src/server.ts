@@ -3,7 +3,8 @@
  * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key and
  * build the application (which creates the authenticator over its services). It does not listen.
  */
-import { resolveJwtSecret } from './auth/secret.ts';
+import { resolveJwtSecret, resolveSecretsKey } from './auth/secret.ts';
+import type { MailTransport } from './identity/domains/mail-transport.ts';
 import { buildApp, type App, type AppDependencies } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
@@ -43,7 +44,7 @@ async function openMigrated(config: Config): Promise<DatabaseHandle> {
 export async function buildServerApp(
   config: Config,
   database: DatabaseHandle,
-  options: Pick<AppDependencies, 'credentialStore'> = {},
+  options: Pick<AppDependencies, 'credentialStore' | 'mail'> = {},
 ): Promise<App> {
   const jwtSecret = resolveJwtSecret(config);
   return buildApp({
@@ -52,6 +53,7 @@ export async function buildServerApp(
     database,
     cursorSecret: deriveCursorSecret(jwtSecret),
     jwtSecret,
+    secretsKey: resolveSecretsKey(config),
   });
 }
 
@@ -60,12 +62,14 @@ export interface ServerOptions {
   webhookCa?: string;
   /** Who is told that an endpoint was disabled; a warning in the log by default. */
   webhookNotifier?: EndpointNotifier;
+  /** How domain verification codes are mailed; to the log by default. */
+  mail?: MailTransport;
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const database = await openMigrated(config);
   try {
-    const app = await buildServerApp(config, database);
+    const app = await buildServerApp(config, database, options.mail ? { mail: options.mail } : {});
     if (config.webhookAllowPrivateTargets) {
       app.http.log.warn(
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production',

@@ -16,6 +16,16 @@ import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
 import { createNameResolver } from './webhooks/name-resolver.ts';
+import { AccountsService } from './identity/sign-in/accounts.service.ts';
+import { AttemptBudget } from './identity/sign-in/attempt-budget.ts';
+import { DomainsService } from './identity/domains/domains.service.ts';
+import type { MailTransport } from './identity/domains/mail-transport.ts';
+import { createTxtLookup } from './identity/domains/txt-records.ts';
+import { IdentityProvidersService } from './identity/providers/identity-providers.service.ts';
+import { OidcConfigurations } from './identity/oidc/oidc-configurations.ts';
+import { OidcSignOn } from './identity/oidc/oidc-sign-on.ts';
+import { SamlSignOn } from './identity/saml/saml-sign-on.ts';
+import { SecretBox } from './identity/secret-box.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -42,14 +52,41 @@ export interface Services {
   scimGroups: ScimGroupsService;
   /** Webhook endpoints: registration (address-checked), rotation, test, replay, attempts, health. */
   webhookEndpoints: WebhookEndpointsService;
+  /** Each tenant's identity provider (SAML or OpenID Connect) and its mappings. */
+  identityProviders: IdentityProvidersService;
+  /** Domains that route sign-ins to tenants, and their verification. */
+  domains: DomainsService;
+  /** Password sign-in and registration, and the one user record single sign-on provisions. */
+  accounts: AccountsService;
+  saml: SamlSignOn;
+  oidc: OidcSignOn;
+}
+
+export interface ServiceDependencies {
+  /** The key stored client secrets are sealed with (src/auth/secret.ts resolves SECRETS_KEY). */
+  secretsKey: string;
+  /** Sends domain verification codes. */
+  mail: MailTransport;
 }
 
 export function createServices(
   db: Database,
-  config: Pick<Config, 'authSessionTtlS' | 'dnsResolver' | 'webhookAllowPrivateTargets' | 'webhookSecretOverlapS'>,
+  config: Pick<
+    Config,
+    'authSessionTtlS' | 'dnsResolver' | 'webhookAllowPrivateTargets' | 'webhookSecretOverlapS' | 'baseUrl' | 'allowInsecureIdp'
+  >,
+  dependencies: ServiceDependencies,
 ): Services {
   const posts = new PostsService(db);
   const tenants = new TenantsService(db);
+  const sessions = new SessionsService(db, config.authSessionTtlS);
+  const oidcConfigurations = new OidcConfigurations(config.allowInsecureIdp);
+  const identityProviders = new IdentityProvidersService(db, tenants, new SecretBox(dependencies.secretsKey), {
+    allowInsecureIdp: config.allowInsecureIdp,
+    checkOidc: oidcConfigurations.check,
+  });
+  const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
+  const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db));
   return {
     users: new UsersService(db),
     posts,
@@ -63,7 +100,7 @@ export function createServices(
     postLists: new PostListsService(db),
     tenants,
     scimTokens: new ScimTokensService(db, tenants),
-    sessions: new SessionsService(db, config.authSessionTtlS),
+    sessions,
     scimUsers: new ScimUsersService(db),
     scimGroups: new ScimGroupsService(db),
     webhookEndpoints: new WebhookEndpointsService(db, {
@@ -71,6 +108,11 @@ export function createServices(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       secretOverlapS: config.webhookSecretOverlapS,
     }),
+    identityProviders,
+    domains,
+    accounts,
+    saml: new SamlSignOn(db, identityProviders, accounts, config.baseUrl),
+    oidc: new OidcSignOn(db, identityProviders, accounts, sessions, oidcConfigurations, config.baseUrl),
   };
 }
 

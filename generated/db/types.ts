@@ -109,6 +109,19 @@ export interface GroupsTable {
 /** A groups row as selected. */
 export type GroupsRow = Selectable<GroupsTable>;
 
+export interface IdentityProvidersTable {
+  tenant_id: string;
+  protocol: string;
+  settings: Json;
+  client_secret_enc: string | null;
+  attribute_mapping: Json;
+  role_mapping: Json;
+  updated_at: Generated<Date>;
+}
+
+/** A identity_providers row as selected. */
+export type IdentityProvidersRow = Selectable<IdentityProvidersTable>;
+
 export interface OrderItemsTable {
   order_id: string;
   position: number;
@@ -215,6 +228,15 @@ export interface ProductsTable {
 /** A products row as selected. */
 export type ProductsRow = Selectable<ProductsTable>;
 
+export interface RateLimitWindowsTable {
+  key: string;
+  window_start: Date;
+  count: number;
+}
+
+/** A rate_limit_windows row as selected. */
+export type RateLimitWindowsRow = Selectable<RateLimitWindowsTable>;
+
 export interface ScimTokensTable {
   id: Generated<string>;
   tenant_id: string;
@@ -237,10 +259,38 @@ export interface SessionsTable {
   expires_at: Date;
   last_seen_at: Date | null;
   revoked_at: Date | null;
+  auth_method: Generated<string>;
+  idp_session_id: string | null;
+  idp_subject: string | null;
 }
 
 /** A sessions row as selected. */
 export type SessionsRow = Selectable<SessionsTable>;
+
+export interface SsoRequestsTable {
+  id: string;
+  tenant_id: string;
+  protocol: string;
+  return_to: string;
+  relay_state: string | null;
+  code_verifier: string | null;
+  nonce: string | null;
+  test: Generated<boolean>;
+  expires_at: Date;
+}
+
+/** A sso_requests row as selected. */
+export type SsoRequestsRow = Selectable<SsoRequestsTable>;
+
+export interface SsoSeenIdsTable {
+  tenant_id: string;
+  kind: string;
+  id: string;
+  expires_at: Date;
+}
+
+/** A sso_seen_ids row as selected. */
+export type SsoSeenIdsRow = Selectable<SsoSeenIdsTable>;
 
 export interface TagsTable {
   id: Generated<number>;
@@ -249,6 +299,22 @@ export interface TagsTable {
 
 /** A tags row as selected. */
 export type TagsRow = Selectable<TagsTable>;
+
+export interface TenantDomainsTable {
+  domain: string;
+  tenant_id: string;
+  verification_token: string;
+  status: Generated<string>;
+  enforce_sso: Generated<boolean>;
+  mail_code_sha256: string | null;
+  mail_code_expires_at: Date | null;
+  mail_code_attempts: Generated<number>;
+  created_at: Generated<Date>;
+  verified_at: Date | null;
+}
+
+/** A tenant_domains row as selected. */
+export type TenantDomainsRow = Selectable<TenantDomainsTable>;
 
 export interface TenantsTable {
   id: string;
@@ -279,6 +345,8 @@ export interface UsersTable {
   department: string | null;
   manager_id: string | null;
   version: Generated<number>;
+  password_hash: string | null;
+  roles: Generated<string[]>;
 }
 
 /** A users row as selected. */
@@ -375,6 +443,7 @@ export interface DB {
   follows: FollowsTable;
   group_members: GroupMembersTable;
   groups: GroupsTable;
+  identity_providers: IdentityProvidersTable;
   order_items: OrderItemsTable;
   orders: OrdersTable;
   post_likes: PostLikesTable;
@@ -383,9 +452,13 @@ export interface DB {
   product_attributes: ProductAttributesTable;
   product_images: ProductImagesTable;
   products: ProductsTable;
+  rate_limit_windows: RateLimitWindowsTable;
   scim_tokens: ScimTokensTable;
   sessions: SessionsTable;
+  sso_requests: SsoRequestsTable;
+  sso_seen_ids: SsoSeenIdsTable;
   tags: TagsTable;
+  tenant_domains: TenantDomainsTable;
   tenants: TenantsTable;
   users: UsersTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -49,6 +49,204 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenantId}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tenant's domains
+         * @description Every domain the tenant claimed, pending or verified, oldest first.
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Claim a domain
+         * @description Claims a domain for the tenant: `pending`, with the TXT record to
+         *     publish (`txtRecordName`, value `txtRecordValue`). Other tenants may
+         *     claim it too; the first to verify it owns it. 409 when this tenant
+         *     claimed it already.
+         */
+        post: operations["addDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenantId}/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a claimed domain
+         * @description The claim; 404 when the tenant has not claimed the domain.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Release a domain
+         * @description The domain no longer routes sign-ins to the tenant.
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        /**
+         * Enforce (or stop enforcing) single sign-on for a domain
+         * @description With `enforceSso: true`, password sign-in and registration are
+         *     refused for addresses of the domain. 409 when the domain is not
+         *     verified or the tenant has no identity provider.
+         */
+        patch: operations["updateDomain"];
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenantId}/domains/{domain}/verification-mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a verification code to an administrator of the domain
+         * @description Sends a one-time code to `to`, which must be admin@, administrator@,
+         *     hostmaster@, postmaster@ or webmaster@ the domain. A new code
+         *     replaces an outstanding one.
+         */
+        post: operations["sendDomainVerificationMail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenantId}/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a domain
+         * @description `method: dns` (the default) looks up the TXT record; `method: mail`
+         *     checks the code mailed by `verification-mail` (5 guesses, 30
+         *     minutes). 200 `verified`; 409 `DOMAIN_NOT_VERIFIED` saying what was
+         *     not found, or `DOMAIN_TAKEN` when another tenant verified it first.
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenantId}/identity-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a tenant's identity provider
+         * @description The provider settings (never the client secret); 404 when the tenant has none.
+         */
+        get: operations["getIdentityProvider"];
+        /**
+         * Set a tenant's identity provider
+         * @description Replaces the tenant's one provider. SAML: give `saml` field by
+         *     field, or `metadataXml`, or `metadataUrl` (read now; every signing
+         *     certificate is kept, the first as current). `saml.signedAssertions`
+         *     cannot be false: every assertion must be signed. OpenID Connect:
+         *     `oidc`; the discovery document is read and checked now (400 when it
+         *     cannot be). The client secret is stored encrypted and may be left
+         *     out to keep the stored one of the same client. Provider URLs must be
+         *     https. `attributeMapping` names the provider attribute of each user
+         *     field (defaults: SAML `email`, `firstName`, `lastName`, `groups`;
+         *     OIDC `email`, `given_name`, `family_name`, `groups`); `roleMapping`
+         *     maps provider (and SCIM) group names to roles.
+         */
+        put: operations["putIdentityProvider"];
+        post?: never;
+        /**
+         * Remove a tenant's identity provider
+         * @description The tenant signs in locally from now on; existing sessions stay valid until they end.
+         */
+        delete: operations["deleteIdentityProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenantId}/identity-provider/test-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a test sign-in
+         * @description A sign-in URL for the tenant's provider, marked as a test: open it in
+         *     a browser and sign in at the provider; the callback then answers 200
+         *     with a report of what the sign-in would do (attributes received, how
+         *     they map, the roles, whether the user would be created or updated,
+         *     or why it would be refused) and signs nobody in. Valid for 10
+         *     minutes, once.
+         */
+        post: operations["startTestSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants/{tenantId}/scim-tokens": {
         parameters: {
             query?: never;
@@ -111,6 +309,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The provider attribute (SAML) or claim (OIDC) each user field comes from. */
+        AttributeMapping: {
+            /** @description Department attribute (optional). */
+            department?: string;
+            /** @description E-mail address attribute. */
+            email?: string;
+            /** @description Given name attribute. */
+            firstName?: string;
+            /** @description Group list attribute. */
+            groups?: string;
+            /** @description Family name attribute. */
+            lastName?: string;
+        };
         CreateTenantRequest: {
             id: components["schemas"]["TenantId"];
             /**
@@ -118,6 +329,39 @@ export interface components {
              * @example Acme Corporation
              */
             name: string;
+        };
+        /** @description A domain a tenant claimed. */
+        Domain: {
+            /**
+             * Format: date-time
+             * @description When it was claimed.
+             */
+            createdAt: string;
+            /** @description The domain. */
+            domain: string;
+            /** @description Whether password sign-in is refused for the domain. */
+            enforceSso: boolean;
+            /**
+             * @description Only a verified domain routes sign-ins.
+             * @enum {string}
+             */
+            status: "pending" | "verified";
+            tenantId: components["schemas"]["TenantId"];
+            /** @description The TXT record to publish. */
+            txtRecordName: string;
+            /** @description The value it must hold. */
+            txtRecordValue: string;
+            /** @description The random token of the claim. */
+            verificationToken: string;
+            /**
+             * Format: date-time
+             * @description When it was verified.
+             */
+            verifiedAt: string | null;
+        };
+        DomainList: {
+            /** @description The tenant's domains, oldest first. */
+            content: components["schemas"]["Domain"][];
         };
         /** @description One validation violation. */
         FieldError: {
@@ -140,6 +384,115 @@ export interface components {
              * @example must be >= 0.01
              */
             message: string;
+        };
+        /** @description A tenant's identity provider as stored (no secret). */
+        IdentityProvider: {
+            attributeMapping: components["schemas"]["AttributeMapping"];
+            /** @description OpenID Connect settings (the secret is never shown). */
+            oidc?: {
+                /** @description Client id. */
+                clientId: string;
+                /** @description Always true: a secret is stored. */
+                clientSecretSet: boolean;
+                /** @description Discovery document URL. */
+                discoveryUrl: string;
+                /** @description Issuer. */
+                issuer: string;
+                /** @description Requested scopes. */
+                scopes: string[];
+            };
+            /**
+             * @description The protocol.
+             * @enum {string}
+             */
+            protocol: "saml" | "oidc";
+            roleMapping: components["schemas"]["RoleMapping"];
+            /** @description SAML settings. */
+            saml?: {
+                /** @description Current signing certificate (PEM). */
+                certificate: string;
+                /** @description Backup signing certificate (PEM). */
+                certificateBackup: string | null;
+                /** @description Every accepted signing certificate (PEM), current first. */
+                certificates: string[];
+                /** @description The provider's entity id. */
+                entityId: string;
+                /** @description Where the metadata was read from. */
+                metadataUrl: string | null;
+                /** @description Expected NameID format. */
+                nameIdFormat: string;
+                /** @description Always true. */
+                signedAssertions: boolean;
+                /** @description Whether the Response must be signed too. */
+                signedResponses: boolean;
+                /** @description Single logout URL. */
+                sloUrl: string | null;
+                /** @description Single sign-on URL. */
+                ssoUrl: string;
+            };
+            /** @description What to register at the provider. */
+            serviceProvider: {
+                /** @description SAML assertion consumer URL. */
+                acsUrl?: string;
+                /** @description OIDC back-channel logout URI. */
+                backchannelLogoutUri?: string;
+                /** @description SAML service provider entity id (also its metadata URL). */
+                entityId?: string;
+                /** @description OIDC redirect URI. */
+                redirectUri?: string;
+            };
+            tenantId: components["schemas"]["TenantId"];
+            /**
+             * Format: date-time
+             * @description When the settings were last set.
+             */
+            updatedAt: string;
+        };
+        /** @description A tenant's identity provider, as set (see putIdentityProvider). */
+        IdentityProviderInput: {
+            attributeMapping?: components["schemas"]["AttributeMapping"];
+            /** @description SAML: where to read the provider's metadata instead of `saml`. */
+            metadataUrl?: string;
+            /** @description SAML: the provider's metadata document instead of `saml`. */
+            metadataXml?: string;
+            /** @description OpenID Connect settings. */
+            oidc?: {
+                /** @description This server's client id at the provider. */
+                clientId: string;
+                /** @description The client secret (stored encrypted; left out keeps the stored one). */
+                clientSecret?: string;
+                /** @description Discovery document URL (default `<issuer>/.well-known/openid-configuration`). */
+                discoveryUrl?: string;
+                /** @description The issuer identifier. */
+                issuer: string;
+                /** @description Scopes to request (`openid` is always added; default email, profile). */
+                scopes?: string[];
+            };
+            /**
+             * @description The protocol.
+             * @enum {string}
+             */
+            protocol: "saml" | "oidc";
+            roleMapping?: components["schemas"]["RoleMapping"];
+            /** @description SAML settings field by field. */
+            saml?: {
+                /** @description Current signing certificate (PEM or base64 DER). */
+                certificate: string;
+                /** @description Next signing certificate, tried as well (rotation). */
+                certificateBackup?: string | null;
+                /** @description The provider's entity id. */
+                entityId: string;
+                /** @description Expected NameID format (default emailAddress). */
+                nameIdFormat?: string;
+                /** @description Must be true (the default). */
+                signedAssertions?: boolean;
+                /** @description Whether the Response envelope must be signed too (default false). */
+                signedResponses?: boolean;
+                /** @description Single logout URL, optional. */
+                sloUrl?: string | null;
+                /** @description Single sign-on URL (HTTP-Redirect binding). */
+                ssoUrl: string;
+            };
         };
         /** @description A newly issued SCIM token, with its value. */
         IssuedScimToken: {
@@ -200,6 +553,7 @@ export interface components {
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
+         *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
          *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
          *     | `/problems/service-unavailable` | 503 | a dependency (the database) is unreachable |
@@ -248,6 +602,10 @@ export interface components {
              */
             type: string;
         };
+        /** @description Provider (or SCIM) group name to application role, e.g. `{"admins": "ADMIN"}`. */
+        RoleMapping: {
+            [key: string]: string;
+        };
         /** @description A SCIM token as listed; its value is never shown again. */
         ScimToken: {
             /** Format: date-time */
@@ -287,6 +645,15 @@ export interface components {
         TenantPage: {
             content: components["schemas"]["Tenant"][];
             page: components["schemas"]["PageMetadata"];
+        };
+        TestSignIn: {
+            /**
+             * Format: date-time
+             * @description When the URL stops working.
+             */
+            expiresAt: string;
+            /** @description Open this in a browser to run the test sign-in. */
+            url: string;
         };
     };
     responses: {
@@ -433,6 +800,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description A domain the tenant claimed.
+         * @example acme.example
+         */
+        domain: string;
         /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
         page: number;
         /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
@@ -549,6 +921,414 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's domains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "acme.example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A DNS domain name such as `acme.example`. */
+                    domain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Claimed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enforceSso": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Whether password sign-in is refused for the domain. */
+                    enforceSso: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendDomainVerificationMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "hostmaster@acme.example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An administrator mailbox of the domain. */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Sent. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the code stops working.
+                         */
+                        expiresAt: string;
+                        /** @description The address the code went to. */
+                        sentTo: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "method": "dns"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The mailed code (method mail). */
+                    code?: string;
+                    /**
+                     * @description How to verify (default dns).
+                     * @enum {string}
+                     */
+                    method?: "dns" | "mail";
+                };
+            };
+        };
+        responses: {
+            /** @description Verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderInput"];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startTestSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's id (a slug; anything else is a 400). */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test sign-in URL. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestSignIn"];
                 };
             };
             400: components["responses"]["BadRequest"];

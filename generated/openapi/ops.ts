@@ -167,6 +167,7 @@ export interface components {
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
+         *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
          *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
          *     | `/problems/service-unavailable` | 503 | a dependency (the database) is unreachable |

@@ -52,7 +52,7 @@ process.on('exit', () => fs.rmSync(DATA_DIRS, { recursive: true, force: true }))
  */
 const NPM_START = ['--enable-source-maps', 'dist/src/main.js'];
 
-/** The environment `npm start` runs with in production: info logs (to /dev/null here), a JWT secret. */
+/** The environment `npm start` runs with in production: info logs (to /dev/null here), a JWT secret and a secrets key. */
 function productionEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const dataDir = fs.mkdtempSync(path.join(DATA_DIRS, 'server-'));
   return {
@@ -60,6 +60,7 @@ function productionEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
     AUTH_JWT_SECRET: JWT_SECRET,
+    SECRETS_KEY: JWT_SECRET,
     DATA_DIR: dataDir,
     DATABASE_URL: '',
     ...extra,

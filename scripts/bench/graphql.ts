@@ -33,7 +33,7 @@ const PEERS = [
 ];
 
 function checkCosts(): string {
-  const limits = graphqlLimits(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: JWT_SECRET }));
+  const limits = graphqlLimits(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: JWT_SECRET, SECRETS_KEY: JWT_SECRET }));
   const schema = buildGraphQLSchema();
   const costs = Object.entries(OPERATIONS).map(([name, op]) => {
     const cost = operationComplexity(schema, parse(op.query), op.variables, null);

@@ -81,8 +81,8 @@ async function open(): Promise<DatabaseHandle | null> {
 
 const database = await open();
 const db = database?.db ?? stubDatabase();
-const services = createServices(db, loadConfig());
-const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, services.sessions));
+const services = createServices(db, loadConfig(), { secretsKey: JWT_SECRET, mail: { send: async () => undefined } });
+const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, services.sessions), { allowedOrigin: 'http://127.0.0.1' });
 /** Every GraphQL peer resolves the caller as ours does (the same passport strategy) and builds our context. */
 const contextOf = async (req: IncomingMessage) => createContext(await authenticate(req), services);
 const schema = data === 'memory' ? memorySchema() : buildGraphQLSchema();

@@ -102,7 +102,8 @@ export function collectValidatorSchemas(doc: Json): OperationValidators {
         if (schema) out.params[`${op.operationId}_${location}`] = schema;
       }
       const body = op.requestBody ? resolveRef(doc, op.requestBody) : null;
-      const jsonSchema = body?.content?.['application/json']?.schema;
+      // A form body (SAML's HTTP-POST binding, OIDC back-channel logout) is validated as the object it parses into.
+      const jsonSchema = body?.content?.['application/json']?.schema ?? body?.content?.['application/x-www-form-urlencoded']?.schema;
       if (jsonSchema) out.bodies[`${op.operationId}_body`] = withReachableDefs(localiseRefs(jsonSchema), components);
       void route;
     }

@@ -1,6 +1,7 @@
 /**
- * Resolves the caller of a request through passport. Anonymous requests yield null; a present but
- * invalid credential is an UNAUTHENTICATED error, mapped by each transport.
+ * Resolves the caller of a request through passport: an `Authorization: Bearer` header, else the
+ * session cookie. Anonymous requests yield null; a present but invalid credential is an
+ * UNAUTHENTICATED error, a cookie on a cross-site unsafe request FORBIDDEN, mapped by each transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import passport from 'passport';
@@ -8,17 +9,27 @@ import { unauthenticated } from '../errors.ts';
 import { BEARER, BearerStrategy } from './bearer-strategy.ts';
 import type { CredentialVerifier } from './credentials.ts';
 import type { Principal } from './principal.ts';
+import { sessionCookieOf } from './session-cookie.ts';
+import { SESSION_COOKIE_STRATEGY, SessionCookieStrategy } from './session-cookie-strategy.ts';
 
 export type Authenticator = (req: IncomingMessage, res?: ServerResponse) => Promise<Principal | null>;
 
-export function createAuthenticator(verifier: CredentialVerifier): Authenticator {
+/** Whether the request carries a credential at all (so that anonymous requests skip passport). */
+export function carriesCredential(req: IncomingMessage): boolean {
+  return Boolean(req.headers.authorization) || sessionCookieOf(req) !== null;
+}
+
+export function createAuthenticator(verifier: CredentialVerifier, options: { allowedOrigin: string }): Authenticator {
   const instance = new passport.Passport();
   instance.use(new BearerStrategy(verifier));
+  instance.use(new SessionCookieStrategy(verifier, options.allowedOrigin));
   return (req, res) =>
     new Promise((resolve, reject) => {
+      // The header wins: a client that sends one means it, whatever cookie the browser adds.
+      const strategy = req.headers.authorization ? BEARER : SESSION_COOKIE_STRATEGY;
       // @types/passport types the middleware as `any`; this is the connect-style function it returns.
       const middleware = instance.authenticate(
-        BEARER,
+        strategy,
         { session: false },
         (error: Error | null, user: Principal | false, info: { message?: string } | undefined) => {
           if (error) reject(error);

@@ -1,17 +1,18 @@
 /**
- * The bearer-token authentication of a scope: an onRequest hook each area registers in its own
+ * The bearer-token (or session cookie) authentication of a scope: an onRequest hook each area registers in its own
  * plugin (another area, SCIM for one, registers its own scheme instead). It sets `request.principal`;
  * a present but invalid token fails the request with UNAUTHENTICATED, answered by the scope's error
  * handler. Whether an operation needs a caller at all is the operation's business (its `security`).
  */
 import type { onRequestHookHandler } from 'fastify';
-import type { Authenticator } from './authenticate.ts';
+import { carriesCredential, type Authenticator } from './authenticate.ts';
 
 export function bearerAuthentication(authenticate: Authenticator): onRequestHookHandler {
   // Runs on every request of the scope, so it takes Fastify's callback form (no promise for the
-  // hook itself), and no Authorization header means anonymous without a round through passport.
+  // hook itself), and a request with neither an Authorization header nor the session cookie is
+  // anonymous without a round through passport.
   return (request, _reply, done) => {
-    if (!request.headers.authorization) return done();
+    if (!carriesCredential(request.raw)) return done();
     authenticate(request.raw).then((principal) => {
       request.principal = principal;
       done();

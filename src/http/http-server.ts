@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import { RateLimited } from '../errors.ts';
 import { respondToClientError } from './client-errors.ts';
 import { problem, toProblem } from './problem.ts';
 import { RouteIndex } from './route-index.ts';
@@ -13,11 +14,29 @@ import './fastify-types.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * A request as the log shows it. Sign-in URLs carry credentials in their query (an OpenID Connect
+ * callback's `code` and `state`, SAML's `SAMLRequest`/`SAMLResponse` in the redirect binding), so
+ * under /auth/ and /saml/ the query is left out. Bodies are never logged.
+ */
+function loggedRequest(request: FastifyRequest) {
+  const [path, query] = request.url.split('?', 2) as [string, string | undefined];
+  const secret = query !== undefined && (path.startsWith('/auth/') || path.startsWith('/saml/'));
+  return {
+    method: request.method,
+    url: secret ? `${path}?[redacted]` : request.url,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** An error as Problem Details (401 with its `WWW-Authenticate` challenge); the default of every scope. */
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const body = toProblem(error, request.url);
   if (body.status >= 500) request.log.error({ err: error }, 'request failed');
   if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  if (error instanceof RateLimited) reply.header('Retry-After', String(error.retryAfterS));
   return reply.code(body.status).type('application/problem+json').send(body);
 }
 
@@ -50,7 +69,7 @@ export function createHttpServer(config: Config): FastifyInstance {
   const http = Fastify({
     // At level silent nothing is ever written, yet Fastify would still build a child logger for every
     // request; without a logger it uses a no-op one, and app.log / request.log keep working.
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, serializers: { req: loggedRequest } },
     requestIdHeader: false,
     // Accept a caller's request id only when it is a sane token; otherwise mint one.
     genReqId: (req) => {

@@ -20,7 +20,11 @@ type Section<Op, K extends string> = Op extends { parameters: infer P }
       : NonNullable<S>
     : Record<string, never>
   : Record<string, never>;
-type BodyOf<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : unknown;
+type BodyOf<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } }
+  ? B
+  : Op extends { requestBody?: { content: { 'application/x-www-form-urlencoded': infer F } } }
+    ? F
+    : unknown;
 
 export type OperationRequest<Op> = FastifyRequest<{
   Params: Section<Op, 'path'>;
@@ -89,10 +93,16 @@ export function violationsFrom(
   return out;
 }
 
+const FORM = 'application/x-www-form-urlencoded';
+
 function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
   const type = header.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || type.endsWith('+json');
+}
+
+function isFormContentType(header: string | undefined): boolean {
+  return header?.split(';')[0]!.trim().toLowerCase() === FORM;
 }
 
 function resolveRef(doc: Json, value: Json): Json {
@@ -170,6 +180,8 @@ export function registerOperations<Ops>(
       const validateQuery = validators.params[`${operationId}_query`];
       const validateBody = validators.bodies[`${operationId}_body`];
       const bodyRequired = Boolean(op.requestBody?.required);
+      // An operation takes a form body only when its document says so, and then only a form body.
+      const takesForm = Boolean(resolveRef(doc, op.requestBody ?? {})?.content?.[FORM]);
       const declaredQuery = declaredQueryParameters(doc, item, op);
       const guard = securityGuard(doc, op, options.isAuthenticated);
       if (options.prefix && !path.startsWith(`${options.prefix}/`)) throw new Error(`${document}: ${path} is outside ${options.prefix}`);
@@ -186,10 +198,12 @@ export function registerOperations<Ops>(
           if (validateBody) {
             const hasBody = request.body !== undefined && request.body !== null;
             if (hasBody || bodyRequired) {
-              if (!isJsonContentType(request.headers['content-type'])) {
+              if (takesForm ? !isFormContentType(request.headers['content-type']) : !isJsonContentType(request.headers['content-type'])) {
                 throw new AppError(
                   'UNSUPPORTED_MEDIA_TYPE',
-                  'This operation accepts JSON request bodies only (application/json or a +json type)',
+                  takesForm
+                    ? `This operation accepts ${FORM} request bodies only`
+                    : 'This operation accepts JSON request bodies only (application/json or a +json type)',
                 );
               }
               if (!validateBody(request.body)) violations.push(...violationsFrom(validateBody.errors, 'body'));

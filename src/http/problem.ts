@@ -52,6 +52,7 @@ export type ProblemKind =
   | 'uri-too-long'
   | 'unsupported-media-type'
   | 'header-fields-too-large'
+  | 'too-many-requests'
   | 'internal-error'
   | 'service-unavailable';
 
@@ -72,6 +73,7 @@ const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'too-many-requests': { status: 429, title: 'Too many requests' },
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
@@ -87,6 +89,7 @@ const KIND_BY_CODE: Record<AppErrorCode, ProblemKind> = {
   PAYLOAD_TOO_LARGE: 'payload-too-large',
   UNSUPPORTED_MEDIA_TYPE: 'unsupported-media-type',
   NOT_ACCEPTABLE: 'not-acceptable',
+  TOO_MANY_REQUESTS: 'too-many-requests',
 };
 
 /** Reasons that have a problem type of their own. */

@@ -1,12 +1,22 @@
-/** openapi/admin.yaml: tenants and their SCIM tokens. Every operation is ADMIN-only by the document. */
+/**
+ * openapi/admin.yaml: tenants, their SCIM tokens, identity providers and domains. Every operation is
+ * ADMIN-only by the document.
+ */
 import type { operations } from '../../generated/openapi/admin.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
 import { parseSort } from '../http/sort-params.ts';
 import type { Services } from '../services.ts';
 import { tenantPath, toIssuedScimToken, toScimTokenPage, toTenant, toTenantPage } from './admin.representation.ts';
+import { toDomain, toIdentityProvider } from './sso-admin.representation.ts';
 import { TENANT_SORT_FIELDS } from './tenants.service.ts';
 
-export function adminHandlers({ tenants, scimTokens }: Services): OperationHandlers<operations> {
+/** A test sign-in URL works as long as the sign-in it starts (src/identity/saml, src/identity/oidc). */
+const TEST_SIGN_IN_TTL_MS = 10 * 60_000;
+
+export function adminHandlers(
+  { tenants, scimTokens, identityProviders, domains, saml, oidc }: Services,
+  baseUrl: string,
+): OperationHandlers<operations> {
   return {
     listTenants: async (request) => {
       const { page = 0, size = 20, sort } = request.query;
@@ -37,6 +47,56 @@ export function adminHandlers({ tenants, scimTokens }: Services): OperationHandl
     revokeScimToken: async (request, reply) => {
       await scimTokens.revoke(request.params.tenantId, request.params.tokenId);
       return reply.code(204).send();
+    },
+
+    getIdentityProvider: async (request) => toIdentityProvider(await identityProviders.get(request.params.tenantId), baseUrl),
+
+    putIdentityProvider: async (request) => toIdentityProvider(await identityProviders.put(request.params.tenantId, request.body), baseUrl),
+
+    deleteIdentityProvider: async (request, reply) => {
+      await identityProviders.remove(request.params.tenantId);
+      return reply.code(204).send();
+    },
+
+    startTestSignIn: async (request, reply) => {
+      const { tenantId } = request.params;
+      const provider = await identityProviders.get(tenantId);
+      const expiresAt = new Date(Date.now() + TEST_SIGN_IN_TTL_MS).toISOString();
+      const url =
+        provider.protocol === 'saml'
+          ? await saml.loginUrl(tenantId, '/', { test: true })
+          : await oidc.loginUrl(tenantId, '/', { test: true });
+      reply.code(201).header('Cache-Control', 'no-store');
+      return { url, expiresAt };
+    },
+
+    listDomains: async (request) => ({ content: (await domains.list(request.params.tenantId)).map(toDomain) }),
+
+    addDomain: async (request, reply) => {
+      const row = await domains.add(request.params.tenantId, request.body.domain);
+      reply.code(201).header('Location', `${tenantPath(row.tenant_id)}/domains/${row.domain}`);
+      return toDomain(row);
+    },
+
+    getDomain: async (request) => toDomain(await domains.get(request.params.tenantId, request.params.domain)),
+
+    updateDomain: async (request) => {
+      const { tenantId, domain } = request.params;
+      const hasProvider = (await identityProviders.find(tenantId)) !== null;
+      return toDomain(await domains.setEnforceSso(tenantId, domain, request.body.enforceSso, hasProvider));
+    },
+
+    deleteDomain: async (request, reply) => {
+      await domains.remove(request.params.tenantId, request.params.domain);
+      return reply.code(204).send();
+    },
+
+    verifyDomain: async (request) => toDomain(await domains.verify(request.params.tenantId, request.params.domain, request.body ?? {})),
+
+    sendDomainVerificationMail: async (request, reply) => {
+      const sent = await domains.sendVerificationMail(request.params.tenantId, request.params.domain, request.body.to);
+      reply.code(202);
+      return { sentTo: sent.sentTo, expiresAt: sent.expiresAt.toISOString() };
     },
   };
 }

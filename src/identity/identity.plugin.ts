@@ -23,7 +23,7 @@ export interface IdentityOptions extends AreaOptions {
 export const identityPlugin: FastifyPluginAsync<IdentityOptions> = async (scope, { services, authenticate, baseUrl }) => {
   await scope.register(async (admin) => {
     admin.addHook('onRequest', bearerAuthentication(authenticate));
-    registerOperations<operations>(admin, 'admin', { params, bodies }, adminHandlers(services));
+    registerOperations<operations>(admin, 'admin', { params, bodies }, adminHandlers(services, baseUrl));
   });
   await scope.register(scimScope, { prefix: SCIM_PREFIX, services, baseUrl });
 };

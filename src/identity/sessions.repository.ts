@@ -5,11 +5,32 @@ import type { Executor } from '../db/transaction.ts';
 /** A session as stored and listed: its digest never leaves this module. */
 export type SessionRecord = Omit<SessionsRow, 'token_sha256'>;
 
-const LISTED = ['id', 'user_id', 'tenant_id', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at'] as const;
+const LISTED = [
+  'id',
+  'user_id',
+  'tenant_id',
+  'roles',
+  'auth_method',
+  'idp_session_id',
+  'idp_subject',
+  'created_at',
+  'expires_at',
+  'last_seen_at',
+  'revoked_at',
+] as const;
 
 export function insertSession(
   db: Executor,
-  session: { user_id: string; tenant_id: string; token_sha256: string; roles: string[]; ttlSeconds: number },
+  session: {
+    user_id: string;
+    tenant_id: string;
+    token_sha256: string;
+    roles: string[];
+    auth_method: string;
+    idp_session_id: string | null;
+    idp_subject: string | null;
+    ttlSeconds: number;
+  },
 ): Promise<SessionRecord> {
   const { ttlSeconds, ...row } = session;
   return db
@@ -94,5 +115,19 @@ export async function revokeSessionsOfUser(db: Executor, userId: string): Promis
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Revokes the live sessions of a tenant a provider's session id (or, without one, its subject) names. */
+export async function revokeSessionsByProvider(db: Executor, tenantId: string, by: { sid?: string; sub?: string }): Promise<number> {
+  let query = db
+    .updateTable('sessions')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('revoked_at', 'is', null);
+  if (by.sid) query = query.where('idp_session_id', '=', by.sid);
+  if (by.sub) query = query.where('idp_subject', '=', by.sub);
+  if (!by.sid && !by.sub) return 0;
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

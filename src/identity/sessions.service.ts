@@ -35,6 +35,16 @@ export interface IssuedSession {
   token: string;
 }
 
+export interface SessionOptions {
+  roles?: readonly string[];
+  /** How the user signed in: `api` for sessions an operator creates directly. */
+  authMethod?: 'api' | 'local' | 'saml' | 'oidc';
+  /** The provider's own session id (OIDC `sid`, SAML SessionIndex), which back-channel logout names. */
+  idpSessionId?: string | null;
+  /** The provider's subject (OIDC `sub`, SAML NameID). */
+  idpSubject?: string | null;
+}
+
 const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export const sessionNotFound = (id: string) => notFound(`Session not found: ${id}`, 'SESSION_NOT_FOUND');
@@ -48,7 +58,7 @@ export class SessionsService implements CredentialStore {
   ) {}
 
   /** A new session of an active user, in the user's tenant, with the roles sign-in granted. */
-  async create(userId: string, options: { roles?: readonly string[] } = {}): Promise<IssuedSession> {
+  async create(userId: string, options: SessionOptions = {}): Promise<IssuedSession> {
     const user = await findUserById(this.db, userId);
     if (!user) throw userNotFound(userId);
     if (!user.active) throw validationFailed([{ field: ['userId'], message: 'the user is deactivated' }], 'The user is deactivated');
@@ -58,6 +68,9 @@ export class SessionsService implements CredentialStore {
       tenant_id: user.tenant_id,
       token_sha256: digestOf(token),
       roles: [...new Set(options.roles ?? [])],
+      auth_method: options.authMethod ?? 'api',
+      idp_session_id: options.idpSessionId ?? null,
+      idp_subject: options.idpSubject ?? null,
       ttlSeconds: this.ttlSeconds,
     });
     return { record, token };
@@ -72,6 +85,11 @@ export class SessionsService implements CredentialStore {
   /** Revoking a revoked session again succeeds and keeps its first revocation time. */
   async revoke(id: string): Promise<void> {
     if (!UUID.test(id) || !(await repo.revokeSession(this.db, id))) throw sessionNotFound(id);
+  }
+
+  /** Revokes the live sessions a provider's back-channel logout names (its `sid`, else its `sub`); how many. */
+  revokeByProviderSession(tenantId: string, by: { sid?: string; sub?: string }): Promise<number> {
+    return repo.revokeSessionsByProvider(this.db, tenantId, by);
   }
 
   /** Revokes every live session of the user (sign-out everywhere); how many there were. */

@@ -38,12 +38,29 @@ t.test('webhook worker switch and the DNS resolver', async (t) => {
   t.same(loadConfig({ DNS_RESOLVER: '[::1]:53' }).dnsResolver, { host: '::1', port: 53 });
 });
 
-t.test('production turns the explorer off and requires a JWT secret', async (t) => {
+t.test('production turns the explorer off and requires a JWT secret and a secrets key', async (t) => {
   const missing = t.throws(() => loadConfig({ NODE_ENV: 'production' })) as ConfigError;
   t.equal(missing.variable, 'AUTH_JWT_SECRET');
-  const c = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40) });
+  const noKey = t.throws(() => loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40) })) as ConfigError;
+  t.equal(noKey.variable, 'SECRETS_KEY');
+  const c = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: 'k'.repeat(32) });
   t.equal(c.graphiql, false);
   t.equal(c.graphqlSchemaPrintout, false);
+  t.equal(c.secretsKey, 'k'.repeat(32));
+  t.equal(c.allowInsecureIdp, false);
+  const insecure = t.throws(() =>
+    loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: 'k'.repeat(32), ALLOW_INSECURE_IDP: 'true' }),
+  ) as ConfigError;
+  t.equal(insecure.variable, 'ALLOW_INSECURE_IDP', 'identity providers over http are for tests, never production');
+});
+
+t.test('single sign-on settings', async (t) => {
+  const c = loadConfig({});
+  t.equal(c.secretsKey, null, 'generated under DATA_DIR outside production');
+  t.equal(c.allowInsecureIdp, false);
+  t.equal(c.authSessionTtlS, 8 * 3600);
+  t.equal(loadConfig({ ALLOW_INSECURE_IDP: 'true' }).allowInsecureIdp, true);
+  t.equal(loadConfig({ AUTH_SESSION_TTL_S: '600' }).authSessionTtlS, 600);
 });
 
 t.test('each bad value names its variable', async (t) => {
@@ -65,6 +82,9 @@ t.test('each bad value names its variable', async (t) => {
     [{ DNS_RESOLVER: '::1:53' }, 'DNS_RESOLVER'],
     [{ DNS_RESOLVER: 'resolver.internal:53' }, 'DNS_RESOLVER'],
     [{ DNS_RESOLVER: '999.1.1.1:53' }, 'DNS_RESOLVER'],
+    [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
+    [{ ALLOW_INSECURE_IDP: 'perhaps' }, 'ALLOW_INSECURE_IDP'],
+    [{ AUTH_SESSION_TTL_S: '10' }, 'AUTH_SESSION_TTL_S'],
   ];
   for (const [env, variable] of cases) {
     const error = t.throws(() => loadConfig(env)) as ConfigError;

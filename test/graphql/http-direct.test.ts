@@ -26,7 +26,12 @@ const server = await startServer(t, {
     const limits = { ...graphqlLimits({ graphqlMaxDepth: 10, graphqlMaxComplexity: 200 } as never) };
     // Its own scope with the bearer hook, as the GraphQL plugin registers /graphql.
     await http.register(async (scope) => {
-      scope.addHook('onRequest', bearerAuthentication(createAuthenticator(new CredentialVerifier(TEST_JWT_SECRET, services.sessions))));
+      scope.addHook(
+        'onRequest',
+        bearerAuthentication(
+          createAuthenticator(new CredentialVerifier(TEST_JWT_SECRET, services.sessions), { allowedOrigin: 'http://127.0.0.1' }),
+        ),
+      );
       registerGraphQLHttp(scope, {
         schema,
         preparer: new OperationPreparer(schema, limits),

@@ -10,6 +10,7 @@ import * as m0008 from './0008_tenants_and_scim_tokens.ts';
 import * as m0009 from './0009_scim_resources.ts';
 import * as m0010 from './0010_sessions.ts';
 import * as m0011 from './0011_webhooks.ts';
+import * as m0012 from './0012_single_sign_on.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_scim_resources': m0009,
   '0010_sessions': m0010,
   '0011_webhooks': m0011,
+  '0012_single_sign_on': m0012,
 };

@@ -28,6 +28,7 @@ const STATUS: Record<AppErrorCode, number> = {
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
 };
 
 /** Fastify's refusals of a request body, by code. */

@@ -1,0 +1,23 @@
+/** TXT records through node:dns, at DNS_RESOLVER when configured (tests run a DNS server on loopback). */
+import { Resolver } from 'node:dns/promises';
+import type { Config } from '../../config.ts';
+
+export type TxtLookup = (name: string) => Promise<string[]>;
+
+export function createTxtLookup(resolverAddress: Config['dnsResolver']): TxtLookup {
+  const resolver = new Resolver({ timeout: 3000, tries: 2 });
+  if (resolverAddress) {
+    const { host, port } = resolverAddress;
+    resolver.setServers([host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`]);
+  }
+  return async (name) => {
+    try {
+      // A record may be split into 255-byte strings; they are one value.
+      return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
+      throw error;
+    }
+  };
+}

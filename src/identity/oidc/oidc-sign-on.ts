@@ -1,0 +1,200 @@
+/**
+ * OpenID Connect single sign-on of a tenant with openid-client (decision 93): the authorization code
+ * flow with PKCE (S256), state and nonce, the three kept in `sso_requests` under the state so that any
+ * instance may take the callback, and each usable once. Back-channel logout validates the signed
+ * `logout_token` (signature by the provider's published keys, issuer, audience, `iat`, the
+ * back-channel `events` claim, `sid` or `sub`, no `nonce`, its `jti` seen once) and revokes the
+ * sessions it names.
+ */
+import { jwtVerify, errors as joseErrors } from 'jose';
+import * as client from 'openid-client';
+import type { Database } from '../../db/database.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
+import type { IdentityProvider } from '../providers/provider-settings.ts';
+import type { SessionsService } from '../sessions.service.ts';
+import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
+import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
+import * as state from '../sign-in/sso-state.repository.ts';
+import type { OidcConfigurations } from './oidc-configurations.ts';
+
+const REQUEST_TTL_S = 10 * 60;
+const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** A logout token older than this is refused; its `jti` is remembered for as long. */
+const LOGOUT_TOKEN_MAX_AGE_S = 5 * 60;
+
+type OidcProvider = IdentityProvider & { protocol: 'oidc' };
+
+export type OidcCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
+
+/** A refused sign-in: the caller's doing (or an attacker's), never the server's; no session is made. */
+export class OidcRejected extends AppError {
+  constructor(reason: string) {
+    super('UNAUTHENTICATED', `OpenID Connect ${reason}`, 'SSO_REJECTED');
+    this.name = 'OidcRejected';
+  }
+}
+
+/** A logout token that fails validation: the back-channel request is bad (400), nothing is ended. */
+const logoutRefused = (reason: string) => new AppError('VALIDATION', `Back-channel logout refused: ${reason}`, 'LOGOUT_TOKEN_REJECTED');
+
+export function redirectUriOf(baseUrl: string, tenantId: string): string {
+  return `${baseUrl}/auth/oidc/${tenantId}/callback`;
+}
+
+export function backchannelLogoutUriOf(baseUrl: string, tenantId: string): string {
+  return `${baseUrl}/auth/oidc/${tenantId}/backchannel-logout`;
+}
+
+export class OidcSignOn {
+  constructor(
+    private readonly db: Database,
+    private readonly providers: IdentityProvidersService,
+    private readonly accounts: AccountsService,
+    private readonly sessions: SessionsService,
+    private readonly configurations: OidcConfigurations,
+    private readonly baseUrl: string,
+  ) {}
+
+  async loginUrl(tenantId: string, returnTo: string | undefined, options: { test?: boolean } = {}): Promise<string> {
+    const provider = await this.oidcProvider(tenantId);
+    const target = safeReturnTo(returnTo, this.baseUrl);
+    if (target === null) throw invalidReturnTo();
+    const configuration = await this.configuration(provider);
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const stateValue = client.randomState();
+    const nonce = client.randomNonce();
+    await state.insertSsoRequest(this.db, {
+      id: stateValue,
+      tenant_id: tenantId,
+      protocol: 'oidc',
+      return_to: target,
+      relay_state: null,
+      code_verifier: codeVerifier,
+      nonce,
+      test: options.test ?? false,
+      ttlS: REQUEST_TTL_S,
+    });
+    return client
+      .buildAuthorizationUrl(configuration, {
+        redirect_uri: redirectUriOf(this.baseUrl, tenantId),
+        scope: provider.oidc.scopes.join(' '),
+        response_type: 'code',
+        code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+        state: stateValue,
+        nonce,
+      })
+      .toString();
+  }
+
+  /** Completes a sign-in from the callback's query string. */
+  async callback(tenantId: string, query: URLSearchParams): Promise<OidcCallbackResult> {
+    const provider = await this.oidcProvider(tenantId);
+    const stateValue = query.get('state');
+    if (!stateValue) throw new OidcRejected('callback refused: it has no state');
+    const request = await state.takeSsoRequest(this.db, tenantId, 'oidc', stateValue);
+    if (!request) throw new OidcRejected('callback refused: its state names no sign-in in progress (unknown, used or expired)');
+    const error = query.get('error');
+    if (error)
+      throw new OidcRejected(
+        `sign-in refused by the provider: ${error}${query.get('error_description') ? ` (${query.get('error_description')})` : ''}`,
+      );
+    const configuration = await this.configuration(provider);
+    const currentUrl = new URL(`${redirectUriOf(this.baseUrl, tenantId)}?${query.toString()}`);
+    let claims: client.IDToken;
+    let accessToken: string;
+    try {
+      const tokens = await client.authorizationCodeGrant(configuration, currentUrl, {
+        pkceCodeVerifier: request.code_verifier!,
+        expectedState: stateValue,
+        expectedNonce: request.nonce!,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims()!;
+      accessToken = tokens.access_token;
+    } catch (cause) {
+      throw new OidcRejected(`callback refused: ${(cause as Error).message}`);
+    }
+    let attributes: Record<string, unknown> = { ...claims };
+    // Providers that keep profile claims out of the ID token serve them at the userinfo endpoint.
+    if (configuration.serverMetadata().userinfo_endpoint && (!claims.email || !claims[provider.attributeMapping.groups])) {
+      try {
+        attributes = { ...(await client.fetchUserInfo(configuration, accessToken, claims.sub)), ...attributes };
+      } catch {
+        // The ID token is enough to sign in; a userinfo failure only leaves claims out.
+      }
+    }
+    const identity = {
+      protocol: 'oidc' as const,
+      subject: claims.sub,
+      attributes,
+      idpSessionId: typeof claims.sid === 'string' ? claims.sid : null,
+    };
+    if (request.test) return { kind: 'test', report: await this.accounts.signInExternal(provider, identity, { test: true }) };
+    return { kind: 'signed-in', signedIn: await this.accounts.signInExternal(provider, identity), returnTo: request.return_to };
+  }
+
+  /** Validates a back-channel `logout_token` and revokes the sessions it names; how many. */
+  async backchannelLogout(tenantId: string, logoutToken: unknown): Promise<number> {
+    const provider = await this.oidcProvider(tenantId);
+    if (typeof logoutToken !== 'string' || !logoutToken) throw logoutRefused('no logout_token');
+    const metadata = (await this.configuration(provider)).serverMetadata();
+    if (!metadata.jwks_uri) throw logoutRefused('the provider publishes no jwks_uri');
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(logoutToken, this.configurations.keySet(metadata.jwks_uri), {
+        issuer: metadata.issuer,
+        audience: provider.oidc.clientId,
+        algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+        maxTokenAge: LOGOUT_TOKEN_MAX_AGE_S,
+        requiredClaims: ['iat', 'jti'],
+      }));
+    } catch (cause) {
+      const reason = cause instanceof joseErrors.JOSEError ? cause.message : 'the token cannot be verified';
+      throw logoutRefused(reason);
+    }
+    const events = payload.events as Record<string, unknown> | undefined;
+    if (!events || typeof events !== 'object' || typeof events[BACKCHANNEL_EVENT] !== 'object' || events[BACKCHANNEL_EVENT] === null) {
+      throw logoutRefused('the events claim has no back-channel logout event');
+    }
+    if ('nonce' in payload) throw logoutRefused('a logout token must not carry a nonce');
+    const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
+    const sub = typeof payload.sub === 'string' ? payload.sub : undefined;
+    if (!sid && !sub) throw logoutRefused('the token names neither sid nor sub');
+    const expiresAt = new Date((payload.iat! + LOGOUT_TOKEN_MAX_AGE_S + 60) * 1000);
+    const fresh = await state.rememberOnce(this.db, {
+      tenant_id: tenantId,
+      kind: 'oidc-logout-token',
+      id: String(payload.jti),
+      expires_at: expiresAt,
+    });
+    if (!fresh) throw logoutRefused('this logout token was already used');
+    return this.sessions.revokeByProviderSession(tenantId, { ...(sid ? { sid } : {}), ...(sub ? { sub } : {}) });
+  }
+
+  /** The provider's end-session URL for a session signed in through it, when the provider has one. */
+  async endSessionUrl(tenantId: string): Promise<string | null> {
+    const provider = await this.providers.find(tenantId);
+    if (provider?.protocol !== 'oidc') return null;
+    const metadata = (await this.configuration(provider)).serverMetadata();
+    if (!metadata.end_session_endpoint) return null;
+    const url = new URL(metadata.end_session_endpoint);
+    url.searchParams.set('client_id', provider.oidc.clientId);
+    return url.toString();
+  }
+
+  private async configuration(provider: OidcProvider): Promise<client.Configuration> {
+    try {
+      return await this.configurations.get(provider);
+    } catch (cause) {
+      throw new OidcRejected(`sign-in unavailable: the provider's discovery document cannot be read (${(cause as Error).message})`);
+    }
+  }
+
+  private async oidcProvider(tenantId: string): Promise<OidcProvider> {
+    const provider = await this.providers.get(tenantId);
+    if (provider.protocol !== 'oidc') throw notFound(`Tenant ${tenantId} signs in with SAML, not OpenID Connect`, 'OIDC_NOT_CONFIGURED');
+    return provider;
+  }
+}

@@ -1,0 +1,46 @@
+/** A tenant's identity provider as the sign-in code uses it: settings decrypted, mappings typed. */
+
+export interface AttributeMapping {
+  email: string;
+  firstName: string;
+  lastName: string;
+  groups: string;
+  department?: string;
+}
+
+export type RoleMapping = Record<string, string>;
+
+export interface SamlSettings {
+  entityId: string;
+  ssoUrl: string;
+  sloUrl: string | null;
+  /** PEM of every certificate a response may be signed with: the current one first, then the backup. */
+  certificates: string[];
+  nameIdFormat: string;
+  signedAssertions: boolean;
+  signedResponses: boolean;
+  /** Where the metadata was read from, when it came from a URL. */
+  metadataUrl: string | null;
+}
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  discoveryUrl: string;
+  scopes: string[];
+}
+
+interface Common {
+  tenantId: string;
+  attributeMapping: AttributeMapping;
+  roleMapping: RoleMapping;
+  updatedAt: Date;
+}
+
+export type IdentityProvider = Common &
+  ({ protocol: 'saml'; saml: SamlSettings } | { protocol: 'oidc'; oidc: OidcSettings & { clientSecret: string } });
+
+export const DEFAULT_ATTRIBUTE_MAPPING: Record<IdentityProvider['protocol'], AttributeMapping> = {
+  saml: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },
+  oidc: { email: 'email', firstName: 'given_name', lastName: 'family_name', groups: 'groups' },
+};

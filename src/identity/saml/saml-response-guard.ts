@@ -1,0 +1,182 @@
+/**
+ * The checks of the SAML validation checklist that node-saml does not make, run on the decoded
+ * response before node-saml verifies its signatures (decision 92). The document must have exactly one
+ * Response as its root and exactly one Assertion, as its child: every signature-wrapping variant
+ * (XSW1–XSW8) needs a second Response or Assertion somewhere, so with one of each the element read
+ * here is the element node-saml verifies. Then:
+ *
+ * - no DOCTYPE (XXE, entity expansion), no comments (the NameID comment truncation of CVE-2017-11427),
+ *   no processing instructions;
+ * - `Destination` of the Response, and `Recipient` of the bearer SubjectConfirmationData, equal the
+ *   assertion consumer URL; the SubjectConfirmationData's InResponseTo, when present, equals the
+ *   Response's;
+ * - the Assertion carries its own signature, referencing its ID (and the Response one referencing
+ *   its ID when the tenant wants signed responses);
+ * - every SignatureMethod and DigestMethod is SHA-256 or stronger (SHA-1 refused);
+ * - the NameID has the configured format;
+ * - no EncryptedAssertion (not supported: the service provider publishes no encryption key).
+ */
+import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
+import { AppError } from '../../errors.ts';
+
+const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
+const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const DS = 'http://www.w3.org/2000/09/xmldsig#';
+const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
+
+const STRONG_SIGNATURES = new Set([
+  'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+  'http://www.w3.org/2001/04/xmldsig-more#rsa-sha384',
+  'http://www.w3.org/2001/04/xmldsig-more#rsa-sha512',
+  'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256',
+  'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha384',
+  'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha512',
+]);
+const STRONG_DIGESTS = new Set([
+  'http://www.w3.org/2001/04/xmlenc#sha256',
+  'http://www.w3.org/2001/04/xmldsig-more#sha384',
+  'http://www.w3.org/2001/04/xmlenc#sha512',
+]);
+
+/** Responses are small; anything near this is not a sign-in. */
+export const MAX_SAML_RESPONSE_BYTES = 256 * 1024;
+
+/** A refused sign-in: the caller's doing (or an attacker's), never the server's; no session is made. */
+export class SamlRejected extends AppError {
+  constructor(reason: string) {
+    super('UNAUTHENTICATED', `SAML response rejected: ${reason}`, 'SSO_REJECTED');
+    this.name = 'SamlRejected';
+  }
+}
+
+export interface SamlExpectations {
+  acsUrl: string;
+  nameIdFormat: string;
+  signedResponses: boolean;
+}
+
+export interface SamlResponseFacts {
+  assertionId: string;
+  /** The Response's InResponseTo; null for an unsolicited (provider-initiated) response. */
+  inResponseTo: string | null;
+  /** The latest NotOnOrAfter the assertion names: how long its id must be remembered. */
+  notOnOrAfter: Date | null;
+}
+
+function childElements(parent: Element, ns: string, name: string): Element[] {
+  const out: Element[] = [];
+  for (let node = parent.firstChild; node; node = node.nextSibling) {
+    if (node.nodeType === 1 && (node as Element).namespaceURI === ns && (node as Element).localName === name) out.push(node as Element);
+  }
+  return out;
+}
+
+function only(parent: Element, ns: string, name: string, what: string): Element {
+  const found = childElements(parent, ns, name);
+  if (found.length !== 1) throw new SamlRejected(`expected exactly one ${what}, found ${found.length}`);
+  return found[0]!;
+}
+
+/** Comments, processing instructions and DOCTYPE nodes anywhere in the document. */
+function findForbiddenNode(node: Node): string | null {
+  for (let child = node.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === 8) return 'an XML comment';
+    if (child.nodeType === 7) return 'a processing instruction';
+    if (child.nodeType === 10) return 'a DOCTYPE';
+    const inner = findForbiddenNode(child);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+function parse(xml: string): Document {
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlRejected('a DOCTYPE or ENTITY declaration is not accepted');
+  try {
+    return new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') throw new Error(message);
+      },
+    }).parseFromString(xml, 'text/xml');
+  } catch (error) {
+    throw new SamlRejected(`the response is not well-formed XML (${(error as Error).message.split('\n')[0]})`);
+  }
+}
+
+function checkSignature(signed: Element, what: string): void {
+  const signature = childElements(signed, DS, 'Signature');
+  if (signature.length !== 1) throw new SamlRejected(`the ${what} must carry exactly one signature of its own, found ${signature.length}`);
+  const references = Array.from(signature[0]!.getElementsByTagNameNS(DS, 'Reference'));
+  const id = signed.getAttribute('ID');
+  if (!id || references.length !== 1 || references[0]!.getAttribute('URI') !== `#${id}`) {
+    throw new SamlRejected(`the ${what}'s signature does not reference the ${what} itself`);
+  }
+}
+
+function checkAlgorithms(doc: Document): void {
+  for (const method of Array.from(doc.getElementsByTagNameNS(DS, 'SignatureMethod'))) {
+    const algorithm = method.getAttribute('Algorithm') ?? '';
+    if (!STRONG_SIGNATURES.has(algorithm))
+      throw new SamlRejected(`signature algorithm ${algorithm} is not accepted (SHA-256 or stronger required)`);
+  }
+  for (const method of Array.from(doc.getElementsByTagNameNS(DS, 'DigestMethod'))) {
+    const algorithm = method.getAttribute('Algorithm') ?? '';
+    if (!STRONG_DIGESTS.has(algorithm))
+      throw new SamlRejected(`digest algorithm ${algorithm} is not accepted (SHA-256 or stronger required)`);
+  }
+}
+
+function latest(dates: (string | null)[]): Date | null {
+  const times = dates
+    .filter((d): d is string => Boolean(d))
+    .map((d) => Date.parse(d))
+    .filter((t) => !Number.isNaN(t));
+  return times.length ? new Date(Math.max(...times)) : null;
+}
+
+export function checkSamlResponse(samlResponse: string, expect: SamlExpectations): SamlResponseFacts {
+  if (samlResponse.length > MAX_SAML_RESPONSE_BYTES * 1.4) throw new SamlRejected('the response is too large');
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(samlResponse)) throw new SamlRejected('SAMLResponse is not base64');
+  const doc = parse(Buffer.from(samlResponse, 'base64').toString('utf8'));
+  const forbidden = findForbiddenNode(doc);
+  if (forbidden) throw new SamlRejected(`the response contains ${forbidden}`);
+  const root = doc.documentElement;
+  if (!root || root.namespaceURI !== PROTOCOL || root.localName !== 'Response')
+    throw new SamlRejected('the root element is not a SAML 2.0 Response');
+  if (doc.getElementsByTagNameNS(PROTOCOL, 'Response').length !== 1) throw new SamlRejected('the document holds more than one Response');
+  if (doc.getElementsByTagNameNS(ASSERTION, 'EncryptedAssertion').length) throw new SamlRejected('encrypted assertions are not supported');
+  if (doc.getElementsByTagNameNS(ASSERTION, 'Assertion').length !== 1)
+    throw new SamlRejected('the document must hold exactly one Assertion');
+  const assertion = only(root, ASSERTION, 'Assertion', 'Assertion in the Response');
+
+  if (root.getAttribute('Destination') !== expect.acsUrl) {
+    throw new SamlRejected(`Destination ${JSON.stringify(root.getAttribute('Destination'))} is not this tenant's assertion consumer URL`);
+  }
+  checkAlgorithms(doc);
+  checkSignature(assertion, 'Assertion');
+  if (expect.signedResponses) checkSignature(root, 'Response');
+
+  const assertionId = assertion.getAttribute('ID');
+  if (!assertionId) throw new SamlRejected('the Assertion has no ID');
+  const subject = only(assertion, ASSERTION, 'Subject', 'Subject');
+  const nameId = only(subject, ASSERTION, 'NameID', 'NameID');
+  const format = nameId.getAttribute('Format') || UNSPECIFIED;
+  if (format !== expect.nameIdFormat) throw new SamlRejected(`NameID format ${format} is not the expected ${expect.nameIdFormat}`);
+
+  const inResponseTo = root.getAttribute('InResponseTo') || null;
+  const bearer = childElements(subject, ASSERTION, 'SubjectConfirmation').filter((c) => c.getAttribute('Method') === BEARER);
+  if (bearer.length !== 1) throw new SamlRejected('the Subject must have exactly one bearer SubjectConfirmation');
+  const data = only(bearer[0]!, ASSERTION, 'SubjectConfirmationData', 'SubjectConfirmationData');
+  if (data.getAttribute('Recipient') !== expect.acsUrl) {
+    throw new SamlRejected(`Recipient ${JSON.stringify(data.getAttribute('Recipient'))} is not this tenant's assertion consumer URL`);
+  }
+  const confirmedFor = data.getAttribute('InResponseTo') || null;
+  if (confirmedFor !== inResponseTo) throw new SamlRejected('the InResponseTo of the Response and of its SubjectConfirmationData differ');
+
+  const conditions = childElements(assertion, ASSERTION, 'Conditions')[0];
+  return {
+    assertionId,
+    inResponseTo,
+    notOnOrAfter: latest([data.getAttribute('NotOnOrAfter'), conditions?.getAttribute('NotOnOrAfter') ?? null]),
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * SAML 2.0 single sign-on of a tenant, through @node-saml/passport-saml's MultiSamlStrategy with the
+ * options resolved per tenant (decision 92):
+ *
+ * - service-provider initiated: `loginUrl` stores the AuthnRequest's id with the relay state and the
+ *   return address in `sso_requests` (any instance can take the callback), then node-saml builds the
+ *   HTTP-Redirect URL. The response must name that id (InResponseTo, node-saml's check over our
+ *   store) and come back with that relay state;
+ * - provider initiated (unsolicited, no InResponseTo): accepted within a short window (the assertion
+ *   at most five minutes old), its relay state only a path on this server, its assertion id accepted
+ *   once;
+ * - every response first passes src/identity/saml/saml-response-guard.ts (the rows node-saml leaves
+ *   out), then node-saml's signature, issuer, audience, time and InResponseTo checks, with the
+ *   current and the backup certificate; then the assertion id is recorded (replay).
+ */
+import { randomBytes } from 'node:crypto';
+import { MultiSamlStrategy, type Profile, type SamlConfig, ValidateInResponseTo } from '@node-saml/passport-saml';
+import type { CacheProvider } from '@node-saml/node-saml';
+import { runStrategy } from '../../auth/run-strategy.ts';
+import type { Database } from '../../db/database.ts';
+import { notFound } from '../../errors.ts';
+import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
+import type { IdentityProvider, SamlSettings } from '../providers/provider-settings.ts';
+import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
+import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
+import * as state from '../sign-in/sso-state.repository.ts';
+import { checkSamlResponse, SamlRejected } from './saml-response-guard.ts';
+
+/** How long a sign-in may take between the redirect to the provider and the callback. */
+const REQUEST_TTL_S = 10 * 60;
+const CLOCK_SKEW_MS = 60_000;
+/** The "short NotOnOrAfter window" of unsolicited responses: an assertion older than this is refused. */
+const MAX_ASSERTION_AGE_MS = 5 * 60_000;
+
+export type SamlCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
+
+export interface SamlServiceProvider {
+  entityId: string;
+  acsUrl: string;
+}
+
+export function serviceProviderOf(baseUrl: string, tenantId: string): SamlServiceProvider {
+  return { entityId: `${baseUrl}/saml/metadata/${tenantId}`, acsUrl: `${baseUrl}/auth/saml/${tenantId}/callback` };
+}
+
+/** node-saml's request-id cache over `sso_requests`; remembers the request a response answered. */
+class SsoRequestCache implements CacheProvider {
+  consumed: state.SsoRequestRow | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly tenantId: string,
+  ) {}
+
+  // The row is written by `loginUrl` before node-saml builds the request, with what only it knows.
+  async saveAsync(key: string, value: string) {
+    return { value, createdAt: Date.now(), key };
+  }
+
+  async getAsync(key: string): Promise<string | null> {
+    const row = await state.findSsoRequest(this.db, this.tenantId, 'saml', key);
+    return row ? row.id : null;
+  }
+
+  async removeAsync(key: string | null): Promise<string | null> {
+    if (!key) return null;
+    this.consumed = await state.takeSsoRequest(this.db, this.tenantId, 'saml', key);
+    return this.consumed ? key : null;
+  }
+}
+
+interface SamlRequestContext {
+  provider: IdentityProvider & { protocol: 'saml' };
+  requestId?: string;
+  cache: SsoRequestCache;
+}
+
+export class SamlSignOn {
+  private readonly strategy: MultiSamlStrategy;
+
+  constructor(
+    private readonly db: Database,
+    private readonly providers: IdentityProvidersService,
+    private readonly accounts: AccountsService,
+    private readonly baseUrl: string,
+  ) {
+    this.strategy = new MultiSamlStrategy(
+      {
+        passReqToCallback: false,
+        getSamlOptions: (req, done) => {
+          const context = (req as unknown as { saml: SamlRequestContext }).saml;
+          done(null, this.optionsFor(context));
+        },
+      },
+      (profile: Profile | null, done: (error: Error | null, user?: Record<string, unknown>) => void) =>
+        done(null, profile as unknown as Record<string, unknown>),
+      (_profile: Profile | null, done: (error: Error | null, user?: Record<string, unknown>) => void) => done(null, {}),
+    );
+  }
+
+  /** The provider's sign-in URL for a new SP-initiated sign-in. */
+  async loginUrl(tenantId: string, returnTo: string | undefined, options: { test?: boolean } = {}): Promise<string> {
+    const provider = await this.samlProvider(tenantId);
+    const target = safeReturnTo(returnTo, this.baseUrl);
+    if (target === null) throw invalidReturnTo();
+    const requestId = `_${randomBytes(20).toString('hex')}`;
+    const relayState = randomBytes(24).toString('base64url');
+    await state.insertSsoRequest(this.db, {
+      id: requestId,
+      tenant_id: tenantId,
+      protocol: 'saml',
+      return_to: target,
+      relay_state: relayState,
+      code_verifier: null,
+      nonce: null,
+      test: options.test ?? false,
+      ttlS: REQUEST_TTL_S,
+    });
+    const saml: SamlRequestContext = { provider, requestId, cache: new SsoRequestCache(this.db, tenantId) };
+    const outcome = await runStrategy(this.strategy, { saml, query: { RelayState: relayState }, body: {}, headers: {} });
+    if (outcome.kind !== 'redirect') throw new Error(`passport-saml did not redirect (${outcome.kind})`);
+    return outcome.url;
+  }
+
+  async callback(tenantId: string, form: { SAMLResponse?: unknown; RelayState?: unknown }): Promise<SamlCallbackResult> {
+    const provider = await this.samlProvider(tenantId);
+    const { acsUrl } = serviceProviderOf(this.baseUrl, tenantId);
+    if (typeof form.SAMLResponse !== 'string' || !form.SAMLResponse) throw new SamlRejected('the form has no SAMLResponse');
+    const relayState = typeof form.RelayState === 'string' ? form.RelayState : null;
+    const facts = checkSamlResponse(form.SAMLResponse, {
+      acsUrl,
+      nameIdFormat: provider.saml.nameIdFormat,
+      signedResponses: provider.saml.signedResponses,
+    });
+    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    let outcome;
+    try {
+      outcome = await runStrategy<Profile>(this.strategy, {
+        saml,
+        query: {},
+        body: { SAMLResponse: form.SAMLResponse, ...(relayState ? { RelayState: relayState } : {}) },
+        headers: {},
+        url: `/auth/saml/${tenantId}/callback`,
+      });
+    } catch (error) {
+      // node-saml reports every refusal as an Error; none of them is the server's fault.
+      throw new SamlRejected((error as Error).message);
+    }
+    if (outcome.kind !== 'success') throw new SamlRejected(outcome.kind === 'fail' ? outcome.message : 'no assertion');
+    const profile = outcome.user;
+
+    let returnTo: string;
+    let test = false;
+    if (facts.inResponseTo) {
+      const request = saml.cache.consumed;
+      if (!request || request.id !== facts.inResponseTo) throw new SamlRejected('InResponseTo names no sign-in in progress');
+      if (request.relay_state !== relayState) throw new SamlRejected('RelayState is not the one this sign-in was started with');
+      returnTo = request.return_to;
+      test = request.test;
+    } else {
+      const target = safeReturnTo(relayState, this.baseUrl);
+      if (target === null) throw new SamlRejected('the RelayState of an unsolicited response must be a path on this server');
+      returnTo = target;
+    }
+    const expiresAt = new Date(Math.max(facts.notOnOrAfter?.getTime() ?? 0, Date.now() + MAX_ASSERTION_AGE_MS) + CLOCK_SKEW_MS);
+    const fresh = await state.rememberOnce(this.db, {
+      tenant_id: tenantId,
+      kind: 'saml-assertion',
+      id: facts.assertionId,
+      expires_at: expiresAt,
+    });
+    if (!fresh) throw new SamlRejected(`assertion ${facts.assertionId} was already used`);
+
+    const identity = {
+      protocol: 'saml' as const,
+      subject: profile.nameID,
+      attributes: (profile.attributes as Record<string, unknown> | undefined) ?? {},
+      idpSessionId: profile.sessionIndex ?? null,
+    };
+    if (test) return { kind: 'test', report: await this.accounts.signInExternal(provider, identity, { test: true }) };
+    return { kind: 'signed-in', signedIn: await this.accounts.signInExternal(provider, identity), returnTo };
+  }
+
+  /** The service provider metadata a tenant gives its identity provider. */
+  async metadata(tenantId: string): Promise<string> {
+    const provider = await this.samlProvider(tenantId);
+    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    return new Promise((resolve, reject) =>
+      this.strategy.generateServiceProviderMetadata({ saml } as never, null, null, (error, xml) => (error ? reject(error) : resolve(xml!))),
+    );
+  }
+
+  /** The provider's single logout URL for a session signed in through SAML, when the provider has one. */
+  async logoutUrl(tenantId: string, nameId: string, sessionIndex: string | null): Promise<string | null> {
+    const provider = await this.providers.find(tenantId);
+    if (provider?.protocol !== 'saml' || !provider.saml.sloUrl) return null;
+    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    const user = {
+      nameID: nameId,
+      nameIDFormat: provider.saml.nameIdFormat,
+      sessionIndex: sessionIndex ?? undefined,
+      issuer: provider.saml.entityId,
+    };
+    return new Promise((resolve, reject) =>
+      this.strategy.logout({ saml, user, query: {}, body: {} } as never, (error, url) => (error ? reject(error) : resolve(url ?? null))),
+    );
+  }
+
+  private optionsFor({ provider, requestId, cache }: SamlRequestContext): SamlConfig {
+    const saml: SamlSettings = provider.saml;
+    const sp = serviceProviderOf(this.baseUrl, provider.tenantId);
+    return {
+      entryPoint: saml.ssoUrl,
+      issuer: sp.entityId,
+      callbackUrl: sp.acsUrl,
+      audience: sp.entityId,
+      idpCert: saml.certificates,
+      idpIssuer: saml.entityId,
+      identifierFormat: saml.nameIdFormat,
+      wantAssertionsSigned: true,
+      wantAuthnResponseSigned: saml.signedResponses,
+      acceptedClockSkewMs: CLOCK_SKEW_MS,
+      maxAssertionAgeMs: MAX_ASSERTION_AGE_MS,
+      validateInResponseTo: ValidateInResponseTo.ifPresent,
+      requestIdExpirationPeriodMs: REQUEST_TTL_S * 1000,
+      cacheProvider: cache,
+      ...(requestId ? { generateUniqueId: () => requestId } : {}),
+      disableRequestedAuthnContext: true,
+      signatureAlgorithm: 'sha256',
+      digestAlgorithm: 'sha256',
+      logoutUrl: saml.sloUrl ?? saml.ssoUrl,
+    };
+  }
+
+  private async samlProvider(tenantId: string): Promise<IdentityProvider & { protocol: 'saml' }> {
+    const provider = await this.providers.get(tenantId);
+    if (provider.protocol !== 'saml') throw notFound(`Tenant ${tenantId} signs in with OpenID Connect, not SAML`, 'SAML_NOT_CONFIGURED');
+    return provider;
+  }
+}

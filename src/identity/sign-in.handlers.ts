@@ -1,0 +1,104 @@
+/**
+ * openapi/auth.yaml: discovery, registration, password sign-in, sessions, and the SAML and OpenID
+ * Connect endpoints. Every way of signing in ends in `signedIn`: the session cookie, then a redirect
+ * (single sign-on) or the token in the body (password sign-in).
+ */
+import type { FastifyReply } from 'fastify';
+import type { operations } from '../../generated/openapi/auth.ts';
+import { clearedSessionCookieHeader, sessionCookieHeader } from '../auth/session-cookie.ts';
+import { findUserById } from '../content/users.repository.ts';
+import type { Database } from '../db/database.ts';
+import { unauthenticated } from '../errors.ts';
+import type { OperationHandlers } from '../http/openapi-routes.ts';
+import type { Services } from '../services.ts';
+import type { SignedIn } from './sign-in/accounts.service.ts';
+import { toDiscovery, toSession, toSignedIn, toSignInReport } from './sign-in.representation.ts';
+
+export interface SignInOptions {
+  baseUrl: string;
+  db: Database;
+}
+
+const noSession = () => unauthenticated('This operation needs a session (sign in first; a JWT is not a session)');
+
+export function signInHandlers(services: Services, { baseUrl, db }: SignInOptions): OperationHandlers<operations> {
+  const { accounts, identityProviders, sessions, saml, oidc } = services;
+  const cookie = { secure: new URL(baseUrl).protocol === 'https:' };
+
+  const setSessionCookie = (reply: FastifyReply, { session }: SignedIn) => {
+    const maxAge = Math.max(0, Math.floor((session.record.expires_at.getTime() - Date.now()) / 1000));
+    // The session token is a credential: no cache may keep a response that carries it.
+    reply.header('Set-Cookie', sessionCookieHeader(session.token, maxAge, cookie)).header('Cache-Control', 'no-store');
+  };
+
+  return {
+    discoverSignIn: async (request) => {
+      const { tenantId, enforceSso } = await accounts.tenantOf(request.query.email);
+      return toDiscovery(tenantId, enforceSso, await identityProviders.find(tenantId), baseUrl);
+    },
+
+    registerLocal: async (request, reply) => {
+      const signedIn = await accounts.register(request.body, request.ip);
+      setSessionCookie(reply.code(201), signedIn);
+      return toSignedIn(signedIn);
+    },
+
+    login: async (request, reply) => {
+      const signedIn = await accounts.login(request.body, request.ip);
+      setSessionCookie(reply, signedIn);
+      return toSignedIn(signedIn);
+    },
+
+    getSession: async (request) => {
+      const sessionId = request.principal?.sessionId;
+      if (!sessionId) throw noSession();
+      const session = await sessions.get(sessionId);
+      const user = await findUserById(db, session.user_id);
+      if (!user) throw noSession();
+      return toSession(session, user);
+    },
+
+    logout: async (request, reply) => {
+      const sessionId = request.principal?.sessionId;
+      if (!sessionId) throw noSession();
+      const session = await sessions.get(sessionId);
+      let providerLogoutUrl: string | null = null;
+      if (session.auth_method === 'saml' && session.idp_subject) {
+        providerLogoutUrl = await saml.logoutUrl(session.tenant_id, session.idp_subject, session.idp_session_id);
+      } else if (session.auth_method === 'oidc') {
+        providerLogoutUrl = await oidc.endSessionUrl(session.tenant_id);
+      }
+      await sessions.revoke(sessionId);
+      reply.header('Set-Cookie', clearedSessionCookieHeader(cookie)).header('Cache-Control', 'no-store');
+      return { providerLogoutUrl };
+    },
+
+    samlLogin: async (request, reply) => reply.redirect(await saml.loginUrl(request.params.tenantId, request.query.returnTo), 302),
+
+    samlCallback: async (request, reply) => {
+      const result = await saml.callback(request.params.tenantId, request.body);
+      if (result.kind === 'test') return toSignInReport(result.report);
+      setSessionCookie(reply, result.signedIn);
+      return reply.redirect(result.returnTo, 302);
+    },
+
+    samlMetadata: async (request, reply) =>
+      reply.type('application/samlmetadata+xml; charset=utf-8').send(await saml.metadata(request.params.tenantId)),
+
+    oidcLogin: async (request, reply) => reply.redirect(await oidc.loginUrl(request.params.tenantId, request.query.returnTo), 302),
+
+    oidcCallback: async (request, reply) => {
+      const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+      const result = await oidc.callback(request.params.tenantId, query);
+      if (result.kind === 'test') return toSignInReport(result.report);
+      setSessionCookie(reply, result.signedIn);
+      return reply.redirect(result.returnTo, 302);
+    },
+
+    oidcBackchannelLogout: async (request, reply) => {
+      const sessionsEnded = await oidc.backchannelLogout(request.params.tenantId, request.body.logout_token);
+      reply.header('Cache-Control', 'no-store');
+      return { sessionsEnded };
+    },
+  };
+}

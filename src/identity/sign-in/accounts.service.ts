@@ -1,0 +1,246 @@
+/**
+ * One user record for every way of signing in (decision 89): password sign-in of `local` users, and
+ * just-in-time provisioning of users a tenant's identity provider vouches for. JIT creates a user at
+ * the first sign-in and refreshes its names, department and roles at each later one; it never
+ * deactivates anybody, and a user SCIM deactivated cannot sign in by any method (the session store
+ * refuses inactive users too, so an existing session stops at the next request).
+ *
+ * Roles of a session: the user's stored roles (for single sign-on: the tenant's group-to-role mapping
+ * applied to the provider's groups at this sign-in) plus the mapping applied to the SCIM groups the
+ * user is a member of.
+ */
+import type { UsersRow } from '../../../generated/db/types.ts';
+import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
+import type { Database } from '../../db/database.ts';
+import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated, validationFailed } from '../../errors.ts';
+import type { DomainsService } from '../domains/domains.service.ts';
+import { domainOfEmail } from '../domains/domains.service.ts';
+import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
+import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
+import type { IssuedSession, SessionsService } from '../sessions.service.ts';
+import * as repo from './accounts.repository.ts';
+import type { AttemptBudget } from './attempt-budget.ts';
+
+export const DEFAULT_TENANT = 'default';
+
+/** What a provider asserted about the person signing in. */
+export interface ExternalIdentity {
+  protocol: 'saml' | 'oidc';
+  /** SAML NameID, OIDC `sub`. */
+  subject: string;
+  /** Provider attributes (SAML) or claims (OIDC) by name. */
+  attributes: Record<string, unknown>;
+  /** OIDC `sid`, SAML SessionIndex. */
+  idpSessionId: string | null;
+}
+
+export interface MappedIdentity {
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  department: string | null;
+  groups: string[];
+}
+
+/** What a sign-in would do, for an administrator's test sign-in. */
+export interface SignInReport {
+  tenantId: string;
+  protocol: 'saml' | 'oidc';
+  subject: string;
+  attributes: Record<string, unknown>;
+  mapped: MappedIdentity;
+  roles: string[];
+  outcome: 'create-user' | 'update-user' | 'refused';
+  userId: string | null;
+  refusal: string | null;
+}
+
+export interface SignedIn {
+  session: IssuedSession;
+  user: UsersRow;
+}
+
+function first(value: unknown): string | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  return typeof v === 'string' && v.trim() ? v.trim() : null;
+}
+
+function list(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  return values.filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+export function mapIdentity(mapping: AttributeMapping, identity: ExternalIdentity, emailFromSubject: boolean): MappedIdentity {
+  const a = identity.attributes;
+  const email = first(a[mapping.email]) ?? (emailFromSubject && identity.subject.includes('@') ? identity.subject : null);
+  return {
+    email: email?.toLowerCase() ?? null,
+    firstName: first(a[mapping.firstName]),
+    lastName: first(a[mapping.lastName]),
+    department: mapping.department ? first(a[mapping.department]) : null,
+    groups: list(a[mapping.groups]),
+  };
+}
+
+export function mapRoles(mapping: RoleMapping, groups: readonly string[]): string[] {
+  return [...new Set(groups.flatMap((g) => (Object.hasOwn(mapping, g) ? [mapping[g]!] : [])))].sort();
+}
+
+const invalidCredentials = () => unauthenticated('The e-mail address or the password is wrong');
+
+export class AccountsService {
+  constructor(
+    private readonly db: Database,
+    private readonly sessions: SessionsService,
+    private readonly domains: DomainsService,
+    private readonly providers: IdentityProvidersService,
+    private readonly budget: AttemptBudget,
+  ) {}
+
+  /** The tenant an e-mail address signs in to: its verified domain's, else `default`; and whether that domain enforces single sign-on. */
+  async tenantOf(email: string): Promise<{ tenantId: string; enforceSso: boolean }> {
+    const route = await this.domains.routeOf(email);
+    return route ? { tenantId: route.tenant_id, enforceSso: route.enforce_sso } : { tenantId: DEFAULT_TENANT, enforceSso: false };
+  }
+
+  async register(
+    input: { email: string; password: string; username: string; displayName: string },
+    clientAddress: string,
+  ): Promise<SignedIn> {
+    const email = input.email.trim().toLowerCase();
+    await this.budget.spend('register', clientAddress, email);
+    const { tenantId, enforceSso } = await this.tenantOf(email);
+    if (enforceSso) throw ssoRequired(email);
+    let user: UsersRow;
+    try {
+      user = await repo.insertAccount(this.db, {
+        tenant_id: tenantId,
+        username: input.username,
+        email,
+        display_name: input.displayName,
+        given_name: null,
+        family_name: null,
+        department: null,
+        source: 'local',
+        password_hash: await hashPassword(input.password),
+        roles: [],
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'users_tenant_email_uq'))
+        throw conflict('An account with this e-mail address exists', 'DUPLICATE_EMAIL');
+      if (isUniqueViolation(error, 'users_tenant_username_uq'))
+        throw conflict(`The username ${input.username} is taken`, 'DUPLICATE_USERNAME');
+      throw error;
+    }
+    return { user, session: await this.sessions.create(user.id, { roles: user.roles, authMethod: 'local' }) };
+  }
+
+  async login(input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+    const email = input.email.trim().toLowerCase();
+    await this.budget.spend('login', clientAddress, email);
+    const { tenantId, enforceSso } = await this.tenantOf(email);
+    if (enforceSso) throw ssoRequired(email);
+    const user = await repo.findUserByEmail(this.db, tenantId, email);
+    // The hash is checked even without a user, so the answer takes as long either way.
+    const matches = await verifyPassword(input.password, user?.password_hash ?? null);
+    if (!user || !matches) throw invalidCredentials();
+    if (!user.active) throw unauthenticated('This account is deactivated');
+    const provider = await this.providers.find(tenantId);
+    const roles = [...user.roles, ...mapRoles(provider?.roleMapping ?? {}, await repo.groupNamesOfUser(this.db, user.id))];
+    return { user, session: await this.sessions.create(user.id, { roles, authMethod: 'local' }) };
+  }
+
+  /** Signs in (or, for a test sign-in, reports on) the person a tenant's provider vouched for. */
+  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity, options: { test: true }): Promise<SignInReport>;
+  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity, options?: { test?: false }): Promise<SignedIn>;
+  async signInExternal(
+    provider: IdentityProvider,
+    identity: ExternalIdentity,
+    options: { test?: boolean } = {},
+  ): Promise<SignedIn | SignInReport> {
+    const tenantId = provider.tenantId;
+    const emailFromSubject = provider.protocol === 'oidc' || provider.saml.nameIdFormat.endsWith(':emailAddress');
+    const mapped = mapIdentity(provider.attributeMapping, identity, emailFromSubject);
+    const providerRoles = mapRoles(provider.roleMapping, mapped.groups);
+    const report = (
+      outcome: SignInReport['outcome'],
+      user: UsersRow | undefined,
+      roles: string[],
+      refusal: string | null,
+    ): SignInReport => ({
+      tenantId,
+      protocol: identity.protocol,
+      subject: identity.subject,
+      attributes: identity.attributes,
+      mapped,
+      roles,
+      outcome,
+      userId: user?.id ?? null,
+      refusal,
+    });
+    const refuse = async (message: string, user?: UsersRow): Promise<never | SignInReport> => {
+      if (options.test) return report('refused', user, providerRoles, message);
+      throw unauthenticated(message);
+    };
+
+    if (!mapped.email) return refuse(`The provider sent no e-mail address (attribute "${provider.attributeMapping.email}")`);
+    const domain = domainOfEmail(mapped.email);
+    const route = await this.domains.routeOf(mapped.email);
+    if (route && route.tenant_id !== tenantId) return refuse(`The domain ${domain} belongs to another tenant`);
+    const existing = await repo.findUserByEmail(this.db, tenantId, mapped.email);
+    if (existing && !existing.active) return refuse('This account is deactivated', existing);
+    const scimRoles = existing ? mapRoles(provider.roleMapping, await repo.groupNamesOfUser(this.db, existing.id)) : [];
+    const roles = [...new Set([...providerRoles, ...scimRoles])].sort();
+    if (options.test) return report(existing ? 'update-user' : 'create-user', existing, roles, null);
+
+    const user = existing
+      ? await repo.refreshFromProvider(this.db, existing.id, {
+          given_name: mapped.firstName,
+          family_name: mapped.lastName,
+          department: mapped.department,
+          roles: providerRoles,
+        })
+      : await this.provision(tenantId, identity.protocol, mapped, providerRoles);
+    const session = await this.sessions.create(user.id, {
+      roles,
+      authMethod: identity.protocol,
+      idpSessionId: identity.idpSessionId,
+      idpSubject: identity.subject,
+    });
+    return { user, session };
+  }
+
+  private async provision(tenantId: string, source: 'saml' | 'oidc', mapped: MappedIdentity, roles: string[]): Promise<UsersRow> {
+    const email = mapped.email!;
+    const displayName = [mapped.firstName, mapped.lastName].filter(Boolean).join(' ') || email;
+    try {
+      return await repo.insertAccount(this.db, {
+        tenant_id: tenantId,
+        // The e-mail address is unique in the tenant, so it makes a username that is too.
+        username: email,
+        email,
+        display_name: displayName,
+        given_name: mapped.firstName,
+        family_name: mapped.lastName,
+        department: mapped.department,
+        source,
+        password_hash: null,
+        roles,
+      });
+    } catch (error) {
+      // Two first sign-ins of the same person at once: the other created the user.
+      if (isUniqueViolation(error)) {
+        const user = await repo.findUserByEmail(this.db, tenantId, email);
+        if (user) return user;
+      }
+      throw error;
+    }
+  }
+}
+
+function ssoRequired(email: string): AppError {
+  const error = forbidden(`${domainOfEmail(email)} signs in with single sign-on only; use GET /auth/discover to find its sign-in URL`);
+  return new AppError(error.code, error.message, 'SSO_REQUIRED');
+}
+
+export const weakPassword = () => validationFailed([{ field: ['password'], message: 'must be at least 12 characters long' }]);

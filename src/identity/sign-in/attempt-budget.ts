@@ -1,0 +1,62 @@
+/**
+ * Budgets of sign-in and registration attempts (decision 91): fixed one-minute windows counted in the
+ * database, so every instance spends from the same budget, with one statement per key.
+ *
+ * | action   | per client address | per account (tenant + e-mail) |
+ * |----------|--------------------|-------------------------------|
+ * | login    | 30 a minute        | 10 a minute                   |
+ * | register | 10 a minute        | 5 a minute                    |
+ *
+ * Every attempt counts, successful or not: counting only failures would let a guesser spread its
+ * tries between successful sign-ins of its own account.
+ */
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.ts';
+import { RateLimited } from '../../errors.ts';
+
+export type AttemptKind = 'login' | 'register';
+
+const WINDOW_S = 60;
+export const ATTEMPT_BUDGETS: Record<AttemptKind, { perAddress: number; perAccount: number }> = {
+  login: { perAddress: 30, perAccount: 10 },
+  register: { perAddress: 10, perAccount: 5 },
+};
+
+/** Counts one attempt under `key`; the count within the current window and the seconds left in it. */
+async function spend(db: Database, key: string): Promise<{ count: number; secondsLeft: number }> {
+  const row = await sql<{ count: number; seconds_left: number }>`
+    insert into rate_limit_windows as w (key, window_start, count) values (${key}, now(), 1)
+    on conflict (key) do update set
+      window_start = case when w.window_start <= now() - make_interval(secs => ${WINDOW_S}) then now() else w.window_start end,
+      count = case when w.window_start <= now() - make_interval(secs => ${WINDOW_S}) then 1 else w.count + 1 end
+    returning count, ceil(extract(epoch from (window_start + make_interval(secs => ${WINDOW_S}) - now())))::int as seconds_left`.execute(
+    db,
+  );
+  const { count, seconds_left } = row.rows[0]!;
+  return { count, secondsLeft: Math.max(1, seconds_left) };
+}
+
+export class AttemptBudget {
+  constructor(private readonly db: Database) {}
+
+  /** Spends one attempt of `kind` from the address's and the account's budgets; RateLimited when either is spent. */
+  async spend(kind: AttemptKind, address: string, account: string): Promise<void> {
+    const budget = ATTEMPT_BUDGETS[kind];
+    const [byAddress, byAccount] = await Promise.all([
+      spend(this.db, `${kind}:address:${address}`),
+      spend(this.db, `${kind}:account:${account.toLowerCase()}`),
+    ]);
+    if (byAccount.count > budget.perAccount) {
+      throw new RateLimited(
+        byAccount.secondsLeft,
+        `Too many ${kind} attempts for this account; try again in ${byAccount.secondsLeft} seconds`,
+      );
+    }
+    if (byAddress.count > budget.perAddress) {
+      throw new RateLimited(
+        byAddress.secondsLeft,
+        `Too many ${kind} attempts from this address; try again in ${byAddress.secondsLeft} seconds`,
+      );
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/** JSON shapes of openapi/admin.yaml's single sign-on set-up: identity providers and domains. */
+import type { components } from '../../generated/openapi/admin.ts';
+import { txtRecordName, txtRecordValue, type DomainRow } from './domains/domains.service.ts';
+import { backchannelLogoutUriOf, redirectUriOf } from './oidc/oidc-sign-on.ts';
+import type { IdentityProvider } from './providers/provider-settings.ts';
+import { serviceProviderOf } from './saml/saml-sign-on.ts';
+
+type Schemas = components['schemas'];
+
+export function toIdentityProvider(provider: IdentityProvider, baseUrl: string): Schemas['IdentityProvider'] {
+  const common = {
+    tenantId: provider.tenantId,
+    protocol: provider.protocol,
+    attributeMapping: provider.attributeMapping,
+    roleMapping: provider.roleMapping,
+    updatedAt: provider.updatedAt.toISOString(),
+  };
+  if (provider.protocol === 'saml') {
+    const { saml } = provider;
+    return {
+      ...common,
+      saml: {
+        entityId: saml.entityId,
+        ssoUrl: saml.ssoUrl,
+        sloUrl: saml.sloUrl,
+        certificate: saml.certificates[0]!,
+        certificateBackup: saml.certificates[1] ?? null,
+        certificates: saml.certificates,
+        nameIdFormat: saml.nameIdFormat,
+        signedAssertions: saml.signedAssertions,
+        signedResponses: saml.signedResponses,
+        metadataUrl: saml.metadataUrl,
+      },
+      serviceProvider: serviceProviderOf(baseUrl, provider.tenantId),
+    };
+  }
+  const { oidc } = provider;
+  return {
+    ...common,
+    oidc: { issuer: oidc.issuer, clientId: oidc.clientId, discoveryUrl: oidc.discoveryUrl, scopes: oidc.scopes, clientSecretSet: true },
+    serviceProvider: {
+      redirectUri: redirectUriOf(baseUrl, provider.tenantId),
+      backchannelLogoutUri: backchannelLogoutUriOf(baseUrl, provider.tenantId),
+    },
+  };
+}
+
+export function toDomain(row: DomainRow): Schemas['Domain'] {
+  return {
+    domain: row.domain,
+    tenantId: row.tenant_id,
+    status: row.status as Schemas['Domain']['status'],
+    enforceSso: row.enforce_sso,
+    verificationToken: row.verification_token,
+    txtRecordName: txtRecordName(row.domain),
+    txtRecordValue: txtRecordValue(row),
+    createdAt: row.created_at.toISOString(),
+    verifiedAt: row.verified_at?.toISOString() ?? null,
+  };
+}
