@@ -2,7 +2,7 @@
  * A DNS server on loopback (UDP) whose answers a test sets and changes at will: the server under
  * test resolves webhook target names through it (DNS_RESOLVER=127.0.0.1:<port>), so tests can make
  * a name resolve to any address, to nothing (NXDOMAIN), or to one address and then another (DNS
- * rebinding), without touching any real resolver.
+ * rebinding), without touching any real resolver; and TXT records, for domain verification.
  */
 import dgram from 'node:dgram';
 import { once } from 'node:events';
@@ -18,6 +18,8 @@ export interface DnsServer {
    * per query (so a test can answer differently each time). An unknown name gets NXDOMAIN.
    */
   set(name: string, addresses: string[] | ((queryIndex: number) => string[])): void;
+  /** Sets the TXT records of `name` (domain verification); a name with neither kind of record gets NXDOMAIN. */
+  setTxt(name: string, values: string[]): void;
   /** How many A/AAAA queries `name` has had. */
   queries(name: string): number;
   close(): Promise<void>;
@@ -25,6 +27,7 @@ export interface DnsServer {
 
 export async function startDnsServer(t: Test): Promise<DnsServer> {
   const answers = new Map<string, (queryIndex: number) => string[]>();
+  const texts = new Map<string, string[]>();
   const counts = new Map<string, number>();
   const socket = dgram.createSocket('udp4');
   socket.on('message', (message, remote) => {
@@ -37,6 +40,18 @@ export async function startDnsServer(t: Test): Promise<DnsServer> {
     const question = query.questions?.[0];
     if (!question) return;
     const name = question.name.toLowerCase();
+    if (question.type === 'TXT') {
+      const values = texts.get(name);
+      const reply = dnsPacket.encode({
+        id: query.id,
+        type: 'response',
+        flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (values || answers.has(name) ? 0 : 3),
+        questions: [question],
+        answers: (values ?? []).map((data) => ({ type: 'TXT' as const, name: question.name, ttl: 0, class: 'IN' as const, data: [data] })),
+      });
+      socket.send(reply, remote.port, remote.address);
+      return;
+    }
     const answer = answers.get(name);
     // Both the A and the AAAA query of one resolution count once (the A query).
     if (question.type === 'A') counts.set(name, (counts.get(name) ?? 0) + 1);
@@ -59,6 +74,9 @@ export async function startDnsServer(t: Test): Promise<DnsServer> {
     port,
     set(name, addresses) {
       answers.set(name.toLowerCase(), typeof addresses === 'function' ? addresses : () => addresses);
+    },
+    setTxt(name, values) {
+      texts.set(name.toLowerCase(), values);
     },
     queries: (name) => counts.get(name.toLowerCase()) ?? 0,
     async close() {

@@ -3,12 +3,15 @@
  * template, see ./database.ts), for one test file.
  * Teardown closes the server and drops the database.
  */
+import { once } from 'node:events';
+import net from 'node:net';
 import type { Test } from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/database.ts';
 import { createServer } from '../../src/server.ts';
+import type { MailTransport } from '../../src/identity/domains/mail-transport.ts';
 import type { EndpointNotifier } from '../../src/webhooks/webhook-observer.ts';
 import { createTestDatabase } from './database.ts';
 import { ContractClient } from './contract.ts';
@@ -41,10 +44,28 @@ export interface StartOptions {
   webhookCa?: string;
   /** Replaces the log line that tells of a disabled webhook endpoint. */
   webhookNotifier?: EndpointNotifier;
+  /**
+   * Listen on a port chosen before start, with BASE_URL naming it: single sign-on needs the server
+   * to know its own address (assertion consumer and redirect URLs) before it listens.
+   */
+  baseUrlIsListenAddress?: boolean;
+  /** Receives the mail the server sends (domain verification codes). */
+  mail?: MailTransport;
+}
+
+/** A free loopback port (released at once: the server binds it again a moment later). */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export async function startServer(t: Test, options: StartOptions = {}): Promise<TestServer> {
-  const env = options.env ?? {};
+  const fixedPort = options.baseUrlIsListenAddress ? await freePort() : 0;
+  const env = { ...(fixedPort ? { BASE_URL: `http://127.0.0.1:${fixedPort}` } : {}), ...options.env };
   const { target, drop } = await createTestDatabase({ migrated: true });
   const config: Config = {
     ...loadConfig({
@@ -61,10 +82,11 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
   const server = await createServer(config, {
     ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}),
     ...(options.webhookNotifier ? { webhookNotifier: options.webhookNotifier } : {}),
+    ...(options.mail ? { mail: options.mail } : {}),
   });
   const { app, database } = server;
   await options.configure?.(app);
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  await app.http.listen({ port: fixedPort, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,0 +1,195 @@
+/**
+ * A SAML 2.0 identity provider for tests: keys made at test time (never checked in), metadata, and
+ * signed Responses whose every field a test may override, signed with xml-crypto (the XML-DSig
+ * library node-saml itself verifies with) the way real providers sign: an enveloped, exclusive-c14n
+ * signature of the Assertion placed after its Issuer, then one of the Response. Hostile tests start
+ * from these and break one thing each (test/helpers/saml-xsw.ts for signature wrapping).
+ */
+import { randomBytes } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
+import { generate } from 'selfsigned';
+import { SignedXml } from 'xml-crypto';
+
+export interface SamlKeys {
+  certificatePem: string;
+  privateKeyPem: string;
+  /** Base64 DER of the certificate, as metadata carries it. */
+  certificateBase64: string;
+}
+
+export async function makeSamlKeys(commonName: string): Promise<SamlKeys> {
+  const pems = await generate([{ name: 'commonName', value: commonName }], { keySize: 2048, algorithm: 'sha256' });
+  return {
+    certificatePem: pems.cert,
+    privateKeyPem: pems.private,
+    certificateBase64: pems.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, ''),
+  };
+}
+
+export const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+const ALGORITHMS = {
+  sha256: { signature: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', digest: 'http://www.w3.org/2001/04/xmlenc#sha256' },
+  sha1: { signature: 'http://www.w3.org/2000/09/xmldsig#rsa-sha1', digest: 'http://www.w3.org/2000/09/xmldsig#sha1' },
+};
+const TRANSFORMS = ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'];
+
+export interface SamlResponseOptions {
+  acsUrl: string;
+  spEntityId: string;
+  nameId: string;
+  nameIdFormat?: string;
+  /** Omitted: an unsolicited (provider-initiated) response. */
+  inResponseTo?: string;
+  attributes?: Record<string, string | string[]>;
+  signAssertion?: boolean;
+  signResponse?: boolean;
+  signatureAlgorithm?: 'sha256' | 'sha1';
+  digestAlgorithm?: 'sha256' | 'sha1';
+  /** Sign with these keys (their certificate goes into KeyInfo) instead of the provider's current ones. */
+  keys?: SamlKeys;
+  issuer?: string;
+  audience?: string;
+  destination?: string;
+  recipient?: string;
+  assertionId?: string;
+  responseId?: string;
+  notBefore?: Date;
+  notOnOrAfter?: Date;
+  issueInstant?: Date;
+  sessionIndex?: string;
+}
+
+const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const samlId = () => `_${randomBytes(16).toString('hex')}`;
+
+function sign(document: string, target: 'Assertion' | 'Response', keys: SamlKeys, options: SamlResponseOptions): string {
+  const signer = new SignedXml({ privateKey: keys.privateKeyPem, publicCert: keys.certificatePem });
+  signer.signatureAlgorithm = ALGORITHMS[options.signatureAlgorithm ?? 'sha256'].signature;
+  signer.canonicalizationAlgorithm = 'http://www.w3.org/2001/10/xml-exc-c14n#';
+  const element = target === 'Assertion' ? "//*[local-name(.)='Assertion']" : "/*[local-name(.)='Response']";
+  signer.addReference({ xpath: element, transforms: TRANSFORMS, digestAlgorithm: ALGORITHMS[options.digestAlgorithm ?? 'sha256'].digest });
+  signer.computeSignature(document, { location: { reference: `${element}/*[local-name(.)='Issuer']`, action: 'after' } });
+  return signer.getSignedXml();
+}
+
+export class TestSamlIdp {
+  readonly entityId: string;
+  readonly ssoUrl: string;
+  readonly sloUrl: string | undefined;
+  keys: SamlKeys;
+  backupKeys: SamlKeys | undefined;
+
+  constructor(options: { entityId: string; ssoUrl: string; sloUrl?: string; keys: SamlKeys; backupKeys?: SamlKeys }) {
+    this.entityId = options.entityId;
+    this.ssoUrl = options.ssoUrl;
+    this.sloUrl = options.sloUrl;
+    this.keys = options.keys;
+    this.backupKeys = options.backupKeys;
+  }
+
+  static async create(name = 'idp'): Promise<TestSamlIdp> {
+    const [keys, backupKeys] = await Promise.all([makeSamlKeys(`${name} signing`), makeSamlKeys(`${name} signing (next)`)]);
+    return new TestSamlIdp({
+      entityId: `https://${name}.example/metadata`,
+      ssoUrl: `https://${name}.example/sso`,
+      sloUrl: `https://${name}.example/slo`,
+      keys,
+      backupKeys,
+    });
+  }
+
+  metadataXml(): string {
+    const keyDescriptor = (keys: SamlKeys) =>
+      `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${keys.certificateBase64}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`;
+    return [
+      `<?xml version="1.0"?>`,
+      `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${xml(this.entityId)}">`,
+      `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">`,
+      keyDescriptor(this.keys),
+      this.backupKeys ? keyDescriptor(this.backupKeys) : '',
+      this.sloUrl
+        ? `<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${xml(this.sloUrl)}"/>`
+        : '',
+      `<md:NameIDFormat>${EMAIL_FORMAT}</md:NameIDFormat>`,
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${xml(this.ssoUrl)}"/>`,
+      `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${xml(this.ssoUrl)}"/>`,
+      `</md:IDPSSODescriptor></md:EntityDescriptor>`,
+    ].join('');
+  }
+
+  /** The settings of `PUT .../identity-provider` field by field. */
+  settings(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+    return {
+      entityId: this.entityId,
+      ssoUrl: this.ssoUrl,
+      sloUrl: this.sloUrl ?? null,
+      certificate: this.keys.certificatePem,
+      ...(this.backupKeys ? { certificateBackup: this.backupKeys.certificatePem } : {}),
+      nameIdFormat: EMAIL_FORMAT,
+      ...overrides,
+    };
+  }
+
+  responseXml(options: SamlResponseOptions): string {
+    const now = new Date();
+    const issueInstant = (options.issueInstant ?? now).toISOString();
+    const notBefore = (options.notBefore ?? new Date(now.getTime() - 60_000)).toISOString();
+    const notOnOrAfter = (options.notOnOrAfter ?? new Date(now.getTime() + 5 * 60_000)).toISOString();
+    const issuer = xml(options.issuer ?? this.entityId);
+    const inResponseTo = options.inResponseTo ? ` InResponseTo="${xml(options.inResponseTo)}"` : '';
+    const attributes = Object.entries(options.attributes ?? {})
+      .map(
+        ([name, value]) =>
+          `<saml:Attribute Name="${xml(name)}">${(Array.isArray(value) ? value : [value]).map((v) => `<saml:AttributeValue>${xml(v)}</saml:AttributeValue>`).join('')}</saml:Attribute>`,
+      )
+      .join('');
+    const assertion = [
+      `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.assertionId ?? samlId()}" Version="2.0" IssueInstant="${issueInstant}">`,
+      `<saml:Issuer>${issuer}</saml:Issuer>`,
+      `<saml:Subject><saml:NameID Format="${xml(options.nameIdFormat ?? EMAIL_FORMAT)}">${xml(options.nameId)}</saml:NameID>`,
+      `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${notOnOrAfter}" Recipient="${xml(options.recipient ?? options.acsUrl)}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>`,
+      `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${xml(options.audience ?? options.spEntityId)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>`,
+      `<saml:AuthnStatement AuthnInstant="${issueInstant}" SessionIndex="${xml(options.sessionIndex ?? samlId())}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`,
+      attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '',
+      `</saml:Assertion>`,
+    ].join('');
+    const keys = options.keys ?? this.keys;
+    const signedAssertion = options.signAssertion === false ? assertion : sign(assertion, 'Assertion', keys, options);
+    const response = [
+      `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.responseId ?? samlId()}" Version="2.0" IssueInstant="${issueInstant}" Destination="${xml(options.destination ?? options.acsUrl)}"${inResponseTo}>`,
+      `<saml:Issuer>${issuer}</saml:Issuer>`,
+      `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>`,
+      signedAssertion,
+      `</samlp:Response>`,
+    ].join('');
+    return options.signResponse === false ? response : sign(response, 'Response', keys, options);
+  }
+
+  response(options: SamlResponseOptions): string {
+    return Buffer.from(this.responseXml(options)).toString('base64');
+  }
+
+  /** The AuthnRequest of an HTTP-Redirect binding URL (the Location our login endpoint answers). */
+  static parseRedirect(location: string): { id: string; acsUrl: string | null; issuer: string | null; relayState: string | null; xml: string } {
+    const url = new URL(location);
+    const request = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
+    return {
+      id: /\sID="([^"]+)"/.exec(request)?.[1] ?? '',
+      acsUrl: /AssertionConsumerServiceURL="([^"]+)"/.exec(request)?.[1] ?? null,
+      issuer: /<(?:saml:)?Issuer[^>]*>([^<]+)</.exec(request)?.[1] ?? null,
+      relayState: url.searchParams.get('RelayState'),
+      xml: request,
+    };
+  }
+}
+
+/** Posts a SAMLResponse (and RelayState) to an assertion consumer URL, as a browser's auto-submitted form does. */
+export function postToAcs(acsUrl: string, samlResponse: string, relayState?: string): Promise<Response> {
+  const body = new URLSearchParams({ SAMLResponse: samlResponse, ...(relayState !== undefined ? { RelayState: relayState } : {}) });
+  return fetch(acsUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+    redirect: 'manual',
+  });
+}
