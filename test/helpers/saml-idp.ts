@@ -170,7 +170,13 @@ export class TestSamlIdp {
   }
 
   /** The AuthnRequest of an HTTP-Redirect binding URL (the Location our login endpoint answers). */
-  static parseRedirect(location: string): { id: string; acsUrl: string | null; issuer: string | null; relayState: string | null; xml: string } {
+  static parseRedirect(location: string): {
+    id: string;
+    acsUrl: string | null;
+    issuer: string | null;
+    relayState: string | null;
+    xml: string;
+  } {
     const url = new URL(location);
     const request = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
     return {

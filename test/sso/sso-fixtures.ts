@@ -42,7 +42,7 @@ export function sessionCookie(response: { headers: Headers }): string | null {
 
 /** GET /auth/session with the session as a cookie (`cookie`) or a bearer token; the status and body. */
 export async function sessionOf(t: Test, server: TestServer, token: string, as: 'cookie' | 'bearer' = 'bearer') {
-  const headers = as === 'cookie' ? { cookie: `sf_session=${token}` } : { authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = as === 'cookie' ? { cookie: `sf_session=${token}` } : { authorization: `Bearer ${token}` };
   const result = await server.api.get('/auth/session', { headers });
   t.ok([200, 401].includes(result.status), `GET /auth/session answered ${result.status}`);
   return result;

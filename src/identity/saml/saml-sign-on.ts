@@ -57,9 +57,10 @@ class SsoRequestCache implements CacheProvider {
     return { value, createdAt: Date.now(), key };
   }
 
+  /** node-saml reads the value as the request's creation time, to apply its own expiry as well. */
   async getAsync(key: string): Promise<string | null> {
     const row = await state.findSsoRequest(this.db, this.tenantId, 'saml', key);
-    return row ? row.id : null;
+    return row ? new Date(row.expires_at.getTime() - REQUEST_TTL_S * 1000).toISOString() : null;
   }
 
   async removeAsync(key: string | null): Promise<string | null> {

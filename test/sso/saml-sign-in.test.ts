@@ -1,0 +1,178 @@
+/**
+ * SAML 2.0 single sign-on end to end against a test identity provider: set-up from metadata (both
+ * signing certificates kept), SP-initiated and IdP-initiated sign-in with the current and with the
+ * backup certificate, JIT provisioning and group-to-role mapping, the service provider metadata, the
+ * administrator's test sign-in, single logout, and a SCIM-deactivated user refused.
+ */
+import t from 'tap';
+import { TestSamlIdp } from '../helpers/saml-idp.ts';
+import { samlTenant } from './saml-fixtures.ts';
+import { adminToken, sessionCookie, sessionCount, sessionOf } from './sso-fixtures.ts';
+
+t.test('set-up from metadata XML keeps both certificates; the SP metadata names the tenant’s URLs', async (t) => {
+  const idp = await TestSamlIdp.create('meta-idp');
+  const acme = await samlTenant(t, idp);
+  const token = await adminToken(acme.server);
+  const provider = await acme.server.api.get('/api/v1/admin/tenants/acme/identity-provider', { token, expect: 200 });
+  t.equal(provider.body.saml.entityId, idp.entityId);
+  t.equal(provider.body.saml.ssoUrl, idp.ssoUrl);
+  t.equal(provider.body.saml.sloUrl, idp.sloUrl);
+  t.equal(provider.body.saml.certificates.length, 2, 'current and backup certificate');
+  t.match(provider.body.saml.certificateBackup, /BEGIN CERTIFICATE/);
+  t.same(provider.body.serviceProvider, { entityId: acme.spEntityId, acsUrl: acme.acsUrl });
+
+  const metadata = await fetch(`${acme.server.baseUrl}/saml/metadata/acme`);
+  t.equal(metadata.status, 200);
+  t.match(metadata.headers.get('content-type'), /^application\/samlmetadata\+xml/);
+  const xml = await metadata.text();
+  t.match(xml, `entityID="${acme.spEntityId}"`);
+  t.match(xml, `Location="${acme.acsUrl}"`);
+  t.equal((await fetch(`${acme.server.baseUrl}/saml/metadata/nobody`)).status, 404);
+
+  const noSha1 = await acme.server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
+    token,
+    body: { protocol: 'saml', saml: idp.settings({ signedAssertions: false }) },
+  });
+  t.equal(noSha1.status, 400, 'a configuration that waives the assertion signature is refused');
+  const badCert = await acme.server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
+    token,
+    body: { protocol: 'saml', saml: idp.settings({ certificate: 'not a certificate' }) },
+  });
+  t.equal(badCert.status, 400);
+  t.match(badCert.body.errors, [{ field: '/saml/certificate' }]);
+  const doctype = await acme.server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
+    token,
+    body: {
+      protocol: 'saml',
+      metadataXml: `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>${idp.metadataXml().replace('<?xml version="1.0"?>', '')}`,
+    },
+  });
+  t.equal(doctype.status, 400, 'metadata with a DOCTYPE is refused');
+});
+
+t.test('SP-initiated sign-in with the current and with the backup certificate; JIT provisioning and roles', async (t) => {
+  const idp = await TestSamlIdp.create('sp-idp');
+  const acme = await samlTenant(t, idp);
+  const login = await acme.startLogin('/dashboard?tab=1');
+  t.ok(login.location.startsWith(`${idp.ssoUrl}?`), 'to the provider’s sign-on URL');
+  const request = TestSamlIdp.parseRedirect(login.location);
+  t.equal(request.acsUrl, acme.acsUrl, 'the AuthnRequest names the tenant’s ACS URL');
+  t.equal(request.issuer, acme.spEntityId);
+
+  const first = await acme.post(idp.response(acme.options('sam@acme.example', { inResponseTo: login.id })), login.relayState);
+  t.equal(first.status, 302, await first.clone().text());
+  t.equal(first.headers.get('location'), '/dashboard?tab=1', 'back to returnTo');
+  const token = sessionCookie(first)!;
+  t.ok(token, 'the session cookie is set');
+  const session = await sessionOf(t, acme.server, token, 'cookie');
+  t.equal(session.body.authMethod, 'saml');
+  t.equal(session.body.tenantId, 'acme');
+  t.same(session.body.roles, ['ADMIN'], 'group admins maps to ADMIN; unmapped groups give nothing');
+  const user = await acme.server.database.db
+    .selectFrom('users')
+    .selectAll()
+    .where('email', '=', 'sam@acme.example')
+    .executeTakeFirstOrThrow();
+  t.equal(user.source, 'saml', 'created just in time');
+  t.equal(user.tenant_id, 'acme');
+  t.equal(user.given_name, 'Sam');
+  t.equal(user.department, 'Research', 'the department comes through the attribute mapping');
+
+  const backup = await acme.startLogin();
+  const second = await acme.post(
+    idp.response(acme.options('sam@acme.example', { inResponseTo: backup.id, keys: idp.backupKeys!, attributes: { groups: ['editors'] } })),
+    backup.relayState,
+  );
+  t.equal(second.status, 302, 'a response signed with the backup certificate is accepted (rotation)');
+  const again = await sessionOf(t, acme.server, sessionCookie(second)!);
+  t.same(again.body.roles, ['EDITOR'], 'roles follow the provider’s groups at each sign-in');
+  t.equal(again.body.user.id, user.id, 'the same user record, not a second one');
+  const count = await acme.server.database.db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('email', '=', 'sam@acme.example')
+    .executeTakeFirstOrThrow();
+  t.equal(Number(count.n), 1);
+
+  const reused = await acme.post(idp.response(acme.options('sam@acme.example', { inResponseTo: login.id })), login.relayState);
+  t.equal(reused.status, 401, 'a sign-in request is answered once');
+});
+
+t.test('IdP-initiated sign-in: relay state is a path on this server, the assertion is fresh', async (t) => {
+  const idp = await TestSamlIdp.create('idp-init');
+  const acme = await samlTenant(t, idp);
+  const r = await acme.post(idp.response(acme.options('ida@acme.example')), '/welcome');
+  t.equal(r.status, 302);
+  t.equal(r.headers.get('location'), '/welcome');
+  t.equal((await sessionOf(t, acme.server, sessionCookie(r)!)).body.user.email, 'ida@acme.example');
+  const withBackup = await acme.post(idp.response(acme.options('ida@acme.example', { keys: idp.backupKeys! })));
+  t.equal(withBackup.status, 302, 'with the backup certificate too');
+  t.equal(withBackup.headers.get('location'), '/', 'no relay state: to /');
+  const before = await sessionCount(acme.server);
+  const open = await acme.post(idp.response(acme.options('ida@acme.example')), 'https://evil.example/phish');
+  t.equal(open.status, 401, 'a relay state elsewhere is refused (no open redirect)');
+  t.equal(await sessionCount(acme.server), before);
+});
+
+t.test('test sign-in reports what would happen and signs nobody in; single logout URL', async (t) => {
+  const idp = await TestSamlIdp.create('test-idp');
+  const acme = await samlTenant(t, idp);
+  const token = await adminToken(acme.server);
+  const started = await acme.server.api.post('/api/v1/admin/tenants/acme/identity-provider/test-sign-in', { token, expect: 201 });
+  const request = TestSamlIdp.parseRedirect(started.body.url);
+  const before = await sessionCount(acme.server);
+  const r = await fetch(acme.acsUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      SAMLResponse: idp.response(acme.options('tess@acme.example', { inResponseTo: request.id })),
+      RelayState: request.relayState!,
+    }),
+    redirect: 'manual',
+  });
+  t.equal(r.status, 200);
+  const report = (await r.json()) as Record<string, any>;
+  t.equal(report.test, true);
+  t.equal(report.outcome, 'create-user');
+  t.equal(report.mapped.email, 'tess@acme.example');
+  t.same(report.mapped.groups, ['admins', 'staff']);
+  t.same(report.roles, ['ADMIN']);
+  t.equal(sessionCookie(r), null);
+  t.equal(await sessionCount(acme.server), before, 'no session');
+  t.equal(
+    await acme.server.database.db.selectFrom('users').select('id').where('email', '=', 'tess@acme.example').executeTakeFirst(),
+    undefined,
+    'no user',
+  );
+
+  const login = await acme.startLogin();
+  const signedIn = await acme.post(idp.response(acme.options('tess@acme.example', { inResponseTo: login.id })), login.relayState);
+  const out = await acme.server.api.post('/auth/logout', { token: sessionCookie(signedIn)!, expect: 200 });
+  t.ok(out.body.providerLogoutUrl.startsWith(`${idp.sloUrl}?SAMLRequest=`), 'a LogoutRequest to the provider’s single logout URL');
+});
+
+t.test('a SCIM-deactivated user cannot sign in through SAML', async (t) => {
+  const idp = await TestSamlIdp.create('scim-idp');
+  const acme = await samlTenant(t, idp);
+  const first = await acme.post(idp.response(acme.options('dee@acme.example')));
+  const token = sessionCookie(first)!;
+  const userId = (await sessionOf(t, acme.server, token)).body.user.id as string;
+  const { token: scimToken } = (
+    await acme.server.api.post('/api/v1/admin/tenants/acme/scim-tokens', { token: await adminToken(acme.server), expect: 201 })
+  ).body;
+  const patched = await fetch(`${acme.server.baseUrl}/scim/v2/Users/${userId}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/scim+json', authorization: `Bearer ${scimToken}` },
+    body: JSON.stringify({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    }),
+  });
+  t.equal(patched.status, 200);
+  t.equal((await sessionOf(t, acme.server, token)).status, 401, 'the existing session stops at the next request');
+  const before = await sessionCount(acme.server);
+  const again = await acme.post(idp.response(acme.options('dee@acme.example')));
+  t.equal(again.status, 401);
+  t.equal(sessionCookie(again), null);
+  t.equal(await sessionCount(acme.server), before, 'JIT never reactivates: no session');
+});
