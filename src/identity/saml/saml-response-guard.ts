@@ -14,6 +14,7 @@
  *   its ID when the tenant wants signed responses);
  * - every SignatureMethod and DigestMethod is SHA-256 or stronger (SHA-1 refused);
  * - the NameID has the configured format;
+ * - the Assertion's Issuer, and the Response's when it has one, is the tenant's provider;
  * - no EncryptedAssertion (not supported: the service provider publishes no encryption key).
  */
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
@@ -52,6 +53,8 @@ export class SamlRejected extends AppError {
 
 export interface SamlExpectations {
   acsUrl: string;
+  /** The provider's entity id, which the Assertion's Issuer (and the Response's, when present) must be. */
+  idpEntityId: string;
   nameIdFormat: string;
   signedResponses: boolean;
 }
@@ -155,6 +158,13 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
   checkAlgorithms(doc);
   checkSignature(assertion, 'Assertion');
   if (expect.signedResponses) checkSignature(root, 'Response');
+
+  const issuers = [childElements(root, ASSERTION, 'Issuer'), childElements(assertion, ASSERTION, 'Issuer')];
+  if (issuers[1]!.length !== 1) throw new SamlRejected('the Assertion must have exactly one Issuer');
+  for (const issuer of issuers.flat()) {
+    const value = (issuer.textContent ?? '').trim();
+    if (value !== expect.idpEntityId) throw new SamlRejected(`Issuer ${JSON.stringify(value)} is not this tenant's identity provider`);
+  }
 
   const assertionId = assertion.getAttribute('ID');
   if (!assertionId) throw new SamlRejected('the Assertion has no ID');

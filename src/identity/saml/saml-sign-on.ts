@@ -130,6 +130,7 @@ export class SamlSignOn {
     const relayState = typeof form.RelayState === 'string' ? form.RelayState : null;
     const facts = checkSamlResponse(form.SAMLResponse, {
       acsUrl,
+      idpEntityId: provider.saml.entityId,
       nameIdFormat: provider.saml.nameIdFormat,
       signedResponses: provider.saml.signedResponses,
     });
