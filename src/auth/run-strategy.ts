@@ -23,7 +23,7 @@ export function runStrategy<User>(strategy: object, req: object, options: object
     try {
       run.authenticate(req as never, options);
     } catch (error) {
-      reject(error as Error);
+      reject(error instanceof Error ? error : new Error(String(error)));
     }
   });
 }

@@ -130,8 +130,9 @@ export async function startOidcProvider(t: Test): Promise<TestOidcProvider> {
 
   const start = () => {
     provider = new Provider(issuer, configuration());
+    const callback = provider.callback();
     server.removeAllListeners('request');
-    server.on('request', provider.callback());
+    server.on('request', (req, res) => void callback(req, res));
   };
   start();
 

@@ -12,7 +12,7 @@
 import type { UsersRow } from '../../../generated/db/types.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import type { Database } from '../../db/database.ts';
-import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated, validationFailed } from '../../errors.ts';
+import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated } from '../../errors.ts';
 import type { DomainsService } from '../domains/domains.service.ts';
 import { domainOfEmail } from '../domains/domains.service.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
@@ -61,7 +61,7 @@ export interface SignedIn {
 }
 
 function first(value: unknown): string | null {
-  const v = Array.isArray(value) ? value[0] : value;
+  const v: unknown = Array.isArray(value) ? (value as unknown[])[0] : value;
   return typeof v === 'string' && v.trim() ? v.trim() : null;
 }
 
@@ -178,7 +178,7 @@ export class AccountsService {
       userId: user?.id ?? null,
       refusal,
     });
-    const refuse = async (message: string, user?: UsersRow): Promise<never | SignInReport> => {
+    const refuse = async (message: string, user?: UsersRow): Promise<SignInReport> => {
       if (options.test) return report('refused', user, providerRoles, message);
       throw unauthenticated(message);
     };
@@ -242,5 +242,3 @@ function ssoRequired(email: string): AppError {
   const error = forbidden(`${domainOfEmail(email)} signs in with single sign-on only; use GET /auth/discover to find its sign-in URL`);
   return new AppError(error.code, error.message, 'SSO_REQUIRED');
 }
-
-export const weakPassword = () => validationFailed([{ field: ['password'], message: 'must be at least 12 characters long' }]);
