@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- products|pagination|graphql|scim|auth|webhooks ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
+ * `npm run bench [-- products|pagination|graphql|scim|auth|webhooks|sso ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
@@ -30,6 +30,7 @@ const SECTIONS = {
   scim: () => import('./bench/scim.ts'),
   auth: () => import('./bench/auth.ts'),
   webhooks: () => import('./bench/webhooks.ts'),
+  sso: () => import('./bench/sso.ts'),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 

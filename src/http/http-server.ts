@@ -19,7 +19,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * callback's `code` and `state`, SAML's `SAMLRequest`/`SAMLResponse` in the redirect binding), so
  * under /auth/ and /saml/ the query is left out. Bodies are never logged.
  */
-function loggedRequest(request: FastifyRequest) {
+export function loggedRequest(request: FastifyRequest) {
   const [path, query] = request.url.split('?', 2) as [string, string | undefined];
   const secret = query !== undefined && (path.startsWith('/auth/') || path.startsWith('/saml/'));
   return {

@@ -10,7 +10,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
-import type { Test } from 'tap';
 
 export interface OidcAccount {
   sub: string;
@@ -70,7 +69,8 @@ export interface TestOidcProvider {
 
 const action = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
 
-export async function startOidcProvider(t: Test): Promise<TestOidcProvider> {
+/** `owner` is a tap test (or the benchmark harness): the provider closes at its teardown. */
+export async function startOidcProvider(owner: { teardown(fn: () => Promise<void>): void }): Promise<TestOidcProvider> {
   const accounts = new Map<string, OidcAccount>();
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: 'test-key-1', alg: 'RS256', use: 'sig' };
@@ -195,6 +195,6 @@ export async function startOidcProvider(t: Test): Promise<TestOidcProvider> {
       await new Promise((resolve) => server.close(resolve));
     },
   };
-  t.teardown(() => oidc.close());
+  owner.teardown(() => oidc.close());
   return oidc;
 }

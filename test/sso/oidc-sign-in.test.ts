@@ -132,6 +132,27 @@ t.test('sign-in: code flow with PKCE, state and nonce; the session creates a pos
   t.equal(after.status, 401);
 });
 
+t.test('test sign-in reports and signs nobody in; logout offers the provider’s end-session URL', async (t) => {
+  const started = await server.api.post('/api/v1/admin/tenants/globex/identity-provider/test-sign-in', {
+    token: await adminToken(server),
+    expect: 201,
+  });
+  const before = await sessionCount(server);
+  const callback = await idp.signIn(started.body.url, 'u-1002');
+  const report = await fetch(callback, { redirect: 'manual' });
+  t.equal(report.status, 200);
+  const body = (await report.json()) as Record<string, any>;
+  t.equal(body.test, true);
+  t.equal(body.subject, 'u-1002');
+  t.equal(body.mapped.email, 'otto@globex.example');
+  t.equal(sessionCookie(report), null);
+  t.equal(await sessionCount(server), before, 'no session');
+
+  const { response } = await signIn('u-1002');
+  const out = await server.api.post('/auth/logout', { token: sessionCookie(response)!, expect: 200 });
+  t.equal(out.body.providerLogoutUrl, `${idp.issuer}/session/end?client_id=${idp.clientId}`);
+});
+
 t.test('a callback is good once; an unknown state or a provider error signs nobody in', async (t) => {
   const { callback, response } = await signIn('u-1002');
   t.equal(response.status, 302);

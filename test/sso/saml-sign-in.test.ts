@@ -4,10 +4,15 @@
  * backup certificate, JIT provisioning and group-to-role mapping, the service provider metadata, the
  * administrator's test sign-in, single logout, and a SCIM-deactivated user refused.
  */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { TestSamlIdp } from '../helpers/saml-idp.ts';
+import { postToAcs, TestSamlIdp } from '../helpers/saml-idp.ts';
+import { GROUP_SCHEMA, scimClient } from '../helpers/scim.ts';
+import { startServer } from '../helpers/server.ts';
 import { samlTenant } from './saml-fixtures.ts';
-import { adminToken, sessionCookie, sessionCount, sessionOf } from './sso-fixtures.ts';
+import { adminToken, createTenant, sessionCookie, sessionCount, sessionOf } from './sso-fixtures.ts';
 
 t.test('set-up from metadata XML keeps both certificates; the SP metadata names the tenant’s URLs', async (t) => {
   const idp = await TestSamlIdp.create('meta-idp');
@@ -149,6 +154,40 @@ t.test('test sign-in reports what would happen and signs nobody in; single logou
   const signedIn = await acme.post(idp.response(acme.options('tess@acme.example', { inResponseTo: login.id })), login.relayState);
   const out = await acme.server.api.post('/auth/logout', { token: sessionCookie(signedIn)!, expect: 200 });
   t.ok(out.body.providerLogoutUrl.startsWith(`${idp.sloUrl}?SAMLRequest=`), 'a LogoutRequest to the provider’s single logout URL');
+});
+
+t.test('metadata read from a URL; SCIM group membership maps to roles as well', async (t) => {
+  const idp = await TestSamlIdp.create('url-idp');
+  const metadataServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(idp.metadataXml()));
+  metadataServer.listen(0, '127.0.0.1');
+  await once(metadataServer, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => metadataServer.close(() => resolve())));
+  const metadataUrl = `http://127.0.0.1:${(metadataServer.address() as AddressInfo).port}/metadata.xml`;
+  const server = await startServer(t, { baseUrlIsListenAddress: true, env: { ALLOW_INSECURE_IDP: 'true' } });
+  await createTenant(server, 'acme');
+  const token = await adminToken(server);
+  const stored = await server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
+    token,
+    body: { protocol: 'saml', metadataUrl, roleMapping: { admins: 'ADMIN', engineers: 'EDITOR' } },
+    expect: 200,
+  });
+  t.equal(stored.body.saml.metadataUrl, metadataUrl);
+  t.equal(stored.body.saml.certificates.length, 2, 'both certificates of the fetched metadata');
+  const missing = await server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
+    token,
+    body: { protocol: 'saml', metadataUrl: `${metadataUrl.replace('/metadata.xml', '')}:1/none` },
+  });
+  t.equal(missing.status, 400);
+
+  const acme = { acsUrl: `${server.baseUrl}/auth/saml/acme/callback`, spEntityId: `${server.baseUrl}/saml/metadata/acme` };
+  const attributes = { email: 'eng@acme.example', groups: ['staff'] };
+  const first = await postToAcs(acme.acsUrl, idp.response({ ...acme, nameId: 'eng@acme.example', attributes }));
+  const userId = (await sessionOf(t, server, sessionCookie(first)!)).body.user.id as string;
+  const { token: scimToken } = (await server.api.post('/api/v1/admin/tenants/acme/scim-tokens', { token, expect: 201 })).body;
+  const scim = scimClient(server, 'acme', scimToken);
+  await scim.post('/Groups', { schemas: [GROUP_SCHEMA], displayName: 'engineers', members: [{ value: userId }] }, { expect: 201 });
+  const second = await postToAcs(acme.acsUrl, idp.response({ ...acme, nameId: 'eng@acme.example', attributes }));
+  t.same((await sessionOf(t, server, sessionCookie(second)!)).body.roles, ['EDITOR'], 'the SCIM group engineers maps to EDITOR');
 });
 
 t.test('a SCIM-deactivated user cannot sign in through SAML', async (t) => {
