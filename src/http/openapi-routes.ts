@@ -199,6 +199,8 @@ export function registerOperations<Ops>(
             const hasBody = request.body !== undefined && request.body !== null;
             if (hasBody || bodyRequired) {
               if (takesForm ? !isFormContentType(request.headers['content-type']) : !isJsonContentType(request.headers['content-type'])) {
+                // A bad parameter is a 400 whatever the body's media type.
+                if (violations.length) throw validationFailed(violations, 'The request is invalid; see `errors` for each field');
                 throw new AppError(
                   'UNSUPPORTED_MEDIA_TYPE',
                   takesForm

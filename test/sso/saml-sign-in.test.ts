@@ -188,6 +188,20 @@ t.test('metadata read from a URL; SCIM group membership maps to roles as well', 
   await scim.post('/Groups', { schemas: [GROUP_SCHEMA], displayName: 'engineers', members: [{ value: userId }] }, { expect: 201 });
   const second = await postToAcs(acme.acsUrl, idp.response({ ...acme, nameId: 'eng@acme.example', attributes }));
   t.same((await sessionOf(t, server, sessionCookie(second)!)).body.roles, ['EDITOR'], 'the SCIM group engineers maps to EDITOR');
+
+  await scim.post(
+    '/Users',
+    { userName: 'taken@acme.example', emails: [{ value: 'someone.else@acme.example', primary: true }] },
+    { expect: 201 },
+  );
+  const clash = await postToAcs(
+    acme.acsUrl,
+    idp.response({ ...acme, nameId: 'taken@acme.example', attributes: { email: 'taken@acme.example' } }),
+  );
+  t.equal(clash.status, 302, 'an address that is another user’s username still provisions');
+  const provisioned = (await sessionOf(t, server, sessionCookie(clash)!)).body.user;
+  t.equal(provisioned.email, 'taken@acme.example');
+  t.match(provisioned.username, /^taken@acme\.example\+[0-9a-f]{6}$/);
 });
 
 t.test('a SCIM-deactivated user cannot sign in through SAML', async (t) => {

@@ -9,6 +9,7 @@
  * applied to the provider's groups at this sign-in) plus the mapping applied to the SCIM groups the
  * user is a member of.
  */
+import { randomBytes } from 'node:crypto';
 import type { UsersRow } from '../../../generated/db/types.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import type { Database } from '../../db/database.ts';
@@ -213,11 +214,10 @@ export class AccountsService {
   private async provision(tenantId: string, source: 'saml' | 'oidc', mapped: MappedIdentity, roles: string[]): Promise<UsersRow> {
     const email = mapped.email!;
     const displayName = [mapped.firstName, mapped.lastName].filter(Boolean).join(' ') || email;
-    try {
-      return await repo.insertAccount(this.db, {
+    const insert = (username: string) =>
+      repo.insertAccount(this.db, {
         tenant_id: tenantId,
-        // The e-mail address is unique in the tenant, so it makes a username that is too.
-        username: email,
+        username,
         email,
         display_name: displayName,
         given_name: mapped.firstName,
@@ -227,12 +227,15 @@ export class AccountsService {
         password_hash: null,
         roles,
       });
+    try {
+      // The e-mail address is unique in the tenant, so it usually makes a username that is too.
+      return await insert(email);
     } catch (error) {
       // Two first sign-ins of the same person at once: the other created the user.
-      if (isUniqueViolation(error)) {
-        const user = await repo.findUserByEmail(this.db, tenantId, email);
-        if (user) return user;
-      }
+      const user = isUniqueViolation(error) ? await repo.findUserByEmail(this.db, tenantId, email) : undefined;
+      if (user) return user;
+      // Another user (a SCIM userName, say) already has this address as its username.
+      if (isUniqueViolation(error, 'users_tenant_username_uq')) return insert(`${email}+${randomBytes(3).toString('hex')}`);
       throw error;
     }
   }
