@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { BrowserAgent, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-idp.ts';
+import { scimClient } from '../helpers/scim.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { adminToken, createTenant, sessionCookie, sessionCount, sessionOf } from './sso-fixtures.ts';
 
@@ -172,6 +173,26 @@ t.test('a callback is good once; an unknown state or a provider error signs nobo
     redirect: 'manual',
   });
   t.equal(open.status, 400, 'returnTo elsewhere is refused');
+});
+
+t.test('a SCIM-deactivated user cannot sign in through OpenID Connect', async (t) => {
+  idp.addAccount({ sub: 'u-1003', email: 'odile@globex.example', groups: [] });
+  const first = await signIn('u-1003');
+  const token = sessionCookie(first.response)!;
+  const userId = (await sessionOf(t, server, token)).body.user.id as string;
+  const { token: scimToken } = (
+    await server.api.post('/api/v1/admin/tenants/globex/scim-tokens', { token: await adminToken(server), expect: 201 })
+  ).body;
+  await scimClient(server, 'globex', scimToken).patch(`/Users/${userId}`, [{ op: 'replace', path: 'active', value: false }], {
+    expect: 200,
+  });
+  t.equal((await sessionOf(t, server, token)).status, 401, 'the open session stops at the next request');
+  const before = await sessionCount(server);
+  const again = await signIn('u-1003');
+  t.equal(again.response.status, 401);
+  t.match(((await again.response.json()) as { detail: string }).detail, /deactivated/);
+  t.equal(sessionCookie(again.response), null);
+  t.equal(await sessionCount(server), before);
 });
 
 t.test('back-channel logout tokens that fail a check end nothing', async (t) => {
