@@ -17,6 +17,7 @@ import {
   type SessionCredential,
   type SubjectStatus,
 } from '../auth/credentials.ts';
+import type { UsersRow } from '../../generated/db/types.ts';
 import { findUserById } from '../content/users.repository.ts';
 import type { Database } from '../db/database.ts';
 import { notFound, validationFailed } from '../errors.ts';
@@ -61,6 +62,11 @@ export class SessionsService implements CredentialStore {
   async create(userId: string, options: SessionOptions = {}): Promise<IssuedSession> {
     const user = await findUserById(this.db, userId);
     if (!user) throw userNotFound(userId);
+    return this.createFor(user, options);
+  }
+
+  /** A new session of a user the caller has just read (sign-in), saving the look-up `create` makes. */
+  async createFor(user: Pick<UsersRow, 'id' | 'tenant_id' | 'active'>, options: SessionOptions = {}): Promise<IssuedSession> {
     if (!user.active) throw validationFailed([{ field: ['userId'], message: 'the user is deactivated' }], 'The user is deactivated');
     const token = `${SESSION_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const record = await repo.insertSession(this.db, {

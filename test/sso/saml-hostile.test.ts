@@ -11,7 +11,7 @@ import { SignedXml } from 'xml-crypto';
 import { makeSamlKeys, samlId, TestSamlIdp, type SamlKeys, type SamlResponseOptions } from '../helpers/saml-idp.ts';
 import { XSW_VARIANTS, xswVariants } from '../helpers/saml-xsw.ts';
 import { samlTenant, type SamlTenant } from './saml-fixtures.ts';
-import { sessionCookie, sessionCount } from './sso-fixtures.ts';
+import { adminToken, createTenant, sessionCookie, sessionCount } from './sso-fixtures.ts';
 
 const VICTIM = 'victim@acme.example';
 const ATTACKER = 'attacker@acme.example';
@@ -233,6 +233,27 @@ t.test('a signature that references another element than the assertion', async (
   });
   signer.computeSignature(xml, { location: { reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']", action: 'after' } });
   await refused(t, Buffer.from(signer.getSignedXml()).toString('base64'), login.relayState, /does not reference the Assertion/);
+});
+
+t.test('an unsigned Response for a tenant that wants signed responses (the assertion alone is signed)', async (t) => {
+  const { server } = acme;
+  await createTenant(server, 'strict');
+  await server.api.put('/api/v1/admin/tenants/strict/identity-provider', {
+    token: await adminToken(server),
+    body: { protocol: 'saml', saml: acme.idp.settings({ signedResponses: true }) },
+    expect: 200,
+  });
+  const acsUrl = `${server.baseUrl}/auth/saml/strict/callback`;
+  const options = { acsUrl, spEntityId: `${server.baseUrl}/saml/metadata/strict`, nameId: VICTIM };
+  const signed = await acme.post(acme.idp.response(options), undefined, 'strict');
+  t.equal(signed.status, 302, 'control: both signatures present');
+  await refused(
+    t,
+    acme.idp.response({ ...options, signResponse: false }),
+    undefined,
+    /Response must carry exactly one signature/,
+    'strict',
+  );
 });
 
 t.test('not base64 at all', async (t) => {

@@ -66,10 +66,11 @@ export class IdentityProvidersService {
   }
 
   async get(tenantId: string): Promise<IdentityProvider> {
-    await this.tenants.get(tenantId);
     const provider = await this.find(tenantId);
-    if (!provider) throw identityProviderNotFound(tenantId);
-    return provider;
+    if (provider) return provider;
+    // Which 404: the tenant's, or its provider's (a sign-in's hot path reads one row, not two).
+    await this.tenants.get(tenantId);
+    throw identityProviderNotFound(tenantId);
   }
 
   async put(tenantId: string, input: IdentityProviderInput): Promise<IdentityProvider> {

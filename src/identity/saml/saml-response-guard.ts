@@ -17,7 +17,7 @@
  * - the Assertion's Issuer, and the Response's when it has one, is the tenant's provider;
  * - no EncryptedAssertion (not supported: the service provider publishes no encryption key).
  */
-import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
+import { DOMParser, XMLSerializer, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { AppError } from '../../errors.ts';
 
 const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
@@ -65,6 +65,13 @@ export interface SamlResponseFacts {
   inResponseTo: string | null;
   /** The latest NotOnOrAfter the assertion names: how long its id must be remembered. */
   notOnOrAfter: Date | null;
+  /**
+   * The SAMLResponse node-saml is to verify. Without `signedResponses` it is the response minus the
+   * Response's own signature: node-saml would verify it anyway (a whole-document parse,
+   * canonicalization and RSA check, some 40 % of its work), and nothing relies on it; the Assertion's
+   * signature covers the Assertion alone, so removing a sibling leaves it intact.
+   */
+  forVerification: string;
 }
 
 function childElements(parent: Element, ns: string, name: string): Element[] {
@@ -184,9 +191,16 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
   if (confirmedFor !== inResponseTo) throw new SamlRejected('the InResponseTo of the Response and of its SubjectConfirmationData differ');
 
   const conditions = childElements(assertion, ASSERTION, 'Conditions')[0];
+  const responseSignature = childElements(root, DS, 'Signature')[0];
+  let forVerification = samlResponse;
+  if (!expect.signedResponses && responseSignature) {
+    root.removeChild(responseSignature);
+    forVerification = Buffer.from(new XMLSerializer().serializeToString(doc)).toString('base64');
+  }
   return {
     assertionId,
     inResponseTo,
     notOnOrAfter: latest([data.getAttribute('NotOnOrAfter'), conditions?.getAttribute('NotOnOrAfter') ?? null]),
+    forVerification,
   };
 }

@@ -57,9 +57,19 @@ class SsoRequestCache implements CacheProvider {
     return { value, createdAt: Date.now(), key };
   }
 
-  /** node-saml reads the value as the request's creation time, to apply its own expiry as well. */
+  private readonly found = new Map<string, Promise<state.SsoRequestRow | undefined>>();
+
+  /**
+   * node-saml reads the value as the request's creation time, to apply its own expiry as well. It
+   * asks twice per response (Response and SubjectConfirmationData); one query answers both.
+   */
   async getAsync(key: string): Promise<string | null> {
-    const row = await state.findSsoRequest(this.db, this.tenantId, 'saml', key);
+    let lookup = this.found.get(key);
+    if (!lookup) {
+      lookup = state.findSsoRequest(this.db, this.tenantId, 'saml', key);
+      this.found.set(key, lookup);
+    }
+    const row = await lookup;
     return row ? new Date(row.expires_at.getTime() - REQUEST_TTL_S * 1000).toISOString() : null;
   }
 
@@ -140,7 +150,7 @@ export class SamlSignOn {
       outcome = await runStrategy<Profile>(this.strategy, {
         saml,
         query: {},
-        body: { SAMLResponse: form.SAMLResponse, ...(relayState ? { RelayState: relayState } : {}) },
+        body: { SAMLResponse: facts.forVerification, ...(relayState ? { RelayState: relayState } : {}) },
         headers: {},
         url: `/auth/saml/${tenantId}/callback`,
       });

@@ -133,7 +133,7 @@ export class AccountsService {
         throw conflict(`The username ${input.username} is taken`, 'DUPLICATE_USERNAME');
       throw error;
     }
-    return { user, session: await this.sessions.create(user.id, { roles: user.roles, authMethod: 'local' }) };
+    return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
   }
 
   async login(input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
@@ -148,7 +148,7 @@ export class AccountsService {
     if (!user.active) throw unauthenticated('This account is deactivated');
     const provider = await this.providers.find(tenantId);
     const roles = [...user.roles, ...mapRoles(provider?.roleMapping ?? {}, await repo.groupNamesOfUser(this.db, user.id))];
-    return { user, session: await this.sessions.create(user.id, { roles, authMethod: 'local' }) };
+    return { user, session: await this.sessions.createFor(user, { roles, authMethod: 'local' }) };
   }
 
   /** Signs in (or, for a test sign-in, reports on) the person a tenant's provider vouched for. */
@@ -202,7 +202,7 @@ export class AccountsService {
           roles: providerRoles,
         })
       : await this.provision(tenantId, identity.protocol, mapped, providerRoles);
-    const session = await this.sessions.create(user.id, {
+    const session = await this.sessions.createFor(user, {
       roles,
       authMethod: identity.protocol,
       idpSessionId: identity.idpSessionId,
