@@ -2,12 +2,13 @@
  * OpenID Connect end to end against oidc-provider on loopback: set-up checked by discovery (secret
  * sealed at rest), sign-in through the provider's own login form (code flow, PKCE S256, state,
  * nonce), the session as the principal of a GraphQL `createPost`, then a back-channel logout posted
- * by the provider itself ending that session; and the refusals: a reused or unknown state, logout
+ * by the provider itself ending that session (and closing its WebSocket); and the refusals: a reused or unknown state, logout
  * tokens that fail any check.
  */
 import t from 'tap';
 import { BrowserAgent, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-idp.ts';
 import { scimClient } from '../helpers/scim.ts';
+import { closedWithin, socket } from '../identity/credential-probes.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { adminToken, createTenant, sessionCookie, sessionCount, sessionOf } from './sso-fixtures.ts';
 
@@ -122,8 +123,13 @@ t.test('sign-in: code flow with PKCE, state and nonce; the session creates a pos
   t.ok(row.idp_session_id, 'the provider’s sid is kept');
   t.equal(row.idp_subject, 'u-1001');
 
+  const subscriber = socket(t, server, token);
+  await subscriber.connected;
+  const loggedOutAt = Date.now();
   const logout = await idp.logout(agent);
   t.same(logout, { delivered: true }, 'the provider posted the logout token and we accepted it');
+  const closed = await closedWithin(subscriber, loggedOutAt, 2000);
+  t.equal(closed.code, 4403, `the session's WebSocket is closed (${closed.elapsed} ms)`);
   t.equal((await sessionOf(t, server, token, 'cookie')).status, 401, 'the session is over');
   const after = await fetch(`${server.baseUrl}/graphql`, {
     method: 'POST',
