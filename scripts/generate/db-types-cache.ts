@@ -1,0 +1,42 @@
+/**
+ * The row types of generated/db/types.ts, cached by the content of the migrations and of the
+ * generator: migrating an in-memory PGlite takes about 5 s, the largest part of `npm run generate`,
+ * and its result changes only when a migration does. A miss runs the generator in a worker thread, so
+ * it overlaps the OpenAPI and GraphQL steps on the second core (a child process: a worker thread
+ * does not get tsx's loader on Node 20).
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+
+function inputsHash(root: string): string {
+  const hash = createHash('sha256');
+  const dir = path.join(root, 'src/db/migrations');
+  const inputs = [
+    ...fs
+      .readdirSync(dir)
+      .sort()
+      .map((f) => path.join(dir, f)),
+    path.join(root, 'src/db/migrate.ts'),
+    path.join(import.meta.dirname, 'db-types.ts'),
+  ];
+  for (const file of inputs) hash.update(file).update(fs.readFileSync(file));
+  return hash.digest('hex').slice(0, 32);
+}
+
+export async function dbTypes(root: string): Promise<string> {
+  const cacheFile = path.join(root, 'node_modules/.cache/schemaforge', `db-types-${inputsHash(root)}.ts`);
+  if (fs.existsSync(cacheFile)) return fs.readFileSync(cacheFile, 'utf8');
+  const text = await new Promise<string>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, 'db-types-worker.ts')],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => (error ? reject(new Error(`row types: ${stderr || error.message}`)) : resolve(stdout)),
+    );
+  });
+  fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+  fs.writeFileSync(cacheFile, text);
+  return text;
+}
