@@ -17,6 +17,7 @@ import { LogMailTransport, type MailTransport } from './identity/domains/mail-tr
 import { identityPlugin } from './identity/identity.plugin.ts';
 import { signInPlugin } from './identity/sign-in.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
+import { registerDocsPage } from './ops/docs-page.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
 import { createMetrics, type AppMetrics } from './ops/metrics.ts';
 import { ordersPlugin } from './orders/orders.plugin.ts';
@@ -71,6 +72,7 @@ export async function buildApp({
   });
 
   await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl, metrics });
+  if (config.docs) registerDocsPage(http, { graphiql: config.graphiql, schema: config.graphqlSchemaPrintout });
   await http.register(catalogPlugin, { services, authenticate });
   await http.register(ordersPlugin, { services, authenticate });
   await http.register(filesPlugin, { services, authenticate });

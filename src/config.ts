@@ -37,6 +37,8 @@ export interface Config {
   /** Whether identity providers at `http://` loopback addresses are accepted (ALLOW_INSECURE_IDP; tests only). */
   allowInsecureIdp: boolean;
   graphiql: boolean;
+  /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
+  docs: boolean;
   graphqlSchemaPrintout: boolean;
   graphqlWsInitTimeoutMs: number;
   graphqlWsKeepAliveMs: number;
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey,
     allowInsecureIdp,
     graphiql: readBool(env, 'GRAPHIQL', !production),
+    docs: readBool(env, 'DOCS', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),
     graphqlWsKeepAliveMs: readInt(env, 'GRAPHQL_WS_KEEPALIVE_MS', 30_000, 1),

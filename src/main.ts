@@ -17,7 +17,15 @@ try {
 
 const { http } = server.app;
 await http.listen({ port: config.port, host: config.host });
-http.log.info({ baseUrl: config.baseUrl, database: config.database.kind }, 'server started');
+// Where to go next, as the first thing a new user reads: the API, its reference and the explorer.
+const urls = {
+  api: config.baseUrl,
+  graphql: `${config.baseUrl}/graphql`,
+  ...(config.docs ? { docs: `${config.baseUrl}/docs` } : {}),
+  ...(config.graphiql ? { graphiql: `${config.baseUrl}/graphiql` } : {}),
+  openapi: `${config.baseUrl}/openapi`,
+};
+http.log.info({ baseUrl: config.baseUrl, database: config.database.kind, urls }, `server started: ${Object.values(urls).join(' ')}`);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -22,6 +22,7 @@ t.test('defaults follow the operator contract', async (t) => {
   t.equal(c.webhookSecretOverlapS, 86_400);
   t.equal(c.dnsResolver, null);
   t.equal(c.graphiql, true);
+  t.equal(c.docs, true);
   t.equal(c.httpRequestTimeoutMs, 120_000);
   t.equal(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '500' }).httpRequestTimeoutMs, 500);
   t.equal(loadConfig({ DATABASE_URL: 'memory:' }).database.kind, 'pglite-memory');
@@ -45,6 +46,7 @@ t.test('production turns the explorer off and requires a JWT secret and a secret
   t.equal(noKey.variable, 'SECRETS_KEY');
   const c = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: 'k'.repeat(32) });
   t.equal(c.graphiql, false);
+  t.equal(c.docs, false);
   t.equal(c.graphqlSchemaPrintout, false);
   t.equal(c.secretsKey, 'k'.repeat(32));
   t.equal(c.allowInsecureIdp, false);
@@ -70,6 +72,7 @@ t.test('each bad value names its variable', async (t) => {
     [{ DATABASE_URL: 'nonsense' }, 'DATABASE_URL'],
     [{ BASE_URL: 'ftp://x' }, 'BASE_URL'],
     [{ GRAPHIQL: 'maybe' }, 'GRAPHIQL'],
+    [{ DOCS: 'maybe' }, 'DOCS'],
     [{ WEBHOOK_RETRY_DELAYS_MS: '1,a' }, 'WEBHOOK_RETRY_DELAYS_MS'],
     [{ WEBHOOK_DEGRADED_AFTER: '10', WEBHOOK_DISABLED_AFTER: '5' }, 'WEBHOOK_DISABLED_AFTER'],
     [{ AUTH_JWT_SECRET: 'short' }, 'AUTH_JWT_SECRET'],

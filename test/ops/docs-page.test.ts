@@ -1,0 +1,74 @@
+/**
+ * GET /docs: the API reference in a real browser (Debian's Chromium through playwright-core). It
+ * opens the catalog document, finds the product-creation operation and shows its request example
+ * (read here from the published document, so the test follows the spec); nothing is loaded from
+ * outside the server. Off, /docs and its assets are 404.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import t from 'tap';
+import { startServer } from '../helpers/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+type Json = Record<string, any>;
+
+/** The first example of createProduct's JSON request body, wherever the document puts it. */
+function createProductExample(): Json {
+  const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi/rest-v1.json'), 'utf8')) as Json;
+  const media = doc.paths['/api/v1/products'].post.requestBody.content['application/json'] as Json;
+  const schema = media.schema.$ref ? doc.components.schemas[(media.schema.$ref as string).split('/').pop()!] : media.schema;
+  const example = media.example ?? (Object.values(media.examples ?? {})[0] as Json | undefined)?.value ?? schema.examples?.[0];
+  if (!example?.sku) throw new Error('createProduct has no request example with a sku');
+  return example as Json;
+}
+
+t.test('the page and its assets are 404 when DOCS is off (the production default)', async (t) => {
+  const server = await startServer(t, { env: { DOCS: 'false' } });
+  for (const url of ['/docs', '/docs/assets/swagger-ui-bundle.js']) t.equal((await fetch(`${server.baseUrl}${url}`)).status, 404, url);
+});
+
+t.test(
+  'Chromium opens /docs, finds a product operation and its example',
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    const server = await startServer(t);
+    const missing = await fetch(`${server.baseUrl}/docs/assets/nope.js`);
+    t.equal(missing.status, 404);
+    t.match(missing.headers.get('content-type'), /^application\/problem\+json/);
+
+    const example = createProductExample();
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const external: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.baseUrl) && !request.url().startsWith('data:')) external.push(request.url());
+    });
+    await page.goto(`${server.baseUrl}/docs?document=rest-v1`);
+    const operation = page.locator('#operations-products-createProduct');
+    await operation.waitFor({ timeout: 30_000 });
+    t.match(await page.locator('.information-container').innerText(), /catalog|product/i, 'the catalog document is open');
+    await operation.locator('.opblock-summary').first().click();
+    const body = operation.locator('.opblock-body');
+    await body
+      .getByText(`"${example.sku as string}"`)
+      .first()
+      .waitFor({ timeout: 20_000 });
+    t.match(await body.innerText(), new RegExp(`"sku": "${example.sku as string}"`), 'the request example is shown');
+    t.ok(await page.getByRole('link', { name: /GraphiQL/ }).count(), 'the page links GraphiQL');
+    t.ok(await page.getByRole('link', { name: /GraphQL schema/ }).count(), 'the page links the SDL printout');
+    await page.screenshot({ path: '/tmp/docs.png' });
+    t.same(external, [], 'the page loads nothing from outside the server');
+  },
+);
