@@ -40,7 +40,9 @@ export class GraphqlRequestError extends Error {
   readonly data: unknown;
 
   constructor(errors: GraphqlError[], status: number, data: unknown) {
-    super(errors.map((e) => (e.extensions?.errorType ? `${e.extensions.errorType}: ${e.message}` : e.message)).join('; ') || `HTTP ${status}`);
+    super(
+      errors.map((e) => (e.extensions?.errorType ? `${e.extensions.errorType}: ${e.message}` : e.message)).join('; ') || `HTTP ${status}`,
+    );
     this.errors = errors;
     this.status = status;
     this.data = data;
@@ -80,7 +82,10 @@ export interface GraphqlClient {
    * Subscribes over graphql-ws (one shared, lazily opened connection) and yields each event. An error
    * the server sends ends the iteration by throwing GraphqlRequestError; `break` unsubscribes.
    */
-  subscribe<TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, ...variables: VariablesOf<TVariables>): AsyncIterableIterator<TData>;
+  subscribe<TData, TVariables>(
+    document: TypedDocumentNode<TData, TVariables>,
+    ...variables: VariablesOf<TVariables>
+  ): AsyncIterableIterator<TData>;
   /** Closes the subscription connection, if one is open. */
   dispose(): Promise<void>;
 }

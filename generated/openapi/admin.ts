@@ -31,7 +31,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -54,7 +57,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -89,7 +95,10 @@ export interface paths {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -127,7 +136,10 @@ export interface paths {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -157,7 +169,10 @@ export interface paths {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -183,7 +198,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -224,7 +242,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -252,7 +273,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -283,9 +307,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
-                /** @description The token's id (from the issue response or the list). */
+                /**
+                 * @description The token's id (from the issue response or the list).
+                 * @example 1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f
+                 */
                 tokenId: string;
             };
             cookie?: never;
@@ -322,6 +352,7 @@ export interface components {
             /** @description Family name attribute. */
             lastName?: string;
         };
+        /** @description A new tenant. */
         CreateTenantRequest: {
             id: components["schemas"]["TenantId"];
             /**
@@ -359,6 +390,7 @@ export interface components {
              */
             verifiedAt: string | null;
         };
+        /** @description The domains a tenant claimed. */
         DomainList: {
             /** @description The tenant's domains, oldest first. */
             content: components["schemas"]["Domain"][];
@@ -496,9 +528,15 @@ export interface components {
         };
         /** @description A newly issued SCIM token, with its value. */
         IssuedScimToken: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the token was issued.
+             */
             createdAt: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Token id.
+             */
             id: string;
             tenantId: components["schemas"]["TenantId"];
             /**
@@ -608,9 +646,15 @@ export interface components {
         };
         /** @description A SCIM token as listed; its value is never shown again. */
         ScimToken: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the token was issued.
+             */
             createdAt: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Token id.
+             */
             id: string;
             /**
              * Format: date-time
@@ -626,13 +670,19 @@ export interface components {
         };
         /** @description Paged list of a tenant's SCIM tokens. */
         ScimTokenPage: {
+            /** @description The tokens on this page, newest first. */
             content: components["schemas"]["ScimToken"][];
             page: components["schemas"]["PageMetadata"];
         };
+        /** @description A tenant: the organisation users, identity provider settings and domains belong to. */
         Tenant: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the tenant was created.
+             */
             createdAt: string;
             id: components["schemas"]["TenantId"];
+            /** @description Display name of the tenant. */
             name: string;
         };
         /**
@@ -643,9 +693,11 @@ export interface components {
         TenantId: string;
         /** @description Paged list of tenants. */
         TenantPage: {
+            /** @description The tenants on this page. */
             content: components["schemas"]["Tenant"][];
             page: components["schemas"]["PageMetadata"];
         };
+        /** @description A test sign-in, ready to be opened in a browser. */
         TestSignIn: {
             /**
              * Format: date-time
@@ -805,9 +857,15 @@ export interface components {
          * @example acme.example
          */
         domain: string;
-        /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+        /**
+         * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+         * @example 0
+         */
         page: number;
-        /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+        /**
+         * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+         * @example 20
+         */
         size: number;
         /**
          * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -815,9 +873,16 @@ export interface components {
          *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
          *     always appended as a final tiebreaker so paging is deterministic.
          *     Default: `createdAt,desc`.
+         * @example [
+         *       "price,asc",
+         *       "name,asc"
+         *     ]
          */
         sort: string[];
-        /** @description The tenant's id (a slug; anything else is a 400). */
+        /**
+         * @description The tenant's id (a slug; anything else is a 400).
+         * @example acme
+         */
         tenantId: components["schemas"]["TenantId"];
     };
     requestBodies: never;
@@ -835,9 +900,15 @@ export interface operations {
     listTenants: {
         parameters: {
             query?: {
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
                 /**
                  * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -845,6 +916,10 @@ export interface operations {
                  *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
                  *     always appended as a final tiebreaker so paging is deterministic.
                  *     Default: `createdAt,desc`.
+                 * @example [
+                 *       "price,asc",
+                 *       "name,asc"
+                 *     ]
                  */
                 sort?: components["parameters"]["sort"];
             };
@@ -860,6 +935,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "acme",
+                     *           "name": "Acme Corporation",
+                     *           "createdAt": "2026-02-10T08:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "number": 0,
+                     *         "size": 20,
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "first": true,
+                     *         "last": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TenantPage"];
                 };
             };
@@ -878,6 +972,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme",
+                 *       "name": "Acme Corporation"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTenantRequest"];
             };
         };
@@ -889,6 +989,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acme",
+                     *       "name": "Acme Corporation",
+                     *       "createdAt": "2026-02-10T08:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tenant"];
                 };
             };
@@ -907,7 +1014,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -920,6 +1030,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acme",
+                     *       "name": "Acme Corporation",
+                     *       "createdAt": "2026-02-10T08:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tenant"];
                 };
             };
@@ -935,7 +1052,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -948,6 +1068,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "domain": "acme.example",
+                     *           "tenantId": "acme",
+                     *           "status": "verified",
+                     *           "enforceSso": true,
+                     *           "verificationToken": "4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *           "txtRecordName": "_schemaforge-verification.acme.example",
+                     *           "txtRecordValue": "schemaforge-verification=4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *           "createdAt": "2026-02-12T10:20:00.000Z",
+                     *           "verifiedAt": "2026-02-12T11:02:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DomainList"];
                 };
             };
@@ -963,7 +1100,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -988,6 +1128,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "domain": "acme.example",
+                     *       "tenantId": "acme",
+                     *       "status": "pending",
+                     *       "enforceSso": false,
+                     *       "verificationToken": "4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "txtRecordName": "_schemaforge-verification.acme.example",
+                     *       "txtRecordValue": "schemaforge-verification=4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "createdAt": "2026-02-12T10:20:00.000Z",
+                     *       "verifiedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -1011,7 +1164,10 @@ export interface operations {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1024,6 +1180,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "domain": "acme.example",
+                     *       "tenantId": "acme",
+                     *       "status": "pending",
+                     *       "enforceSso": false,
+                     *       "verificationToken": "4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "txtRecordName": "_schemaforge-verification.acme.example",
+                     *       "txtRecordValue": "schemaforge-verification=4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "createdAt": "2026-02-12T10:20:00.000Z",
+                     *       "verifiedAt": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -1044,7 +1213,10 @@ export interface operations {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1075,7 +1247,10 @@ export interface operations {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1100,6 +1275,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "domain": "acme.example",
+                     *       "tenantId": "acme",
+                     *       "status": "verified",
+                     *       "enforceSso": true,
+                     *       "verificationToken": "4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "txtRecordName": "_schemaforge-verification.acme.example",
+                     *       "txtRecordValue": "schemaforge-verification=4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "createdAt": "2026-02-12T10:20:00.000Z",
+                     *       "verifiedAt": "2026-02-12T11:02:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -1123,7 +1311,10 @@ export interface operations {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1148,6 +1339,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sentTo": "hostmaster@acme.example",
+                     *       "expiresAt": "2026-03-02T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: date-time
@@ -1179,7 +1376,10 @@ export interface operations {
                  * @example acme.example
                  */
                 domain: components["parameters"]["domain"];
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1209,6 +1409,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "domain": "acme.example",
+                     *       "tenantId": "acme",
+                     *       "status": "verified",
+                     *       "enforceSso": false,
+                     *       "verificationToken": "4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "txtRecordName": "_schemaforge-verification.acme.example",
+                     *       "txtRecordValue": "schemaforge-verification=4f9c1e7a2b8d4c3e9a6f0b5d7e2c8a1f",
+                     *       "createdAt": "2026-02-12T10:20:00.000Z",
+                     *       "verifiedAt": "2026-02-12T11:02:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Domain"];
                 };
             };
@@ -1227,7 +1440,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1240,6 +1456,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "acme",
+                     *       "protocol": "saml",
+                     *       "saml": {
+                     *         "entityId": "https://idp.acme.example/metadata",
+                     *         "ssoUrl": "https://idp.acme.example/sso",
+                     *         "sloUrl": "https://idp.acme.example/slo",
+                     *         "certificate": "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEbJp0RzANBgkqhkiG9w0BAQsFADBsMRAwDgYDVQQGEwdV\n-----END CERTIFICATE-----\n",
+                     *         "certificateBackup": null,
+                     *         "certificates": [
+                     *           "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEbJp0RzANBgkqhkiG9w0BAQsFADBsMRAwDgYDVQQGEwdV\n-----END CERTIFICATE-----\n"
+                     *         ],
+                     *         "nameIdFormat": "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
+                     *         "signedAssertions": true,
+                     *         "signedResponses": false,
+                     *         "metadataUrl": null
+                     *       },
+                     *       "attributeMapping": {
+                     *         "email": "email",
+                     *         "firstName": "firstName",
+                     *         "lastName": "lastName",
+                     *         "groups": "groups"
+                     *       },
+                     *       "roleMapping": {
+                     *         "admins": "ADMIN"
+                     *       },
+                     *       "serviceProvider": {
+                     *         "entityId": "https://api.example.com/saml/metadata/acme",
+                     *         "acsUrl": "https://api.example.com/auth/saml/acme/callback"
+                     *       },
+                     *       "updatedAt": "2026-02-12T10:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityProvider"];
                 };
             };
@@ -1255,7 +1505,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1272,6 +1525,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "acme",
+                     *       "protocol": "saml",
+                     *       "saml": {
+                     *         "entityId": "https://idp.acme.example/metadata",
+                     *         "ssoUrl": "https://idp.acme.example/sso",
+                     *         "sloUrl": "https://idp.acme.example/slo",
+                     *         "certificate": "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEbJp0RzANBgkqhkiG9w0BAQsFADBsMRAwDgYDVQQGEwdV\n-----END CERTIFICATE-----\n",
+                     *         "certificateBackup": null,
+                     *         "certificates": [
+                     *           "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEbJp0RzANBgkqhkiG9w0BAQsFADBsMRAwDgYDVQQGEwdV\n-----END CERTIFICATE-----\n"
+                     *         ],
+                     *         "nameIdFormat": "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
+                     *         "signedAssertions": true,
+                     *         "signedResponses": false,
+                     *         "metadataUrl": null
+                     *       },
+                     *       "attributeMapping": {
+                     *         "email": "email",
+                     *         "firstName": "firstName",
+                     *         "lastName": "lastName",
+                     *         "groups": "groups"
+                     *       },
+                     *       "roleMapping": {
+                     *         "admins": "ADMIN"
+                     *       },
+                     *       "serviceProvider": {
+                     *         "entityId": "https://api.example.com/saml/metadata/acme",
+                     *         "acsUrl": "https://api.example.com/auth/saml/acme/callback"
+                     *       },
+                     *       "updatedAt": "2026-02-12T10:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityProvider"];
                 };
             };
@@ -1289,7 +1576,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1315,7 +1605,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1328,6 +1621,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://api.example.com/auth/saml/acme/login?test=8f14e45fceea167a5a36dedd4bea2543",
+                     *       "expiresAt": "2026-03-02T10:10:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestSignIn"];
                 };
             };
@@ -1341,14 +1640,23 @@ export interface operations {
     listScimTokens: {
         parameters: {
             query?: {
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
             };
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1361,6 +1669,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "tenantId": "acme",
+                     *           "createdAt": "2026-02-11T09:00:00.000Z",
+                     *           "lastUsedAt": "2026-03-02T07:41:00.000Z",
+                     *           "revokedAt": null
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "number": 0,
+                     *         "size": 20,
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "first": true,
+                     *         "last": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScimTokenPage"];
                 };
             };
@@ -1376,7 +1705,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
             };
             cookie?: never;
@@ -1391,6 +1723,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "tenantId": "acme",
+                     *       "createdAt": "2026-02-11T09:00:00.000Z",
+                     *       "token": "sfscim_Q2h4X7mK9pL3vN8rT1wY6zB0cD5fG2hJ4kM7nP9qR3s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IssuedScimToken"];
                 };
             };
@@ -1406,9 +1746,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant's id (a slug; anything else is a 400). */
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
                 tenantId: components["parameters"]["tenantId"];
-                /** @description The token's id (from the issue response or the list). */
+                /**
+                 * @description The token's id (from the issue response or the list).
+                 * @example 1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f
+                 */
                 tokenId: string;
             };
             cookie?: never;

@@ -308,8 +308,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `ok`.
+                         * @constant
+                         */
                         status: "ok";
                     };
                 };
@@ -333,6 +341,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests served.
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="GET",route="/api/v1/products",status="200"} 1027
+                     */
                     "text/plain": string;
                 };
             };
@@ -355,17 +368,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "documents": [
+                     *         {
+                     *           "name": "rest-v1",
+                     *           "json": "/openapi/rest-v1.json",
+                     *           "yaml": "/openapi/rest-v1.yaml"
+                     *         },
+                     *         {
+                     *           "name": "ops",
+                     *           "json": "/openapi/ops.json",
+                     *           "yaml": "/openapi/ops.yaml"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
+                        /** @description The served documents, one entry each. */
                         documents: {
                             /**
                              * Format: uri-reference
+                             * @description Server-relative URL of the bundled JSON form.
                              * @example /openapi/rest-v1.json
                              */
                             json: string;
-                            /** @example rest-v1 */
+                            /**
+                             * @description The document's name.
+                             * @example rest-v1
+                             */
                             name: string;
                             /**
                              * Format: uri-reference
+                             * @description Server-relative URL of the bundled YAML form.
                              * @example /openapi/rest-v1.yaml
                              */
                             yaml: string;
@@ -382,7 +417,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `<name>.json` or `<name>.yaml`. */
+                /**
+                 * @description The document's name followed by `.json` or `.yaml`, for example `rest-v1.json`.
+                 * @example rest-v1.json
+                 */
                 document: string;
             };
             cookie?: never;
@@ -395,7 +433,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "SchemaForge operational endpoints",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "https://api.example.com",
+                     *           "description": "This deployment (its configured public base address)."
+                     *         }
+                     *       ],
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": Record<string, never>;
+                    /**
+                     * @example openapi: 3.1.0
+                     *     info:
+                     *       title: SchemaForge operational endpoints
+                     *       version: 1.0.0
+                     *     servers:
+                     *       - url: https://api.example.com
+                     *     paths: {}
+                     */
                     "application/yaml": string;
                 };
             };
@@ -419,10 +482,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "database": "ok"
+                     *     }
+                     */
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description The database answered; always `ok`.
+                         * @constant
+                         */
                         database: "ok";
-                        /** @constant */
+                        /**
+                         * @description Always `ready`.
+                         * @constant
+                         */
                         status: "ready";
                     };
                 };

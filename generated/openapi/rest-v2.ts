@@ -7,7 +7,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List products (paged, v2 shape) */
+        /**
+         * List products (paged, v2 shape)
+         * @description One page of products in the v2 shape, newest first unless `sort`
+         *     says otherwise. Sortable fields: `name`, `price`, `sku`, `category`,
+         *     `quantity`, `createdAt`, `updatedAt`.
+         */
         get: operations["listProductsV2"];
         put?: never;
         /**
@@ -27,12 +32,19 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: string;
             };
             cookie?: never;
         };
-        /** Get a product (v2 shape) */
+        /**
+         * Get a product (v2 shape)
+         * @description The product in the v2 shape. Its `ETag` is the product's version, to
+         *     send back in `If-Match` on PATCH.
+         */
         get: operations["getProductV2"];
         put?: never;
         post?: never;
@@ -84,6 +96,7 @@ export interface components {
             [key: string]: string;
         };
         /**
+         * @description A new product in the version 2 shape.
          * @example {
          *       "name": "Desk lamp",
          *       "price": {
@@ -101,11 +114,17 @@ export interface components {
         CreateProductRequestV2: {
             attributes?: components["schemas"]["AttributeMapRequest"];
             category: components["schemas"]["ProductCategory"];
+            /** @description Free-text description. */
             description?: string;
+            /** @description Product name, 2 to 200 characters, not blank. */
             name: string;
             price: components["schemas"]["MoneyRequest"];
-            /** @default 0 */
+            /**
+             * @description Units in stock.
+             * @default 0
+             */
             quantity: number;
+            /** @description Stock keeping unit: 3 to 20 upper-case letters, digits or hyphens; unique across products. */
             sku: string;
         };
         /** @description One validation violation. */
@@ -137,13 +156,22 @@ export interface components {
              * @enum {string}
              */
             contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the image was uploaded.
+             */
             createdAt: string;
             /** @description Pixel height, when it could be read from the image header. */
             height?: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Image id.
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Id of the product the image belongs to.
+             */
             productId: string;
             /** @description Size in bytes. */
             size: number;
@@ -155,26 +183,39 @@ export interface components {
             /** @description Pixel width, when it could be read from the image header. */
             width?: number;
         };
+        /** @description Stock level of a product. */
         Inventory: {
             /** @description True exactly when `quantity` is greater than 0. */
             inStock: boolean;
+            /** @description Units in stock. */
             quantity: number;
         };
         /** @description A monetary amount as a decimal string with exactly 2 fraction digits. */
         Money: {
-            /** @example 19.90 */
+            /**
+             * @description Decimal string with exactly 2 fraction digits.
+             * @example 19.90
+             */
             amount: string;
-            /** @constant */
+            /**
+             * @description ISO 4217 currency code; always `USD`.
+             * @constant
+             */
             currency: "USD";
         };
         /** @description Price input; `amount` at least `0.01` (at most 10 integer and 2 fraction digits), `currency` only `USD`. */
         MoneyRequest: {
             /** @description Decimal string, e.g. `"19.90"`; `"0.00"` is rejected. */
             amount: string;
-            /** @enum {string} */
+            /**
+             * @description ISO 4217 currency code; only `USD` is accepted.
+             * @enum {string}
+             */
             currency: "USD";
         };
+        /** @description One page of products in the version 2 shape. */
         PagedProductResponseV2: {
+            /** @description The products on this page. */
             content: components["schemas"]["ProductV2"][];
             page: components["schemas"]["PageMetadata"];
         };
@@ -201,9 +242,13 @@ export interface components {
         };
         /** @description All fields optional; null or absent means unchanged. */
         PatchProductRequestV2: {
+            /** @description New description. */
             description?: string | null;
+            /** @description New product name. */
             name?: string | null;
+            /** @description New price. */
             price?: components["schemas"]["MoneyRequest"] | null;
+            /** @description New stock quantity. */
             quantity?: number | null;
         };
         /**
@@ -285,23 +330,37 @@ export interface components {
          * @enum {string}
          */
         ProductCategory: "ELECTRONICS" | "BOOKS" | "CLOTHING" | "HOME" | "SPORTS" | "TOYS" | "FOOD" | "OTHER";
+        /** @description A product in the version 2 shape. */
         ProductV2: {
             /** @description Attribute key → value (keys in the order given at creation). */
             attributes: {
                 [key: string]: string;
             };
             category: components["schemas"]["ProductCategory"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the product was created.
+             */
             createdAt: string;
+            /** @description Free-text description; null when none was given. */
             description: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Product id.
+             */
             id: string;
+            /** @description The product's images, oldest first. */
             images: components["schemas"]["ImageResponse"][];
             inventory: components["schemas"]["Inventory"];
+            /** @description Product name. */
             name: string;
             price: components["schemas"]["Money"];
+            /** @description Stock keeping unit, unique across products. */
             sku: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the product was last changed.
+             */
             updatedAt: string;
         };
     };
@@ -461,6 +520,52 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "content": [
+                 *         {
+                 *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *           "name": "Desk lamp",
+                 *           "description": "Adjustable LED desk lamp with a weighted base.",
+                 *           "sku": "LAMP-001",
+                 *           "category": "HOME",
+                 *           "price": {
+                 *             "amount": "19.90",
+                 *             "currency": "USD"
+                 *           },
+                 *           "inventory": {
+                 *             "quantity": 12,
+                 *             "inStock": true
+                 *           },
+                 *           "attributes": {
+                 *             "color": "black"
+                 *           },
+                 *           "images": [
+                 *             {
+                 *               "id": "9b2f6c1e-4d7a-4e0b-8f3a-2c5d6e7f8a9b",
+                 *               "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *               "url": "/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6/images/9b2f6c1e-4d7a-4e0b-8f3a-2c5d6e7f8a9b",
+                 *               "contentType": "image/png",
+                 *               "size": 48213,
+                 *               "width": 800,
+                 *               "height": 600,
+                 *               "createdAt": "2026-03-02T09:16:10Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:15:00Z",
+                 *           "updatedAt": "2026-03-04T14:02:31Z"
+                 *         }
+                 *       ],
+                 *       "page": {
+                 *         "number": 0,
+                 *         "size": 20,
+                 *         "totalElements": 1,
+                 *         "totalPages": 1,
+                 *         "first": true,
+                 *         "last": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PagedProductResponseV2"];
             };
         };
@@ -504,7 +609,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406). */
+        /**
+         * @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406).
+         * @example json
+         */
         format: string;
         /**
          * @description Entity tags (comma-separated) of the copy the change is based on, as
@@ -515,15 +623,24 @@ export interface components {
          * @example "3"
          */
         ifMatch: string;
-        /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+        /**
+         * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+         * @example 0
+         */
         page: number;
         /**
          * @description As `sort`, for search operations: the allowed fields also include
          *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
          *     `id` ascending is always appended as a final tiebreaker.
+         * @example [
+         *       "relevance,desc"
+         *     ]
          */
         searchSort: string[];
-        /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+        /**
+         * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+         * @example 20
+         */
         size: number;
         /**
          * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -531,6 +648,10 @@ export interface components {
          *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
          *     always appended as a final tiebreaker so paging is deterministic.
          *     Default: `createdAt,desc`.
+         * @example [
+         *       "price,asc",
+         *       "name,asc"
+         *     ]
          */
         sort: string[];
     };
@@ -550,11 +671,20 @@ export interface operations {
     listProductsV2: {
         parameters: {
             query?: {
-                /** @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406). */
+                /**
+                 * @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406).
+                 * @example json
+                 */
                 format?: components["parameters"]["format"];
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
                 /**
                  * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -562,6 +692,10 @@ export interface operations {
                  *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
                  *     always appended as a final tiebreaker so paging is deterministic.
                  *     Default: `createdAt,desc`.
+                 * @example [
+                 *       "price,asc",
+                 *       "name,asc"
+                 *     ]
                  */
                 sort?: components["parameters"]["sort"];
             };
@@ -587,6 +721,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Desk lamp",
+                 *       "description": "Adjustable LED desk lamp with a weighted base.",
+                 *       "price": {
+                 *         "amount": "19.90",
+                 *         "currency": "USD"
+                 *       },
+                 *       "sku": "LAMP-001",
+                 *       "category": "HOME",
+                 *       "quantity": 12,
+                 *       "attributes": {
+                 *         "color": "black"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProductRequestV2"];
             };
         };
@@ -600,6 +750,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Desk lamp",
+                     *       "description": "Adjustable LED desk lamp with a weighted base.",
+                     *       "sku": "LAMP-001",
+                     *       "category": "HOME",
+                     *       "price": {
+                     *         "amount": "19.90",
+                     *         "currency": "USD"
+                     *       },
+                     *       "inventory": {
+                     *         "quantity": 12,
+                     *         "inStock": true
+                     *       },
+                     *       "attributes": {
+                     *         "color": "black"
+                     *       },
+                     *       "images": [],
+                     *       "createdAt": "2026-03-02T09:15:00Z",
+                     *       "updatedAt": "2026-03-02T09:15:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductV2"];
                 };
             };
@@ -615,12 +788,18 @@ export interface operations {
     getProductV2: {
         parameters: {
             query?: {
-                /** @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406). */
+                /**
+                 * @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406).
+                 * @example json
+                 */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: string;
             };
             cookie?: never;
@@ -634,6 +813,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Desk lamp",
+                     *       "description": "Adjustable LED desk lamp with a weighted base.",
+                     *       "sku": "LAMP-001",
+                     *       "category": "HOME",
+                     *       "price": {
+                     *         "amount": "19.90",
+                     *         "currency": "USD"
+                     *       },
+                     *       "inventory": {
+                     *         "quantity": 12,
+                     *         "inStock": true
+                     *       },
+                     *       "attributes": {
+                     *         "color": "black"
+                     *       },
+                     *       "images": [],
+                     *       "createdAt": "2026-03-02T09:15:00Z",
+                     *       "updatedAt": "2026-03-02T09:15:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductV2"];
                 };
             };
@@ -649,7 +851,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: string;
             };
             cookie?: never;
@@ -686,13 +891,25 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "price": {
+                 *         "amount": "17.50",
+                 *         "currency": "USD"
+                 *       },
+                 *       "quantity": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchProductRequestV2"];
             };
         };
@@ -704,6 +921,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Desk lamp",
+                     *       "description": "Adjustable LED desk lamp with a weighted base.",
+                     *       "sku": "LAMP-001",
+                     *       "category": "HOME",
+                     *       "price": {
+                     *         "amount": "19.90",
+                     *         "currency": "USD"
+                     *       },
+                     *       "inventory": {
+                     *         "quantity": 12,
+                     *         "inStock": true
+                     *       },
+                     *       "attributes": {
+                     *         "color": "black"
+                     *       },
+                     *       "images": [],
+                     *       "createdAt": "2026-03-02T09:15:00Z",
+                     *       "updatedAt": "2026-03-02T09:15:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductV2"];
                 };
             };
@@ -719,24 +959,48 @@ export interface operations {
     searchProductsV2: {
         parameters: {
             query: {
-                /** @description Restrict to one category. */
+                /**
+                 * @description Restrict to one category.
+                 * @example HOME
+                 */
                 category?: components["schemas"]["ProductCategory"];
-                /** @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406). */
+                /**
+                 * @description Representation selector shared with v1; v2 offers only `json` (any other value yields 406).
+                 * @example json
+                 */
                 format?: components["parameters"]["format"];
-                /** @description Highest price (inclusive); must not be below `minPrice`. */
+                /**
+                 * @description Highest price (inclusive); must not be below `minPrice`.
+                 * @example 50
+                 */
                 maxPrice?: number;
-                /** @description Lowest price (inclusive). */
+                /**
+                 * @description Lowest price (inclusive).
+                 * @example 10
+                 */
                 minPrice?: number;
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Search text (no control characters); matching and relevance as in v1. */
+                /**
+                 * @description Search text (no control characters); matching and relevance as in v1.
+                 * @example desk lamp
+                 */
                 q: string;
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
                 /**
                  * @description As `sort`, for search operations: the allowed fields also include
                  *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
                  *     `id` ascending is always appended as a final tiebreaker.
+                 * @example [
+                 *       "relevance,desc"
+                 *     ]
                  */
                 sort?: components["parameters"]["searchSort"];
             };

@@ -199,7 +199,8 @@ export interface paths {
         put?: never;
         /**
          * SAML assertion consumer (HTTP-POST binding)
-         * @description Validates the response against the checklist and signs the user in:
+         * @description Validates the response (see the checks under Single sign-on) and
+         *     signs the user in:
          *     302 to the sign-in's `returnTo` with the session cookie. For an
          *     administrator's test sign-in, 200 with the report instead and no
          *     session. 401 `SSO_REJECTED` for any refused response.
@@ -293,6 +294,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Where and how an e-mail address signs in. */
         Discovery: {
             /**
              * @description How it signs in.
@@ -347,11 +349,13 @@ export interface components {
              */
             message: string;
         };
+        /** @description The result of signing out. */
         LoggedOut: {
             /** @description Where to send the browser to end the provider's session too; null when there is nothing to end. */
             providerLogoutUrl: string | null;
         };
         /**
+         * @description E-mail and password sign-in.
          * @example {
          *       "email": "ada@example.com",
          *       "password": "correct horse battery staple"
@@ -438,6 +442,7 @@ export interface components {
             type: string;
         };
         /**
+         * @description A new local account.
          * @example {
          *       "email": "ada@example.com",
          *       "password": "correct horse battery staple",
@@ -458,12 +463,14 @@ export interface components {
             /** @description 3 to 50 letters, digits, `_`, `.` or `-`, unique in the tenant. */
             username: string;
         };
+        /** @description The form a SAML identity provider posts to the assertion consumer URL (HTTP-POST binding). */
         SamlPost: {
             /** @description The relay state. */
             RelayState?: string;
             /** @description The base64 Response. */
             SAMLResponse: string;
         };
+        /** @description A live session. */
         Session: {
             /**
              * @description How the user signed in (`api`, a session made by an operator).
@@ -489,8 +496,10 @@ export interface components {
             roles: string[];
             /** @description The tenant the session acts in. */
             tenantId: string;
+            /** @description The session's user. */
             user: components["schemas"]["User"];
         };
+        /** @description A new session, returned by password sign-in and registration. */
         SignedIn: {
             /**
              * Format: date-time
@@ -499,6 +508,7 @@ export interface components {
             expiresAt: string;
             /** @description The session token (`sfsess_…`), for `Authorization: Bearer`; the same value as the cookie. */
             token: string;
+            /** @description The signed-in user. */
             user: components["schemas"]["User"];
         };
         /** @description What the sign-in would have done. */
@@ -544,6 +554,7 @@ export interface components {
             /** @description The existing user, if any. */
             userId: string | null;
         };
+        /** @description A user as the sign-in API shows it. */
         User: {
             /** @description The display name. */
             displayName: string;
@@ -679,6 +690,46 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "test": true,
+                 *       "tenantId": "acme",
+                 *       "protocol": "saml",
+                 *       "subject": "ada@acme.example",
+                 *       "attributes": {
+                 *         "email": [
+                 *           "ada@acme.example"
+                 *         ],
+                 *         "givenName": [
+                 *           "Ada"
+                 *         ],
+                 *         "sn": [
+                 *           "Lovelace"
+                 *         ],
+                 *         "memberOf": [
+                 *           "engineering",
+                 *           "admins"
+                 *         ]
+                 *       },
+                 *       "mapped": {
+                 *         "email": "ada@acme.example",
+                 *         "firstName": "Ada",
+                 *         "lastName": "Lovelace",
+                 *         "department": null,
+                 *         "groups": [
+                 *           "engineering",
+                 *           "admins"
+                 *         ]
+                 *       },
+                 *       "roles": [
+                 *         "USER",
+                 *         "ADMIN"
+                 *       ],
+                 *       "outcome": "update-user",
+                 *       "userId": "ada",
+                 *       "refusal": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignInReport"];
             };
         };
@@ -825,6 +876,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "username": "ada",
+                 *       "displayName": "Ada Lovelace"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterRequest"];
             };
         };
@@ -836,6 +895,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "sfsess_6q2vJ0x7Zk4bT9pW1rN8cY3mH5dF0aLs",
+                     *       "expiresAt": "2026-03-02T17:15:00Z",
+                     *       "user": {
+                     *         "id": "ada",
+                     *         "tenantId": "default",
+                     *         "username": "ada",
+                     *         "email": "ada@example.com",
+                     *         "displayName": "Ada Lovelace",
+                     *         "roles": [
+                     *           "USER"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SignedIn"];
                 };
             };
@@ -857,6 +932,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginRequest"];
             };
         };
@@ -868,6 +949,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "sfsess_6q2vJ0x7Zk4bT9pW1rN8cY3mH5dF0aLs",
+                     *       "expiresAt": "2026-03-02T17:15:00Z",
+                     *       "user": {
+                     *         "id": "ada",
+                     *         "tenantId": "default",
+                     *         "username": "ada",
+                     *         "email": "ada@example.com",
+                     *         "displayName": "Ada Lovelace",
+                     *         "roles": [
+                     *           "USER"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SignedIn"];
                 };
             };
@@ -897,6 +994,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "providerLogoutUrl": "https://idp.acme.example/slo?SAMLRequest=fZFBa8MwDIX%2FitE9sZ0mayLqQKEMAt0obd1LL5NxN4lgp2RS7vr1c9ZRmJ2OMP75P8kvP8WH6A"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LoggedOut"];
                 };
             };
@@ -921,6 +1023,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "logout_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJpc3MiOiJodHRwczovL2xvZ2luLmFjbWUuZXhhbXBsZSIsImF1ZCI6InNjaGVtYWZvcmdlIiwiaWF0IjoxNzQwOTAwMDAwLCJqdGkiOiJiV0pxIiwiZXZlbnRzIjp7Imh0dHA6Ly9zY2hlbWFzLm9wZW5pZC5uZXQvZXZlbnQvYmFja2NoYW5uZWwtbG9nb3V0Ijp7fX0sInNpZCI6IjA4YTVmYSJ9.c2lnbmF0dXJl"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The signed logout token (a JWT). */
                     logout_token: string;
@@ -936,6 +1043,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sessionsEnded": 1
+                     *     }
+                     */
                     "application/json": {
                         /** @description How many live sessions the token ended. */
                         sessionsEnded: number;
@@ -952,17 +1064,35 @@ export interface operations {
     oidcCallback: {
         parameters: {
             query?: {
-                /** @description The authorization code. */
+                /**
+                 * @description The authorization code.
+                 * @example SplxlOBeZQQYbYS6WxSbIA
+                 */
                 code?: string;
-                /** @description The provider's error code, when it refused. */
+                /**
+                 * @description The provider's error code, when it refused.
+                 * @example access_denied
+                 */
                 error?: string;
-                /** @description The provider's error text. */
+                /**
+                 * @description The provider's error text.
+                 * @example The user cancelled the sign-in.
+                 */
                 error_description?: string;
-                /** @description The issuer (RFC 9207), when the provider sends it. */
+                /**
+                 * @description The issuer (RFC 9207), when the provider sends it.
+                 * @example https://login.acme.example
+                 */
                 iss?: string;
-                /** @description The provider's session state, when it sends one; not used. */
+                /**
+                 * @description The provider's session state, when it sends one; not used.
+                 * @example c2Vzc2lvbi1zdGF0ZQ.1f2e3d
+                 */
                 session_state?: string;
-                /** @description The state the sign-in was started with. */
+                /**
+                 * @description The state the sign-in was started with.
+                 * @example af0ifjsldkj
+                 */
                 state?: string;
             };
             header?: never;
@@ -1084,6 +1214,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7d9e2c4a-1b3f-4e5d-9a8b-0c1d2e3f4a5b",
+                     *       "tenantId": "default",
+                     *       "authMethod": "local",
+                     *       "roles": [
+                     *         "USER"
+                     *       ],
+                     *       "createdAt": "2026-03-02T09:15:00Z",
+                     *       "expiresAt": "2026-03-02T17:15:00Z",
+                     *       "user": {
+                     *         "id": "ada",
+                     *         "tenantId": "default",
+                     *         "username": "ada",
+                     *         "email": "ada@example.com",
+                     *         "displayName": "Ada Lovelace",
+                     *         "roles": [
+                     *           "USER"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -1113,6 +1265,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <?xml version="1.0"?>
+                     *     <EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://api.example.com/saml/metadata/acme">
+                     *       <SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" AuthnRequestsSigned="false" WantAssertionsSigned="true">
+                     *         <NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</NameIDFormat>
+                     *         <AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://api.example.com/auth/saml/acme/callback" index="1"/>
+                     *       </SPSSODescriptor>
+                     *     </EntityDescriptor>
+                     */
                     "application/samlmetadata+xml": string;
                 };
             };

@@ -46,7 +46,10 @@ export interface paths {
         };
         /**
          * List posts (offset, cursor, standard or keyset form)
-         * @description See the document description for form selection and rules.
+         * @description One page of posts, newest first. The query parameters present select
+         *     the form (standard, offset, cursor or keyset) and with it the
+         *     envelope; see the introduction for the form selection and paging
+         *     rules.
          */
         get: operations["listPosts"];
         put?: never;
@@ -65,17 +68,21 @@ export interface components {
         CursorPage: {
             /** @description Pass as `after` for the next page (in this envelope); null when `has_next` is false. */
             cursor: string | null;
+            /** @description The posts of this page, newest first. */
             data: components["schemas"]["PostList"];
+            /** @description More (older) posts follow. */
             has_next: boolean;
         };
         /** @description Bidirectional form. */
         FeedPage: {
+            /** @description Cursors addressing the edges of this page. */
             cursors: {
                 /** @description Pass as `after` for newer posts; null when `has_prev` is false. */
                 after: string | null;
                 /** @description Pass as `before` for older posts; null when `has_next` is false. */
                 before: string | null;
             };
+            /** @description The posts of this page, newest first. */
             data: components["schemas"]["PostList"];
             /** @description Older posts exist. */
             has_next: boolean;
@@ -106,7 +113,9 @@ export interface components {
         };
         /** @description Keyset form. */
         KeysetPage: {
+            /** @description The posts of this page, newest first. */
             data: components["schemas"]["PostList"];
+            /** @description More (older) posts follow. */
             has_next: boolean;
             /** @description Parameters for the next page (values of the last item), or null when `has_next` is false. */
             next: {
@@ -115,36 +124,55 @@ export interface components {
                  * @description The last item's stored `createdAt`, exact to the microsecond.
                  */
                 created_before: string;
+                /** @description The last item's `id`. */
                 id_before: number;
             } | null;
         };
         /** @description Offset form. */
         OffsetPage: {
+            /** @description The posts of this page, newest first. */
             data: components["schemas"]["PostList"];
+            /** @description Page information. */
             pagination: components["schemas"]["OffsetPagination"];
         };
         /** @description Offset-form page information. */
         OffsetPagination: {
             /** @description `offset + data.length < total`. */
             has_next: boolean;
+            /** @description The `limit` applied. */
             limit: number;
+            /** @description The `offset` requested. */
             offset: number;
             /** @description Number of visible posts. */
             total: number;
         };
+        /** @description The posts of one page, newest first. */
         PostList: components["schemas"]["PostSummary"][];
-        /** @enum {string} */
+        /**
+         * @description Publication state of a post. DRAFT posts are visible only to their author; ARCHIVED posts are not listed.
+         * @enum {string}
+         */
         PostStatus: "DRAFT" | "PUBLISHED" | "ARCHIVED";
+        /** @description A post as it appears in lists. */
         PostSummary: {
             /** @description Id (username) of the author. */
             authorId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the post was created (millisecond precision).
+             */
             createdAt: string;
+            /** @description Post id. */
             id: number;
+            /** @description URL-friendly form of the title. */
             slug: string;
             status: components["schemas"]["PostStatus"];
+            /** @description Post title. */
             title: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the post was last changed.
+             */
             updatedAt: string;
         };
         /**
@@ -223,14 +251,18 @@ export interface components {
         };
         /** @description Standard (recommended) form; every page of a walk that follows `pagination.cursor` as `cursor`. */
         StandardPage: {
+            /** @description The posts of this page, newest first. */
             data: components["schemas"]["PostList"];
+            /** @description Page information. */
             pagination: components["schemas"]["StandardPagination"];
         };
         /** @description Standard-form page information. */
         StandardPagination: {
             /** @description Pass as `cursor` for the next page in this envelope (or as `after` for the cursor envelope); null when `has_next` is false. */
             cursor: string | null;
+            /** @description More (older) posts follow. */
             has_next: boolean;
+            /** @description The `limit` applied. */
             limit: number;
         };
     };
@@ -288,7 +320,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Page size, 1..100 (default 20). Values above 100 are a 400. */
+        /**
+         * @description Page size, 1..100 (default 20). Values above 100 are a 400.
+         * @example 20
+         */
         limit: number;
     };
     requestBodies: never;
@@ -300,11 +335,20 @@ export interface operations {
     getFeed: {
         parameters: {
             query?: {
-                /** @description Opaque cursor; returns newer items. */
+                /**
+                 * @description Opaque cursor from `cursors.after` of a previous page; returns newer items.
+                 * @example eyJjIjoiMjAyNC0wNS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6NDJ9.q9V3sL0dX8mB2nT6yR4wK7eJ1hZ5cU0aF3gP9iM2oAs
+                 */
                 after?: string;
-                /** @description Opaque cursor; returns older items. */
+                /**
+                 * @description Opaque cursor from `cursors.before` of a previous page; returns older items.
+                 * @example eyJjIjoiMjAyNC0wNC0zMFQwOTozMDowMC4wMDAwMDBaIiwiaSI6NDF9.Yk1m2fQ0s3nVxJ7c0tB9wZ4rH6uL8aD2eP5gK1iN3oE
+                 */
                 before?: string;
-                /** @description Page size, 1..100 (default 20). Values above 100 are a 400. */
+                /**
+                 * @description Page size, 1..100 (default 20). Values above 100 are a 400.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;
@@ -319,6 +363,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 42,
+                     *           "title": "Hello",
+                     *           "slug": "hello",
+                     *           "status": "PUBLISHED",
+                     *           "authorId": "alice",
+                     *           "createdAt": "2024-05-01T12:00:00.000Z",
+                     *           "updatedAt": "2024-05-01T12:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": 41,
+                     *           "title": "Earlier",
+                     *           "slug": "earlier",
+                     *           "status": "DRAFT",
+                     *           "authorId": "alice",
+                     *           "createdAt": "2024-04-30T09:30:00.000Z",
+                     *           "updatedAt": "2024-04-30T10:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "cursors": {
+                     *         "before": "eyJjIjoiMjAyNC0wNC0zMFQwOTozMDowMC4wMDAwMDBaIiwiaSI6NDF9.Yk1m2fQ0s3nVxJ7c0tB9wZ4rH6uL8aD2eP5gK1iN3oE",
+                     *         "after": null
+                     *       },
+                     *       "has_next": true,
+                     *       "has_prev": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["FeedPage"];
                 };
             };
@@ -332,12 +406,16 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
-                /** @description Cursor form. Opaque cursor from a previous `pagination.cursor` or `cursor`; the page is answered in the cursor envelope. */
+                /**
+                 * @description Cursor form. Opaque cursor from a previous `pagination.cursor` or `cursor`; the page is answered in the cursor envelope.
+                 * @example eyJjIjoiMjAyNC0wNS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6NDJ9.8PI2swCPv-yHL5VBdZ6OjD_r0y-YGjKikTlEAuPL86E
+                 */
                 after?: string;
                 /**
                  * @description Keyset form. RFC 3339 timestamp (at most 6 fraction digits, years
                  *     1..9999); only posts created strictly before it (or before the
                  *     pair with `id_before`).
+                 * @example 2024-05-01T12:00:00.123456Z
                  */
                 created_before?: string;
                 /**
@@ -350,11 +428,20 @@ export interface operations {
                  * @example eyJjIjoiMjAyNC0wNS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6NDJ9.8PI2swCPv-yHL5VBdZ6OjD_r0y-YGjKikTlEAuPL86E
                  */
                 cursor?: string;
-                /** @description Keyset form, only together with `created_before`. Tiebreaker among posts created at exactly `created_before`; only posts with a smaller id. */
+                /**
+                 * @description Keyset form, only together with `created_before`. Tiebreaker among posts created at exactly `created_before`; only posts with a smaller id.
+                 * @example 42
+                 */
                 id_before?: number;
-                /** @description Page size, 1..100 (default 20). Values above 100 are a 400. */
+                /**
+                 * @description Page size, 1..100 (default 20). Values above 100 are a 400.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["limit"];
-                /** @description Offset form. Number of posts to skip (0-based). */
+                /**
+                 * @description Offset form. Number of posts to skip (0-based).
+                 * @example 40
+                 */
                 offset?: number;
             };
             header?: never;

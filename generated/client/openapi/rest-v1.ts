@@ -27,7 +27,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Customer id. */
+                /**
+                 * @description Customer id.
+                 * @example 5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -74,7 +77,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description File id. */
+                /**
+                 * @description File id.
+                 * @example 0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
                 fileId: string;
             };
             cookie?: never;
@@ -171,7 +177,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -197,7 +206,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -224,7 +236,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -249,7 +264,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -275,7 +293,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -302,7 +323,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -355,12 +379,19 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
         };
-        /** Get a product */
+        /**
+         * Get a product
+         * @description The product as JSON or XML. Its `ETag` is the product's version, to
+         *     send back in `If-Match` on PUT and PATCH.
+         */
         get: operations["getProduct"];
         /**
          * Replace a product
@@ -398,7 +429,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
@@ -426,9 +460,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
-                /** @description Image id. */
+                /**
+                 * @description Image id.
+                 * @example 9b2f6c1e-4d7a-4e0b-8f3a-2c5d6e7f8a9b
+                 */
                 imageId: string;
             };
             cookie?: never;
@@ -484,32 +524,51 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The configuration document. */
         AppConfig: {
             /** @description Free-form settings. */
             settings: {
                 [key: string]: unknown;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the settings were last replaced.
+             */
             updatedAt: string;
             /**
-             * @description Opaque version used as the entity tag (currently the decimal revision number, starting at "1").
+             * @description Opaque version used as the entity tag (the decimal revision number, starting at "1").
              * @example 7
              */
             version: string;
         };
+        /** @description A new customer, owned by the calling user. */
         CreateCustomerRequest: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description E-mail address, unique among customers (compared case-insensitively).
+             */
             email: string;
+            /** @description Customer name, 1 to 200 characters, not blank. */
             name: string;
         };
+        /** @description One order line of a new order. */
         CreateOrderItem: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The product ordered.
+             */
             productId: string;
+            /** @description Units ordered; reserved from stock when the order is placed. */
             quantity: number;
         };
+        /** @description A new order for one customer. */
         CreateOrderRequest: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The customer the order is placed for.
+             */
             customerId: string;
+            /** @description The order lines, 1 to 100, each product at most once. */
             items: components["schemas"]["CreateOrderItem"][];
         };
         /**
@@ -539,11 +598,8 @@ export interface components {
             name: string;
             /**
              * @description At least 0.01; at most 10 integer and 2 fraction digits (400 at
-             *     `/price` otherwise). Validators compute `multipleOf` in binary
-             *     floating point, so the server's generated validator compares it
-             *     with a tolerance (ajv `multipleOfPrecision: 3`, which accepts every
-             *     valid price up to the maximum) and then checks the rule exactly:
-             *     the number must be the one its 2-decimal rounding denotes.
+             *     `/price` otherwise). The rule is checked exactly: `19.9` and
+             *     `19.90` are accepted, `19.901` is refused.
              */
             price: number;
             /** @description 3 to 20 characters from uppercase letters, digits and hyphen; unique. */
@@ -556,12 +612,22 @@ export interface components {
         };
         /** @description A customer, owned by the user account that created it; orders are placed for a customer. */
         Customer: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the customer was created.
+             */
             createdAt: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description E-mail address.
+             */
             email: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Customer id.
+             */
             id: string;
+            /** @description Customer name. */
             name: string;
             /** @description Username of the user account owning the customer; null for customers not owned by any account (only ADMIN can see those). */
             userId: string | null;
@@ -590,12 +656,19 @@ export interface components {
         };
         /** @description Metadata of a stored file. */
         FileResponse: {
+            /** @description Content type declared at upload (`application/octet-stream` when none was declared). */
             contentType: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the file was uploaded.
+             */
             createdAt: string;
             /** @description Original file name. */
             filename: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description File id.
+             */
             id: string;
             /** @description Size in bytes. */
             size: number;
@@ -612,13 +685,22 @@ export interface components {
              * @enum {string}
              */
             contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the image was uploaded.
+             */
             createdAt: string;
             /** @description Pixel height, when it could be read from the image header. */
             height?: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Image id.
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Id of the product the image belongs to.
+             */
             productId: string;
             /** @description Size in bytes. */
             size: number;
@@ -630,6 +712,7 @@ export interface components {
             /** @description Pixel width, when it could be read from the image header. */
             width?: number;
         };
+        /** @description A HAL link. */
         Link: {
             /**
              * Format: uri-reference
@@ -640,31 +723,50 @@ export interface components {
         /** @description An order in HAL form (`application/hal+json`), its fields plus `_links`. */
         Order: {
             _links: components["schemas"]["OrderLinks"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order was placed.
+             */
             createdAt: string;
-            /** @constant */
+            /**
+             * @description ISO 4217 currency code; always `USD`.
+             * @constant
+             */
             currency: "USD";
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The customer the order was placed for.
+             */
             customerId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Order id.
+             */
             id: string;
+            /** @description The order lines. */
             items: components["schemas"]["OrderItem"][];
             status: components["schemas"]["OrderStatus"];
             /** @description Sum of `lineTotal`, 2 decimals. */
             total: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order last changed.
+             */
             updatedAt: string;
             /** @description 1 at creation, incremented by one on every change (used as the webhook `sequence`). */
             version: number;
         };
         /** @description HAL collection; `_embedded.orders` is empty (never absent) when there are no orders. */
         OrderCollection: {
+            /** @description The embedded resources. */
             _embedded: {
+                /** @description The orders on this page. */
                 orders: components["schemas"]["Order"][];
             };
             _links: components["schemas"]["OrderCollectionLinks"];
             page: components["schemas"]["PageMetadata"];
         };
+        /** @description Paging links of an order collection; `next` and `prev` only where such a page exists. */
         OrderCollectionLinks: {
             first: components["schemas"]["Link"];
             last: components["schemas"]["Link"];
@@ -672,13 +774,18 @@ export interface components {
             prev?: components["schemas"]["Link"];
             self: components["schemas"]["Link"];
         };
+        /** @description One order line. */
         OrderItem: {
             /** @description `unitPrice * quantity`, rounded to 2 decimals. */
             lineTotal: number;
             /** @description Product name at the time the order was placed. */
             name: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The product ordered.
+             */
             productId: string;
+            /** @description Units ordered. */
             quantity: number;
             /** @description Product price at the time the order was placed. */
             unitPrice: number;
@@ -716,23 +823,36 @@ export interface components {
          * @enum {string}
          */
         OrderStatus: "PENDING" | "CONFIRMED" | "SHIPPED" | "DELIVERED" | "CANCELLED";
+        /** @description Shipment tracking of an order. */
         OrderTracking: {
+            /** @description Shipping carrier. */
             carrier: string;
             /**
              * Format: date-time
              * @description Null until the order is delivered.
              */
             deliveredAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Order id.
+             */
             orderId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order shipped.
+             */
             shippedAt: string;
-            /** @enum {string} */
+            /**
+             * @description The order's status.
+             * @enum {string}
+             */
             status: "SHIPPED" | "DELIVERED";
+            /** @description The carrier's tracking number. */
             trackingNumber: string;
         };
         /** @description Paged list of products (`PagedResponse<ProductResponse>`). */
         PagedProductResponse: {
+            /** @description The products on this page. */
             content: components["schemas"]["ProductResponse"][];
             page: components["schemas"]["PageMetadata"];
         };
@@ -759,10 +879,13 @@ export interface components {
         };
         /** @description All fields optional; null or absent means unchanged. Present values follow the creation rules. */
         PatchProductRequest: {
+            /** @description New description; null leaves it unchanged. */
             description?: string | null;
+            /** @description New product name; same rules as at creation. */
             name?: string | null;
             /** @description As in CreateProductRequest (at most 2 fraction digits, checked exactly). */
             price?: number | null;
+            /** @description New stock quantity. */
             stockQuantity?: number | null;
         };
         /**
@@ -846,8 +969,11 @@ export interface components {
             /** @description Not blank. */
             value: string;
         };
+        /** @description A product attribute (key and value). */
         ProductAttributeResponse: {
+            /** @description Attribute name, unique within the product. */
             key: string;
+            /** @description Attribute value. */
             value: string;
         };
         /**
@@ -855,6 +981,7 @@ export interface components {
          * @enum {string}
          */
         ProductCategory: "ELECTRONICS" | "BOOKS" | "CLOTHING" | "HOME" | "SPORTS" | "TOYS" | "FOOD" | "OTHER";
+        /** @description A product of the catalog. */
         ProductResponse: {
             /** @description In the order given at creation/replacement. */
             attributes: components["schemas"]["ProductAttributeResponse"][];
@@ -866,25 +993,39 @@ export interface components {
             createdAt: string;
             /** @description Null when the product has no description. */
             description: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Product id.
+             */
             id: string;
             /** @description Images in upload order (oldest first). */
             images: components["schemas"]["ImageResponse"][];
             /** @description True exactly when `stockQuantity` is greater than 0. */
             inStock: boolean;
+            /** @description Product name. */
             name: string;
             /** @description Decimal with at most 2 fraction digits. */
             price: number;
+            /** @description Stock keeping unit, unique across products. */
             sku: string;
+            /** @description Units in stock. */
             stockQuantity: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the product was last changed.
+             */
             updatedAt: string;
         };
+        /** @description Shipment details recorded when an order ships. */
         ShipOrderRequest: {
+            /** @description Shipping carrier. */
             carrier: string;
+            /** @description The carrier's tracking number. */
             trackingNumber: string;
         };
+        /** @description New configuration settings, replacing the current ones entirely. */
         UpdateConfigRequest: {
+            /** @description Free-form settings. */
             settings: {
                 [key: string]: unknown;
             };
@@ -1017,7 +1158,77 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "id": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                 *       "status": "PENDING",
+                 *       "total": 51.8,
+                 *       "currency": "USD",
+                 *       "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                 *       "items": [
+                 *         {
+                 *           "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *           "name": "Desk lamp",
+                 *           "quantity": 2,
+                 *           "unitPrice": 25.9,
+                 *           "lineTotal": 51.8
+                 *         }
+                 *       ],
+                 *       "version": 1,
+                 *       "createdAt": "2026-03-02T10:00:00.000Z",
+                 *       "updatedAt": "2026-03-02T10:00:00.000Z",
+                 *       "_links": {
+                 *         "self": {
+                 *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b"
+                 *         },
+                 *         "customer": {
+                 *           "href": "/api/v1/customers/5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f"
+                 *         },
+                 *         "confirm": {
+                 *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/confirm"
+                 *         },
+                 *         "cancel": {
+                 *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/cancel"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/hal+json": components["schemas"]["Order"];
+                /**
+                 * @example {
+                 *       "id": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                 *       "status": "PENDING",
+                 *       "total": 51.8,
+                 *       "currency": "USD",
+                 *       "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                 *       "items": [
+                 *         {
+                 *           "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *           "name": "Desk lamp",
+                 *           "quantity": 2,
+                 *           "unitPrice": 25.9,
+                 *           "lineTotal": 51.8
+                 *         }
+                 *       ],
+                 *       "version": 1,
+                 *       "createdAt": "2026-03-02T10:00:00.000Z",
+                 *       "updatedAt": "2026-03-02T10:00:00.000Z",
+                 *       "_links": {
+                 *         "self": {
+                 *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b"
+                 *         },
+                 *         "customer": {
+                 *           "href": "/api/v1/customers/5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f"
+                 *         },
+                 *         "confirm": {
+                 *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/confirm"
+                 *         },
+                 *         "cancel": {
+                 *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/cancel"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Order"];
             };
         };
@@ -1071,6 +1282,27 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "name": "Desk lamp",
+                 *       "description": "LED desk lamp with dimmer.",
+                 *       "price": 25.9,
+                 *       "sku": "LAMP-001",
+                 *       "category": "HOME",
+                 *       "stockQuantity": 12,
+                 *       "inStock": true,
+                 *       "attributes": [
+                 *         {
+                 *           "key": "color",
+                 *           "value": "black"
+                 *         }
+                 *       ],
+                 *       "images": [],
+                 *       "createdAt": "2026-03-02T09:15:00.000Z",
+                 *       "updatedAt": "2026-03-02T09:15:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductResponse"];
                 "application/xml": components["schemas"]["ProductResponse"];
             };
@@ -1084,6 +1316,39 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "content": [
+                 *         {
+                 *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *           "name": "Desk lamp",
+                 *           "description": "LED desk lamp with dimmer.",
+                 *           "price": 25.9,
+                 *           "sku": "LAMP-001",
+                 *           "category": "HOME",
+                 *           "stockQuantity": 12,
+                 *           "inStock": true,
+                 *           "attributes": [
+                 *             {
+                 *               "key": "color",
+                 *               "value": "black"
+                 *             }
+                 *           ],
+                 *           "images": [],
+                 *           "createdAt": "2026-03-02T09:15:00.000Z",
+                 *           "updatedAt": "2026-03-02T09:15:00.000Z"
+                 *         }
+                 *       ],
+                 *       "page": {
+                 *         "number": 0,
+                 *         "size": 20,
+                 *         "totalElements": 1,
+                 *         "totalPages": 1,
+                 *         "first": true,
+                 *         "last": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PagedProductResponse"];
                 "application/xml": components["schemas"]["PagedProductResponse"];
                 /**
@@ -1138,6 +1403,7 @@ export interface components {
          *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
          *     Any other value, or a type the operation does not offer, is a 406
          *     naming the formats it offers (like an unmatched `Accept`).
+         * @example json
          */
         format: string;
         /**
@@ -1149,19 +1415,34 @@ export interface components {
          * @example "3"
          */
         ifMatch: string;
-        /** @description Order id. */
+        /**
+         * @description Order id.
+         * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+         */
         orderId: string;
-        /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+        /**
+         * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+         * @example 0
+         */
         page: number;
-        /** @description Product id. */
+        /**
+         * @description Product id.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
         productId: string;
         /**
          * @description As `sort`, for search operations: the allowed fields also include
          *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
          *     `id` ascending is always appended as a final tiebreaker.
+         * @example [
+         *       "relevance,desc"
+         *     ]
          */
         searchSort: string[];
-        /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+        /**
+         * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+         * @example 20
+         */
         size: number;
         /**
          * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -1169,6 +1450,10 @@ export interface components {
          *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
          *     always appended as a final tiebreaker so paging is deterministic.
          *     Default: `createdAt,desc`.
+         * @example [
+         *       "price,asc",
+         *       "name,asc"
+         *     ]
          */
         sort: string[];
     };
@@ -1209,6 +1494,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCustomerRequest"];
             };
         };
@@ -1220,6 +1511,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "userId": "ada",
+                     *       "createdAt": "2026-03-01T08:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -1240,12 +1540,16 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description Customer id. */
+                /**
+                 * @description Customer id.
+                 * @example 5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1258,6 +1562,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "userId": "ada",
+                     *       "createdAt": "2026-03-01T08:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Customer"];
                 };
             };
@@ -1296,6 +1609,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b",
+                     *       "filename": "report.pdf",
+                     *       "contentType": "application/pdf",
+                     *       "size": 182734,
+                     *       "createdAt": "2026-03-02T11:30:00.000Z",
+                     *       "url": "/api/v1/files/0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileResponse"];
                 };
             };
@@ -1316,12 +1639,16 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description File id. */
+                /**
+                 * @description File id.
+                 * @example 0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
                 fileId: string;
             };
             cookie?: never;
@@ -1363,6 +1690,7 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
@@ -1386,6 +1714,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": "7",
+                     *       "settings": {
+                     *         "maintenanceMode": false,
+                     *         "maxCartItems": 50,
+                     *         "supportEmail": "support@example.com"
+                     *       },
+                     *       "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppConfig"];
                 };
             };
@@ -1423,6 +1762,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "settings": {
+                 *         "maintenanceMode": false,
+                 *         "maxCartItems": 50,
+                 *         "supportEmail": "support@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateConfigRequest"];
             };
         };
@@ -1434,6 +1782,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": "7",
+                     *       "settings": {
+                     *         "maintenanceMode": false,
+                     *         "maxCartItems": 50,
+                     *         "supportEmail": "support@example.com"
+                     *       },
+                     *       "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppConfig"];
                 };
             };
@@ -1455,11 +1814,18 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
                 /**
                  * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -1467,6 +1833,10 @@ export interface operations {
                  *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
                  *     always appended as a final tiebreaker so paging is deterministic.
                  *     Default: `createdAt,desc`.
+                 * @example [
+                 *       "price,asc",
+                 *       "name,asc"
+                 *     ]
                  */
                 sort?: components["parameters"]["sort"];
             };
@@ -1482,7 +1852,127 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "_embedded": {
+                     *         "orders": [
+                     *           {
+                     *             "id": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                     *             "status": "PENDING",
+                     *             "total": 51.8,
+                     *             "currency": "USD",
+                     *             "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                     *             "items": [
+                     *               {
+                     *                 "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *                 "name": "Desk lamp",
+                     *                 "quantity": 2,
+                     *                 "unitPrice": 25.9,
+                     *                 "lineTotal": 51.8
+                     *               }
+                     *             ],
+                     *             "version": 1,
+                     *             "createdAt": "2026-03-02T10:00:00.000Z",
+                     *             "updatedAt": "2026-03-02T10:00:00.000Z",
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b"
+                     *               },
+                     *               "customer": {
+                     *                 "href": "/api/v1/customers/5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f"
+                     *               },
+                     *               "confirm": {
+                     *                 "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/confirm"
+                     *               },
+                     *               "cancel": {
+                     *                 "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/cancel"
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "page": {
+                     *         "number": 0,
+                     *         "size": 20,
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v1/orders?page=0&size=20&sort=createdAt,desc"
+                     *         },
+                     *         "first": {
+                     *           "href": "/api/v1/orders?page=0&size=20&sort=createdAt,desc"
+                     *         },
+                     *         "last": {
+                     *           "href": "/api/v1/orders?page=0&size=20&sort=createdAt,desc"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/hal+json": components["schemas"]["OrderCollection"];
+                    /**
+                     * @example {
+                     *       "_embedded": {
+                     *         "orders": [
+                     *           {
+                     *             "id": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                     *             "status": "PENDING",
+                     *             "total": 51.8,
+                     *             "currency": "USD",
+                     *             "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                     *             "items": [
+                     *               {
+                     *                 "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *                 "name": "Desk lamp",
+                     *                 "quantity": 2,
+                     *                 "unitPrice": 25.9,
+                     *                 "lineTotal": 51.8
+                     *               }
+                     *             ],
+                     *             "version": 1,
+                     *             "createdAt": "2026-03-02T10:00:00.000Z",
+                     *             "updatedAt": "2026-03-02T10:00:00.000Z",
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b"
+                     *               },
+                     *               "customer": {
+                     *                 "href": "/api/v1/customers/5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f"
+                     *               },
+                     *               "confirm": {
+                     *                 "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/confirm"
+                     *               },
+                     *               "cancel": {
+                     *                 "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/cancel"
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "page": {
+                     *         "number": 0,
+                     *         "size": 20,
+                     *         "totalElements": 1,
+                     *         "totalPages": 1,
+                     *         "first": true,
+                     *         "last": true
+                     *       },
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v1/orders?page=0&size=20&sort=createdAt,desc"
+                     *         },
+                     *         "first": {
+                     *           "href": "/api/v1/orders?page=0&size=20&sort=createdAt,desc"
+                     *         },
+                     *         "last": {
+                     *           "href": "/api/v1/orders?page=0&size=20&sort=createdAt,desc"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderCollection"];
                 };
             };
@@ -1501,6 +1991,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                 *       "items": [
+                 *         {
+                 *           "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *           "quantity": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrderRequest"];
             };
         };
@@ -1513,7 +2014,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                     *       "status": "PENDING",
+                     *       "total": 51.8,
+                     *       "currency": "USD",
+                     *       "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                     *       "items": [
+                     *         {
+                     *           "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 25.9,
+                     *           "lineTotal": 51.8
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T10:00:00.000Z",
+                     *       "updatedAt": "2026-03-02T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v1/customers/5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f"
+                     *         },
+                     *         "confirm": {
+                     *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/confirm"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/cancel"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/hal+json": components["schemas"]["Order"];
+                    /**
+                     * @example {
+                     *       "id": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                     *       "status": "PENDING",
+                     *       "total": 51.8,
+                     *       "currency": "USD",
+                     *       "customerId": "5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f",
+                     *       "items": [
+                     *         {
+                     *           "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "name": "Desk lamp",
+                     *           "quantity": 2,
+                     *           "unitPrice": 25.9,
+                     *           "lineTotal": 51.8
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T10:00:00.000Z",
+                     *       "updatedAt": "2026-03-02T10:00:00.000Z",
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b"
+                     *         },
+                     *         "customer": {
+                     *           "href": "/api/v1/customers/5c1f0d2e-8a3b-4c6d-9e7f-1a2b3c4d5e6f"
+                     *         },
+                     *         "confirm": {
+                     *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/confirm"
+                     *         },
+                     *         "cancel": {
+                     *           "href": "/api/v1/orders/b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b/cancel"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -1538,12 +2109,16 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -1574,7 +2149,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -1606,7 +2184,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -1638,7 +2219,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -1671,13 +2255,22 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "carrier": "UPS",
+                 *       "trackingNumber": "1Z999AA10123456784"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipOrderRequest"];
             };
         };
@@ -1703,12 +2296,16 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description Order id. */
+                /**
+                 * @description Order id.
+                 * @example b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b
+                 */
                 id: components["parameters"]["orderId"];
             };
             cookie?: never;
@@ -1721,6 +2318,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orderId": "b7e4c2a1-6d5f-4e3a-9c8b-7a6f5e4d3c2b",
+                     *       "carrier": "UPS",
+                     *       "trackingNumber": "1Z999AA10123456784",
+                     *       "shippedAt": "2026-03-03T15:20:00.000Z",
+                     *       "deliveredAt": null,
+                     *       "status": "SHIPPED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderTracking"];
                 };
             };
@@ -1742,11 +2349,18 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
                 /**
                  * @description Sort order as `<field>,<asc|desc>`; repeatable (`?sort=price,asc&sort=name,asc`),
@@ -1754,6 +2368,10 @@ export interface operations {
                  *     operation; an unknown field yields 400 (`query.sort`). `id` ascending is
                  *     always appended as a final tiebreaker so paging is deterministic.
                  *     Default: `createdAt,desc`.
+                 * @example [
+                 *       "price,asc",
+                 *       "name,asc"
+                 *     ]
                  */
                 sort?: components["parameters"]["sort"];
             };
@@ -1779,6 +2397,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Desk lamp",
+                 *       "description": "LED desk lamp with dimmer.",
+                 *       "price": 25.9,
+                 *       "sku": "LAMP-001",
+                 *       "category": "HOME",
+                 *       "stockQuantity": 12,
+                 *       "attributes": [
+                 *         {
+                 *           "key": "color",
+                 *           "value": "black"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProductRequest"];
             };
         };
@@ -1791,6 +2425,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Desk lamp",
+                     *       "description": "LED desk lamp with dimmer.",
+                     *       "price": 25.9,
+                     *       "sku": "LAMP-001",
+                     *       "category": "HOME",
+                     *       "stockQuantity": 12,
+                     *       "inStock": true,
+                     *       "attributes": [
+                     *         {
+                     *           "key": "color",
+                     *           "value": "black"
+                     *         }
+                     *       ],
+                     *       "images": [],
+                     *       "createdAt": "2026-03-02T09:15:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductResponse"];
                 };
             };
@@ -1811,12 +2466,16 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
@@ -1846,13 +2505,32 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Desk lamp",
+                 *       "description": "LED desk lamp with dimmer.",
+                 *       "price": 25.9,
+                 *       "sku": "LAMP-001",
+                 *       "category": "HOME",
+                 *       "stockQuantity": 12,
+                 *       "attributes": [
+                 *         {
+                 *           "key": "color",
+                 *           "value": "black"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateProductRequest"];
             };
         };
@@ -1864,6 +2542,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Desk lamp",
+                     *       "description": "LED desk lamp with dimmer.",
+                     *       "price": 25.9,
+                     *       "sku": "LAMP-001",
+                     *       "category": "HOME",
+                     *       "stockQuantity": 12,
+                     *       "inStock": true,
+                     *       "attributes": [
+                     *         {
+                     *           "key": "color",
+                     *           "value": "black"
+                     *         }
+                     *       ],
+                     *       "images": [],
+                     *       "createdAt": "2026-03-02T09:15:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductResponse"];
                 };
             };
@@ -1883,7 +2582,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
@@ -1920,13 +2622,22 @@ export interface operations {
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "price": 22.5,
+                 *       "stockQuantity": 40
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchProductRequest"];
             };
         };
@@ -1938,6 +2649,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Desk lamp",
+                     *       "description": "LED desk lamp with dimmer.",
+                     *       "price": 25.9,
+                     *       "sku": "LAMP-001",
+                     *       "category": "HOME",
+                     *       "stockQuantity": 12,
+                     *       "inStock": true,
+                     *       "attributes": [
+                     *         {
+                     *           "key": "color",
+                     *           "value": "black"
+                     *         }
+                     *       ],
+                     *       "images": [],
+                     *       "createdAt": "2026-03-02T09:15:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProductResponse"];
                 };
             };
@@ -1955,7 +2687,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
             };
             cookie?: never;
@@ -1979,6 +2714,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "9b2f6c1e-4d7a-4e0b-8f3a-2c5d6e7f8a9b",
+                     *       "productId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "url": "/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6/images/9b2f6c1e-4d7a-4e0b-8f3a-2c5d6e7f8a9b",
+                     *       "contentType": "image/png",
+                     *       "size": 48213,
+                     *       "width": 800,
+                     *       "height": 600,
+                     *       "createdAt": "2026-03-02T09:16:10.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ImageResponse"];
                 };
             };
@@ -2000,14 +2747,21 @@ export interface operations {
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
             };
             header?: never;
             path: {
-                /** @description Product id. */
+                /**
+                 * @description Product id.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["productId"];
-                /** @description Image id. */
+                /**
+                 * @description Image id.
+                 * @example 9b2f6c1e-4d7a-4e0b-8f3a-2c5d6e7f8a9b
+                 */
                 imageId: string;
             };
             cookie?: never;
@@ -2039,29 +2793,51 @@ export interface operations {
     searchProducts: {
         parameters: {
             query: {
-                /** @description Restrict to one category. */
+                /**
+                 * @description Restrict to one category.
+                 * @example HOME
+                 */
                 category?: components["schemas"]["ProductCategory"];
                 /**
                  * @description Selects the representation, overriding `Accept`: `json` →
                  *     `application/json`, `xml` → `application/xml`, `csv` → `text/csv`.
                  *     Any other value, or a type the operation does not offer, is a 406
                  *     naming the formats it offers (like an unmatched `Accept`).
+                 * @example json
                  */
                 format?: components["parameters"]["format"];
-                /** @description Highest price (inclusive). */
+                /**
+                 * @description Highest price (inclusive); must not be below `minPrice`.
+                 * @example 50
+                 */
                 maxPrice?: number;
-                /** @description Lowest price (inclusive). */
+                /**
+                 * @description Lowest price (inclusive).
+                 * @example 10
+                 */
                 minPrice?: number;
-                /** @description Zero-based page index. A page past the end returns an empty `content` list (200). */
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
                 page?: components["parameters"]["page"];
-                /** @description Search text (no control characters). */
+                /**
+                 * @description Search text (no control characters).
+                 * @example desk lamp
+                 */
                 q: string;
-                /** @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped. */
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
                 size?: components["parameters"]["size"];
                 /**
                  * @description As `sort`, for search operations: the allowed fields also include
                  *     `relevance`, and the default (no `sort` given) is `relevance,desc`.
                  *     `id` ascending is always appended as a final tiebreaker.
+                 * @example [
+                 *       "relevance,desc"
+                 *     ]
                  */
                 sort?: components["parameters"]["searchSort"];
             };

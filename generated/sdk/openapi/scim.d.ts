@@ -31,12 +31,18 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
         };
-        /** Get a group */
+        /**
+         * Get a group
+         * @description The group and its members, with the attributes `attributes` / `excludedAttributes` select.
+         */
         get: operations["scimGetGroup"];
         /**
          * Replace a group
@@ -66,7 +72,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The resource types (User, Group) */
+        /**
+         * The resource types (User, Group)
+         * @description Both resource types as a ListResponse; User carries the enterprise extension.
+         */
         get: operations["scimListResourceTypes"];
         put?: never;
         post?: never;
@@ -83,7 +92,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One resource type */
+        /**
+         * One resource type
+         * @description The `User` or `Group` resource type; any other name is a 404.
+         */
         get: operations["scimGetResourceType"];
         put?: never;
         post?: never;
@@ -100,7 +112,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The schemas and the attributes this service provider supports */
+        /**
+         * The schemas and the attributes this service provider supports
+         * @description The User, enterprise User and Group schemas as a ListResponse, listing only the attributes this service provider supports.
+         */
         get: operations["scimListSchemas"];
         put?: never;
         post?: never;
@@ -117,7 +132,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One schema */
+        /**
+         * One schema
+         * @description One schema by its URN; an unknown URN is a 404.
+         */
         get: operations["scimGetSchema"];
         put?: never;
         post?: never;
@@ -134,7 +152,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What this service provider supports */
+        /**
+         * What this service provider supports
+         * @description The ServiceProviderConfig (RFC 7643 §5): PATCH, filtering (with its
+         *     `maxResults`), sorting and ETags are supported; bulk operations and
+         *     password changes are not.
+         */
         get: operations["scimServiceProviderConfig"];
         put?: never;
         post?: never;
@@ -181,12 +204,18 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
         };
-        /** Get a user */
+        /**
+         * Get a user
+         * @description The user, with the attributes `attributes` / `excludedAttributes` select.
+         */
         get: operations["scimGetUser"];
         /**
          * Replace a user
@@ -201,7 +230,7 @@ export interface paths {
          * @description Deletes the user. Their posts, comments, likes, follows and group
          *     memberships go with them; customers they owned are kept (with their
          *     orders) but no longer name them; files they uploaded are kept and
-         *     no longer name them either (docs/decisions.md). A second DELETE is a 404.
+         *     no longer name them either. A second DELETE is a 404.
          */
         delete: operations["scimDeleteUser"];
         options?: never;
@@ -221,154 +250,285 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An e-mail address of a user. */
         Email: {
+            /** @description A display form of the address. */
             display?: string | null;
+            /** @description Whether this is the primary address. */
             primary?: boolean | null;
+            /** @description A label such as `work` or `home`. */
             type?: string | null;
+            /** @description The address. */
             value: string;
         };
+        /** @description The enterprise User extension (RFC 7643 §4.3), as far as this service provider supports it. */
         EnterpriseUser: {
+            /** @description Department. */
             department?: string | null;
+            /** @description Employee number. */
             employeeNumber?: string | null;
+            /** @description The user's manager. */
             manager?: {
+                /** @description The manager's user URL. */
                 $ref?: string;
+                /** @description The manager's display name. */
                 displayName?: string;
+                /** @description The manager's user id. */
                 value?: string | null;
             } | null;
         };
         /** @description The SCIM error message (RFC 7644 §3.12). */
         Error: {
+            /** @description Human-readable explanation. */
             detail: string;
+            /** @description Always the SCIM error message URN. */
             schemas: "urn:ietf:params:scim:api:messages:2.0:Error"[];
-            /** @enum {string} */
+            /**
+             * @description The SCIM error type (for 400 and 409).
+             * @enum {string}
+             */
             scimType?: "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax" | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive";
+            /** @description The HTTP status code, as a string. */
             status: string;
         };
+        /** @description A group as returned. */
         Group: {
+            /** @description The group's name. */
             displayName?: string;
+            /** @description The identity provider's id for the group. */
             externalId?: string;
+            /** @description The group id. */
             id: string;
+            /** @description The group's members. */
             members?: components["schemas"]["Reference"][];
+            /** @description Resource metadata. */
             meta: components["schemas"]["Meta"];
+            /** @description Schema URNs of the resource. */
             schemas: "urn:ietf:params:scim:schemas:core:2.0:Group"[];
         };
         /** @description A group as sent by a client; read-only attributes (`id`, `meta`) are ignored. */
         GroupInput: {
+            /** @description Unique per tenant regardless of case. */
             displayName: string;
+            /** @description The identity provider's id for the group. */
             externalId?: string | null;
+            /** @description The complete member list. */
             members?: components["schemas"]["MemberInput"][];
+            /** @description Schema URNs of the resource. */
             schemas?: string[];
         };
+        /** @description A page of resources (RFC 7644 §3.4.2). */
         ListResponse: {
+            /** @description Number of resources in this page. */
             itemsPerPage: number;
+            /** @description The resources of this page. */
             Resources: {
+                /** @description Schema URNs of the resource. */
                 schemas: string[];
             }[];
+            /** @description Always the ListResponse message URN. */
             schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            /** @description 1-based index of the first resource of this page. */
             startIndex: number;
+            /** @description Number of matching resources in all pages. */
             totalResults: number;
         };
+        /** @description A group member as sent by a client. */
         MemberInput: {
+            /** @description Ignored; the user's display name is returned instead. */
             display?: string;
+            /** @description Ignored; members are users. */
             type?: string;
+            /** @description The member user's id; must be a user of the tenant. */
             value: string;
         };
+        /** @description Resource metadata. */
         Meta: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the resource was created.
+             */
             created: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the resource last changed.
+             */
             lastModified: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The resource's URL.
+             */
             location: string;
-            /** @enum {string} */
+            /**
+             * @description `User` or `Group`.
+             * @enum {string}
+             */
             resourceType: "User" | "Group";
+            /** @description Weak entity tag, bumped by every write. */
             version: string;
         };
+        /** @description The components of a user's name. */
         Name: {
+            /** @description Family name. */
             familyName?: string | null;
+            /** @description The full name, formatted for display. */
             formatted?: string | null;
+            /** @description Given name. */
             givenName?: string | null;
         };
+        /** @description A SCIM PATCH request (RFC 7644 §3.5.2). */
         PatchOp: {
+            /** @description The operations, applied in order, all or nothing. */
             Operations: components["schemas"]["PatchOperation"][];
+            /** @description Must contain the PatchOp message URN. */
             schemas: string[];
         };
+        /** @description One operation of a PATCH request. */
         PatchOperation: {
             /** @description `add`, `replace` or `remove`, in any case (anything else is a 400 `invalidSyntax`). */
             op: string;
+            /** @description The attribute path to change, optionally with a value filter; without it `value` holds the attributes to change. */
             path?: string;
+            /** @description The new value (for `add` and `replace`); any JSON value. */
             value?: unknown;
         };
+        /** @description A reference to another resource (a group of a user, a member of a group). */
         Reference: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Its URL.
+             */
             $ref?: string;
+            /** @description Its display name. */
             display?: string;
+            /** @description `User` for a member; `direct` for a group membership. */
             type?: string;
+            /** @description The referenced resource's id. */
             value: string;
         };
+        /** @description A resource type (RFC 7643 §6). */
         ResourceType: {
+            /** @description What it is. */
             description?: string;
+            /** @description Its endpoint, relative to `/scim/v2`. */
             endpoint: string;
+            /** @description The resource type's id. */
             id: string;
+            /** @description Resource metadata. */
             meta?: Record<string, never>;
+            /** @description Its name. */
             name: string;
+            /** @description Its core schema URN. */
             schema: string;
+            /** @description Schema extensions it may carry. */
             schemaExtensions?: {
+                /** @description Whether every resource must carry it. */
                 required: boolean;
+                /** @description The extension's schema URN. */
                 schema: string;
             }[];
+            /** @description Always the ResourceType URN. */
             schemas: "urn:ietf:params:scim:schemas:core:2.0:ResourceType"[];
         };
+        /** @description A schema and its supported attributes (RFC 7643 §7). */
         Schema: {
+            /** @description The attributes this service provider supports. */
             attributes: components["schemas"]["SchemaAttribute"][];
+            /** @description What it describes. */
             description?: string;
+            /** @description The schema URN. */
             id: string;
+            /** @description Resource metadata. */
             meta?: Record<string, never>;
+            /** @description The schema's name. */
             name: string;
+            /** @description Always the Schema URN. */
             schemas: "urn:ietf:params:scim:schemas:core:2.0:Schema"[];
         };
+        /** @description An attribute definition (RFC 7643 §7). */
         SchemaAttribute: {
+            /** @description Whether comparisons are case-sensitive. */
             caseExact?: boolean;
+            /** @description What it holds. */
             description?: string;
+            /** @description Whether it holds a list. */
             multiValued: boolean;
-            /** @enum {string} */
+            /**
+             * @description Whether and when it can be written.
+             * @enum {string}
+             */
             mutability: "readOnly" | "readWrite" | "immutable" | "writeOnly";
+            /** @description Attribute name. */
             name: string;
+            /** @description Resource types a reference may point to. */
             referenceTypes?: string[];
+            /** @description Whether it is required. */
             required: boolean;
-            /** @enum {string} */
+            /**
+             * @description When it is returned.
+             * @enum {string}
+             */
             returned: "always" | "never" | "default" | "request";
+            /** @description Attributes of a complex attribute. */
             subAttributes?: components["schemas"]["SchemaAttribute"][];
-            /** @enum {string} */
+            /**
+             * @description Data type.
+             * @enum {string}
+             */
             type: "string" | "boolean" | "decimal" | "integer" | "dateTime" | "reference" | "complex" | "binary";
-            /** @enum {string} */
+            /**
+             * @description Its uniqueness scope.
+             * @enum {string}
+             */
             uniqueness?: "none" | "server" | "global";
         };
+        /** @description What this service provider supports (RFC 7643 §5). */
         ServiceProviderConfig: {
+            /** @description How clients authenticate. */
             authenticationSchemes: {
+                /** @description How to use the scheme. */
                 description: string;
+                /** @description The scheme's name. */
                 name: string;
+                /** @description Whether it is the preferred scheme. */
                 primary?: boolean;
+                /** @description The scheme type, e.g. `oauthbearertoken`. */
                 type: string;
             }[];
+            /** @description Bulk operation support (none). */
             bulk: {
+                /** @description Most operations in one bulk request. */
                 maxOperations: number;
+                /** @description Largest bulk request body, in bytes. */
                 maxPayloadSize: number;
+                /** @description Whether bulk operations are supported. */
                 supported: boolean;
             };
+            /** @description Password change support (none). */
             changePassword: components["schemas"]["Supported"];
+            /** @description Where this API is documented. */
             documentationUri?: string;
+            /** @description ETag support. */
             etag: components["schemas"]["Supported"];
+            /** @description Filtering support. */
             filter: {
+                /** @description Most resources one list response returns (the largest effective `count`). */
                 maxResults: number;
+                /** @description Whether filtering is supported. */
                 supported: boolean;
             };
+            /** @description Resource metadata. */
             meta?: Record<string, never>;
+            /** @description PATCH support. */
             patch: components["schemas"]["Supported"];
+            /** @description Always the ServiceProviderConfig URN. */
             schemas: "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"[];
+            /** @description Sorting support. */
             sort: components["schemas"]["Supported"];
         };
+        /** @description Whether a feature is supported. */
         Supported: {
+            /** @description True when the feature is supported. */
             supported: boolean;
         };
         /**
@@ -377,16 +537,27 @@ export interface components {
          *     `excludedAttributes`.
          */
         User: {
+            /** @description Whether the user may sign in. */
             active?: boolean;
+            /** @description The name shown to others. */
             displayName?: string;
+            /** @description E-mail addresses. */
             emails?: components["schemas"]["Email"][];
+            /** @description The identity provider's id for the user. */
             externalId?: string;
+            /** @description The groups the user belongs to (read-only). */
             groups?: components["schemas"]["Reference"][];
+            /** @description The user id. */
             id: string;
+            /** @description Resource metadata. */
             meta: components["schemas"]["Meta"];
+            /** @description The user's name. */
             name?: components["schemas"]["Name"];
+            /** @description Schema URNs of the resource. */
             schemas: ("urn:ietf:params:scim:schemas:core:2.0:User" | "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User")[];
+            /** @description Enterprise extension attributes. */
             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"?: components["schemas"]["EnterpriseUser"];
+            /** @description Unique per tenant regardless of case. */
             userName?: string;
         };
         /**
@@ -395,13 +566,21 @@ export interface components {
          *     ignored.
          */
         UserInput: {
+            /** @description False deactivates the user; defaults to true. */
             active?: boolean;
+            /** @description The name shown to others. */
             displayName?: string | null;
+            /** @description E-mail addresses; the primary one (or the first) is the user's e-mail. */
             emails?: components["schemas"]["Email"][];
+            /** @description The identity provider's id for the user; unique per tenant. */
             externalId?: string | null;
+            /** @description The user's name. */
             name?: components["schemas"]["Name"];
+            /** @description Schema URNs of the resource. */
             schemas?: string[];
+            /** @description Enterprise extension attributes. */
             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"?: components["schemas"]["EnterpriseUser"];
+            /** @description Unique per tenant regardless of case; often the e-mail address. */
             userName: string;
         };
     };
@@ -416,6 +595,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "400",
+                 *       "scimType": "invalidFilter",
+                 *       "detail": "Unsupported operator \"co \" in filter at position 9"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -425,6 +614,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "409",
+                 *       "scimType": "uniqueness",
+                 *       "detail": "userName bjensen@example.com is already taken"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -434,6 +633,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "500",
+                 *       "detail": "Internal server error"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -443,6 +651,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "404",
+                 *       "detail": "Resource 2819c223-7f76-453a-919d-413861904646 not found"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -452,6 +669,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "413",
+                 *       "detail": "The request body exceeds 1048576 bytes"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -461,6 +687,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "412",
+                 *       "detail": "The resource is at version W/\"4\"; If-Match named another version"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -472,6 +707,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "401",
+                 *       "detail": "A valid SCIM token is required"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
@@ -481,52 +725,204 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "415",
+                 *       "detail": "Content-Type text/plain is not supported; use application/scim+json"
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
     };
     parameters: {
-        /** @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`). */
+        /**
+         * @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`).
+         * @example userName,emails,active
+         */
         attributes: string;
         /**
          * @description Results per page; negative values count as 0, values above
          *     `filter.maxResults` as that maximum.
+         * @example 100
          */
         count: number;
-        /** @description Comma-separated attribute paths to leave out. */
+        /**
+         * @description Comma-separated attribute paths to leave out.
+         * @example groups
+         */
         excludedAttributes: string;
-        /** @description A SCIM filter (RFC 7644 §3.4.2.2), e.g. `userName eq "bjensen@example.com"`. */
+        /**
+         * @description A SCIM filter (RFC 7644 §3.4.2.2), e.g. `userName eq "bjensen@example.com"`.
+         * @example userName eq "bjensen@example.com"
+         */
         filter: string;
-        /** @description The resource's id (as returned in `id`). */
+        /**
+         * @description The resource's id (as returned in `id`).
+         * @example 2819c223-7f76-453a-919d-413861904646
+         */
         id: string;
         /**
          * @description `meta.version` of the resource the change is based on (`W/"3"`), a
          *     list of them, or `*`. On a mismatch nothing is written: 412.
+         * @example W/"3"
          */
         ifMatch: string;
-        /** @description An attribute path to sort by, e.g. `userName`, `meta.created`. */
+        /**
+         * @description An attribute path to sort by, e.g. `userName`, `meta.created`.
+         * @example userName
+         */
         sortBy: string;
-        /** @description `ascending` (default) or `descending`. */
+        /**
+         * @description `ascending` (default) or `descending`.
+         * @example ascending
+         */
         sortOrder: "ascending" | "descending";
-        /** @description 1-based index of the first result; values below 1 count as 1. */
+        /**
+         * @description 1-based index of the first result; values below 1 count as 1.
+         * @example 1
+         */
         startIndex: number;
     };
     requestBodies: {
         Group: {
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                 *       ],
+                 *       "displayName": "Engineering",
+                 *       "externalId": "00g5mnop6QRST7uvw8y9",
+                 *       "members": [
+                 *         {
+                 *           "value": "2819c223-7f76-453a-919d-413861904646"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["GroupInput"];
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                 *       ],
+                 *       "displayName": "Engineering",
+                 *       "externalId": "00g5mnop6QRST7uvw8y9",
+                 *       "members": [
+                 *         {
+                 *           "value": "2819c223-7f76-453a-919d-413861904646"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["GroupInput"];
             };
         };
         PatchOp: {
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+                 *       ],
+                 *       "Operations": [
+                 *         {
+                 *           "op": "replace",
+                 *           "path": "active",
+                 *           "value": false
+                 *         },
+                 *         {
+                 *           "op": "replace",
+                 *           "path": "emails[type eq \"work\"].value",
+                 *           "value": "babs.jensen@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchOp"];
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+                 *       ],
+                 *       "Operations": [
+                 *         {
+                 *           "op": "replace",
+                 *           "path": "active",
+                 *           "value": false
+                 *         },
+                 *         {
+                 *           "op": "replace",
+                 *           "path": "emails[type eq \"work\"].value",
+                 *           "value": "babs.jensen@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["PatchOp"];
             };
         };
         User: {
             content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                 *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                 *       ],
+                 *       "externalId": "00u1abcd2EFGH3ijk4x7",
+                 *       "userName": "bjensen@example.com",
+                 *       "name": {
+                 *         "givenName": "Barbara",
+                 *         "familyName": "Jensen"
+                 *       },
+                 *       "displayName": "Babs Jensen",
+                 *       "emails": [
+                 *         {
+                 *           "value": "bjensen@example.com",
+                 *           "type": "work",
+                 *           "primary": true
+                 *         }
+                 *       ],
+                 *       "active": true,
+                 *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                 *         "employeeNumber": "701984",
+                 *         "department": "Engineering"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserInput"];
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                 *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                 *       ],
+                 *       "externalId": "00u1abcd2EFGH3ijk4x7",
+                 *       "userName": "bjensen@example.com",
+                 *       "name": {
+                 *         "givenName": "Barbara",
+                 *         "familyName": "Jensen"
+                 *       },
+                 *       "displayName": "Babs Jensen",
+                 *       "emails": [
+                 *         {
+                 *           "value": "bjensen@example.com",
+                 *           "type": "work",
+                 *           "primary": true
+                 *         }
+                 *       ],
+                 *       "active": true,
+                 *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                 *         "employeeNumber": "701984",
+                 *         "department": "Engineering"
+                 *       }
+                 *     }
+                 */
                 "application/scim+json": components["schemas"]["UserInput"];
             };
         };
@@ -544,22 +940,41 @@ export interface operations {
     scimListGroups: {
         parameters: {
             query?: {
-                /** @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`). */
+                /**
+                 * @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`).
+                 * @example userName,emails,active
+                 */
                 attributes?: components["parameters"]["attributes"];
                 /**
                  * @description Results per page; negative values count as 0, values above
                  *     `filter.maxResults` as that maximum.
+                 * @example 100
                  */
                 count?: components["parameters"]["count"];
-                /** @description Comma-separated attribute paths to leave out. */
+                /**
+                 * @description Comma-separated attribute paths to leave out.
+                 * @example groups
+                 */
                 excludedAttributes?: components["parameters"]["excludedAttributes"];
-                /** @description A SCIM filter (RFC 7644 §3.4.2.2), e.g. `userName eq "bjensen@example.com"`. */
+                /**
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2), e.g. `userName eq "bjensen@example.com"`.
+                 * @example userName eq "bjensen@example.com"
+                 */
                 filter?: components["parameters"]["filter"];
-                /** @description An attribute path to sort by, e.g. `userName`, `meta.created`. */
+                /**
+                 * @description An attribute path to sort by, e.g. `userName`, `meta.created`.
+                 * @example userName
+                 */
                 sortBy?: components["parameters"]["sortBy"];
-                /** @description `ascending` (default) or `descending`. */
+                /**
+                 * @description `ascending` (default) or `descending`.
+                 * @example ascending
+                 */
                 sortOrder?: components["parameters"]["sortOrder"];
-                /** @description 1-based index of the first result; values below 1 count as 1. */
+                /**
+                 * @description 1-based index of the first result; values below 1 count as 1.
+                 * @example 1
+                 */
                 startIndex?: components["parameters"]["startIndex"];
             };
             header?: never;
@@ -574,6 +989,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 1,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 1,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *           ],
+                     *           "id": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *           "displayName": "Engineering",
+                     *           "meta": {
+                     *             "resourceType": "Group",
+                     *             "created": "2026-02-14T08:05:00.000Z",
+                     *             "lastModified": "2026-03-01T12:30:00.000Z",
+                     *             "location": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *             "version": "W/\"5\""
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["ListResponse"];
                 };
             };
@@ -599,6 +1040,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *       "displayName": "Engineering",
+                     *       "externalId": "00g5mnop6QRST7uvw8y9",
+                     *       "members": [
+                     *         {
+                     *           "value": "2819c223-7f76-453a-919d-413861904646",
+                     *           "display": "Babs Jensen",
+                     *           "type": "User",
+                     *           "$ref": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-02-14T08:05:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *         "version": "W/\"5\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["Group"];
                 };
             };
@@ -613,14 +1079,23 @@ export interface operations {
     scimGetGroup: {
         parameters: {
             query?: {
-                /** @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`). */
+                /**
+                 * @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`).
+                 * @example userName,emails,active
+                 */
                 attributes?: components["parameters"]["attributes"];
-                /** @description Comma-separated attribute paths to leave out. */
+                /**
+                 * @description Comma-separated attribute paths to leave out.
+                 * @example groups
+                 */
                 excludedAttributes?: components["parameters"]["excludedAttributes"];
             };
             header?: never;
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -634,6 +1109,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *       "displayName": "Engineering",
+                     *       "externalId": "00g5mnop6QRST7uvw8y9",
+                     *       "members": [
+                     *         {
+                     *           "value": "2819c223-7f76-453a-919d-413861904646",
+                     *           "display": "Babs Jensen",
+                     *           "type": "User",
+                     *           "$ref": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-02-14T08:05:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *         "version": "W/\"5\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["Group"];
                 };
             };
@@ -650,11 +1150,15 @@ export interface operations {
                 /**
                  * @description `meta.version` of the resource the change is based on (`W/"3"`), a
                  *     list of them, or `*`. On a mismatch nothing is written: 412.
+                 * @example W/"3"
                  */
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -668,6 +1172,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *       "displayName": "Engineering",
+                     *       "externalId": "00g5mnop6QRST7uvw8y9",
+                     *       "members": [
+                     *         {
+                     *           "value": "2819c223-7f76-453a-919d-413861904646",
+                     *           "display": "Babs Jensen",
+                     *           "type": "User",
+                     *           "$ref": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-02-14T08:05:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *         "version": "W/\"5\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["Group"];
                 };
             };
@@ -688,11 +1217,15 @@ export interface operations {
                 /**
                  * @description `meta.version` of the resource the change is based on (`W/"3"`), a
                  *     list of them, or `*`. On a mismatch nothing is written: 412.
+                 * @example W/"3"
                  */
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -720,11 +1253,15 @@ export interface operations {
                 /**
                  * @description `meta.version` of the resource the change is based on (`W/"3"`), a
                  *     list of them, or `*`. On a mismatch nothing is written: 412.
+                 * @example W/"3"
                  */
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -738,6 +1275,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *       "displayName": "Engineering",
+                     *       "externalId": "00g5mnop6QRST7uvw8y9",
+                     *       "members": [
+                     *         {
+                     *           "value": "2819c223-7f76-453a-919d-413861904646",
+                     *           "display": "Babs Jensen",
+                     *           "type": "User",
+                     *           "$ref": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-02-14T08:05:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *         "version": "W/\"5\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["Group"];
                 };
             };
@@ -766,6 +1328,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 2,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 2,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+                     *           ],
+                     *           "id": "User",
+                     *           "name": "User",
+                     *           "description": "User account",
+                     *           "endpoint": "/Users",
+                     *           "schema": "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *           "schemaExtensions": [
+                     *             {
+                     *               "schema": "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+                     *               "required": false
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "ResourceType",
+                     *             "location": "https://api.example.com/scim/v2/ResourceTypes/User"
+                     *           }
+                     *         },
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+                     *           ],
+                     *           "id": "Group",
+                     *           "name": "Group",
+                     *           "description": "Group",
+                     *           "endpoint": "/Groups",
+                     *           "schema": "urn:ietf:params:scim:schemas:core:2.0:Group",
+                     *           "meta": {
+                     *             "resourceType": "ResourceType",
+                     *             "location": "https://api.example.com/scim/v2/ResourceTypes/Group"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["ListResponse"];
                 };
             };
@@ -779,7 +1387,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `User` or `Group`. */
+                /**
+                 * @description `User` or `Group`.
+                 * @example User
+                 */
                 name: string;
             };
             cookie?: never;
@@ -792,6 +1403,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+                     *       ],
+                     *       "id": "User",
+                     *       "name": "User",
+                     *       "description": "User account",
+                     *       "endpoint": "/Users",
+                     *       "schema": "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *       "schemaExtensions": [
+                     *         {
+                     *           "schema": "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "ResourceType",
+                     *         "location": "https://api.example.com/scim/v2/ResourceTypes/User"
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["ResourceType"];
                 };
             };
@@ -816,6 +1449,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 1,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 1,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:Schema"
+                     *           ],
+                     *           "id": "urn:ietf:params:scim:schemas:core:2.0:Group",
+                     *           "name": "Group",
+                     *           "description": "Group",
+                     *           "attributes": [
+                     *             {
+                     *               "name": "displayName",
+                     *               "type": "string",
+                     *               "multiValued": false,
+                     *               "description": "A human-readable name for the Group.",
+                     *               "required": true,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "server"
+                     *             },
+                     *             {
+                     *               "name": "members",
+                     *               "type": "complex",
+                     *               "multiValued": true,
+                     *               "description": "A list of members of the Group.",
+                     *               "required": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "subAttributes": [
+                     *                 {
+                     *                   "name": "value",
+                     *                   "type": "string",
+                     *                   "multiValued": false,
+                     *                   "description": "Identifier of the member.",
+                     *                   "required": false,
+                     *                   "caseExact": false,
+                     *                   "mutability": "immutable",
+                     *                   "returned": "default",
+                     *                   "uniqueness": "none"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "Schema",
+                     *             "location": "https://api.example.com/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["ListResponse"];
                 };
             };
@@ -829,7 +1521,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The schema URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`. */
+                /**
+                 * @description The schema URN, e.g. `urn:ietf:params:scim:schemas:core:2.0:User`.
+                 * @example urn:ietf:params:scim:schemas:core:2.0:User
+                 */
                 id: string;
             };
             cookie?: never;
@@ -842,6 +1537,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Schema"
+                     *       ],
+                     *       "id": "urn:ietf:params:scim:schemas:core:2.0:Group",
+                     *       "name": "Group",
+                     *       "description": "Group",
+                     *       "attributes": [
+                     *         {
+                     *           "name": "displayName",
+                     *           "type": "string",
+                     *           "multiValued": false,
+                     *           "description": "A human-readable name for the Group.",
+                     *           "required": true,
+                     *           "caseExact": false,
+                     *           "mutability": "readWrite",
+                     *           "returned": "default",
+                     *           "uniqueness": "server"
+                     *         },
+                     *         {
+                     *           "name": "members",
+                     *           "type": "complex",
+                     *           "multiValued": true,
+                     *           "description": "A list of members of the Group.",
+                     *           "required": false,
+                     *           "mutability": "readWrite",
+                     *           "returned": "default",
+                     *           "subAttributes": [
+                     *             {
+                     *               "name": "value",
+                     *               "type": "string",
+                     *               "multiValued": false,
+                     *               "description": "Identifier of the member.",
+                     *               "required": false,
+                     *               "caseExact": false,
+                     *               "mutability": "immutable",
+                     *               "returned": "default",
+                     *               "uniqueness": "none"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Schema",
+                     *         "location": "https://api.example.com/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["Schema"];
                 };
             };
@@ -866,6 +1610,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
+                     *       ],
+                     *       "documentationUri": "https://api.example.com/openapi/scim.yaml",
+                     *       "patch": {
+                     *         "supported": true
+                     *       },
+                     *       "bulk": {
+                     *         "supported": false,
+                     *         "maxOperations": 0,
+                     *         "maxPayloadSize": 0
+                     *       },
+                     *       "filter": {
+                     *         "supported": true,
+                     *         "maxResults": 200
+                     *       },
+                     *       "changePassword": {
+                     *         "supported": false
+                     *       },
+                     *       "sort": {
+                     *         "supported": true
+                     *       },
+                     *       "etag": {
+                     *         "supported": true
+                     *       },
+                     *       "authenticationSchemes": [
+                     *         {
+                     *           "type": "oauthbearertoken",
+                     *           "name": "OAuth Bearer Token",
+                     *           "description": "A SCIM token of the tenant, sent as `Authorization: Bearer sfscim_…`.",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "ServiceProviderConfig",
+                     *         "location": "https://api.example.com/scim/v2/ServiceProviderConfig"
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["ServiceProviderConfig"];
                 };
             };
@@ -877,22 +1662,41 @@ export interface operations {
     scimListUsers: {
         parameters: {
             query?: {
-                /** @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`). */
+                /**
+                 * @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`).
+                 * @example userName,emails,active
+                 */
                 attributes?: components["parameters"]["attributes"];
                 /**
                  * @description Results per page; negative values count as 0, values above
                  *     `filter.maxResults` as that maximum.
+                 * @example 100
                  */
                 count?: components["parameters"]["count"];
-                /** @description Comma-separated attribute paths to leave out. */
+                /**
+                 * @description Comma-separated attribute paths to leave out.
+                 * @example groups
+                 */
                 excludedAttributes?: components["parameters"]["excludedAttributes"];
-                /** @description A SCIM filter (RFC 7644 §3.4.2.2), e.g. `userName eq "bjensen@example.com"`. */
+                /**
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2), e.g. `userName eq "bjensen@example.com"`.
+                 * @example userName eq "bjensen@example.com"
+                 */
                 filter?: components["parameters"]["filter"];
-                /** @description An attribute path to sort by, e.g. `userName`, `meta.created`. */
+                /**
+                 * @description An attribute path to sort by, e.g. `userName`, `meta.created`.
+                 * @example userName
+                 */
                 sortBy?: components["parameters"]["sortBy"];
-                /** @description `ascending` (default) or `descending`. */
+                /**
+                 * @description `ascending` (default) or `descending`.
+                 * @example ascending
+                 */
                 sortOrder?: components["parameters"]["sortOrder"];
-                /** @description 1-based index of the first result; values below 1 count as 1. */
+                /**
+                 * @description 1-based index of the first result; values below 1 count as 1.
+                 * @example 1
+                 */
                 startIndex?: components["parameters"]["startIndex"];
             };
             header?: never;
@@ -907,6 +1711,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 1,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 1,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:User"
+                     *           ],
+                     *           "id": "2819c223-7f76-453a-919d-413861904646",
+                     *           "userName": "bjensen@example.com",
+                     *           "displayName": "Babs Jensen",
+                     *           "active": true,
+                     *           "meta": {
+                     *             "resourceType": "User",
+                     *             "created": "2026-02-14T08:00:00.000Z",
+                     *             "lastModified": "2026-03-01T12:30:00.000Z",
+                     *             "location": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646",
+                     *             "version": "W/\"3\""
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["ListResponse"];
                 };
             };
@@ -932,6 +1764,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "2819c223-7f76-453a-919d-413861904646",
+                     *       "externalId": "00u1abcd2EFGH3ijk4x7",
+                     *       "userName": "bjensen@example.com",
+                     *       "name": {
+                     *         "givenName": "Barbara",
+                     *         "familyName": "Jensen",
+                     *         "formatted": "Barbara Jensen"
+                     *       },
+                     *       "displayName": "Babs Jensen",
+                     *       "emails": [
+                     *         {
+                     *           "value": "bjensen@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "groups": [
+                     *         {
+                     *           "value": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *           "display": "Engineering",
+                     *           "type": "direct",
+                     *           "$ref": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a"
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "employeeNumber": "701984",
+                     *         "department": "Engineering"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-02-14T08:00:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646",
+                     *         "version": "W/\"3\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["User"];
                 };
             };
@@ -946,14 +1822,23 @@ export interface operations {
     scimGetUser: {
         parameters: {
             query?: {
-                /** @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`). */
+                /**
+                 * @description Comma-separated attribute paths to return (plus `id`, `schemas`, `meta.resourceType`).
+                 * @example userName,emails,active
+                 */
                 attributes?: components["parameters"]["attributes"];
-                /** @description Comma-separated attribute paths to leave out. */
+                /**
+                 * @description Comma-separated attribute paths to leave out.
+                 * @example groups
+                 */
                 excludedAttributes?: components["parameters"]["excludedAttributes"];
             };
             header?: never;
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -967,6 +1852,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "2819c223-7f76-453a-919d-413861904646",
+                     *       "externalId": "00u1abcd2EFGH3ijk4x7",
+                     *       "userName": "bjensen@example.com",
+                     *       "name": {
+                     *         "givenName": "Barbara",
+                     *         "familyName": "Jensen",
+                     *         "formatted": "Barbara Jensen"
+                     *       },
+                     *       "displayName": "Babs Jensen",
+                     *       "emails": [
+                     *         {
+                     *           "value": "bjensen@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "groups": [
+                     *         {
+                     *           "value": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *           "display": "Engineering",
+                     *           "type": "direct",
+                     *           "$ref": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a"
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "employeeNumber": "701984",
+                     *         "department": "Engineering"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-02-14T08:00:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646",
+                     *         "version": "W/\"3\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["User"];
                 };
             };
@@ -983,11 +1912,15 @@ export interface operations {
                 /**
                  * @description `meta.version` of the resource the change is based on (`W/"3"`), a
                  *     list of them, or `*`. On a mismatch nothing is written: 412.
+                 * @example W/"3"
                  */
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -1001,6 +1934,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "2819c223-7f76-453a-919d-413861904646",
+                     *       "externalId": "00u1abcd2EFGH3ijk4x7",
+                     *       "userName": "bjensen@example.com",
+                     *       "name": {
+                     *         "givenName": "Barbara",
+                     *         "familyName": "Jensen",
+                     *         "formatted": "Barbara Jensen"
+                     *       },
+                     *       "displayName": "Babs Jensen",
+                     *       "emails": [
+                     *         {
+                     *           "value": "bjensen@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "groups": [
+                     *         {
+                     *           "value": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *           "display": "Engineering",
+                     *           "type": "direct",
+                     *           "$ref": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a"
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "employeeNumber": "701984",
+                     *         "department": "Engineering"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-02-14T08:00:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646",
+                     *         "version": "W/\"3\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["User"];
                 };
             };
@@ -1021,11 +1998,15 @@ export interface operations {
                 /**
                  * @description `meta.version` of the resource the change is based on (`W/"3"`), a
                  *     list of them, or `*`. On a mismatch nothing is written: 412.
+                 * @example W/"3"
                  */
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -1053,11 +2034,15 @@ export interface operations {
                 /**
                  * @description `meta.version` of the resource the change is based on (`W/"3"`), a
                  *     list of them, or `*`. On a mismatch nothing is written: 412.
+                 * @example W/"3"
                  */
                 "If-Match"?: components["parameters"]["ifMatch"];
             };
             path: {
-                /** @description The resource's id (as returned in `id`). */
+                /**
+                 * @description The resource's id (as returned in `id`).
+                 * @example 2819c223-7f76-453a-919d-413861904646
+                 */
                 id: components["parameters"]["id"];
             };
             cookie?: never;
@@ -1071,6 +2056,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "2819c223-7f76-453a-919d-413861904646",
+                     *       "externalId": "00u1abcd2EFGH3ijk4x7",
+                     *       "userName": "bjensen@example.com",
+                     *       "name": {
+                     *         "givenName": "Barbara",
+                     *         "familyName": "Jensen",
+                     *         "formatted": "Barbara Jensen"
+                     *       },
+                     *       "displayName": "Babs Jensen",
+                     *       "emails": [
+                     *         {
+                     *           "value": "bjensen@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "active": true,
+                     *       "groups": [
+                     *         {
+                     *           "value": "e9e30dba-f08f-4109-8486-d5c6a331660a",
+                     *           "display": "Engineering",
+                     *           "type": "direct",
+                     *           "$ref": "https://api.example.com/scim/v2/Groups/e9e30dba-f08f-4109-8486-d5c6a331660a"
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "employeeNumber": "701984",
+                     *         "department": "Engineering"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-02-14T08:00:00.000Z",
+                     *         "lastModified": "2026-03-01T12:30:00.000Z",
+                     *         "location": "https://api.example.com/scim/v2/Users/2819c223-7f76-453a-919d-413861904646",
+                     *         "version": "W/\"3\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": components["schemas"]["User"];
                 };
             };

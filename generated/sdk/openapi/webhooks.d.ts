@@ -7,10 +7,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints, newest first */
+        /**
+         * List webhook endpoints, newest first
+         * @description One page of the registered endpoints, newest first. Secrets are never
+         *     listed.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
-        /** Register a webhook endpoint */
+        /**
+         * Register a webhook endpoint
+         * @description Registers an HTTPS endpoint for the listed event types. The URL is
+         *     checked as described under Registering (400 `WEBHOOK_URL_REFUSED`
+         *     when it resolves to a non-public address). The response is the only
+         *     one besides rotation that carries the signing secret.
+         */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -23,15 +33,26 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
-        /** Get a webhook endpoint */
+        /**
+         * Get a webhook endpoint
+         * @description The endpoint's settings and status, without its secret.
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** Delete an endpoint, its queued deliveries and its attempts log */
+        /**
+         * Delete an endpoint, its queued deliveries and its attempts log
+         * @description Removes the endpoint: nothing more is sent to it, its queued
+         *     deliveries are dropped and its attempts log is deleted.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
@@ -47,11 +68,19 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
-        /** Delivery attempts to this endpoint, newest first */
+        /**
+         * Delivery attempts to this endpoint, newest first
+         * @description The endpoint's attempts log, newest first: one entry per HTTP attempt,
+         *     with the response code and time, or why no usable response arrived.
+         */
         get: operations["listWebhookAttempts"];
         put?: never;
         post?: never;
@@ -66,6 +95,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -92,11 +125,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
-        /** The endpoint's delivery health */
+        /**
+         * The endpoint's delivery health
+         * @description Attempt counters, the times of the last success and failure, and the
+         *     status they led to (`degraded` after more than 50 consecutive
+         *     failures, `disabled` after more than 500).
+         */
         get: operations["getWebhookHealth"];
         put?: never;
         post?: never;
@@ -111,6 +153,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -137,13 +183,22 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
         get?: never;
         put?: never;
-        /** Make a new signing secret current; the old one keeps signing during an overlap */
+        /**
+         * Make a new signing secret current; the old one keeps signing during an overlap
+         * @description Makes a new secret current (generated unless given). Deliveries are
+         *     signed with both the new and the previous secret until
+         *     `previous_secret_expires_at`, so receivers can switch without a gap.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -156,6 +211,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -183,7 +242,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries that failed their last attempt, newest first */
+        /**
+         * Deliveries that failed their last attempt, newest first
+         * @description The dead-letter list: deliveries whose eighth attempt failed, newest
+         *     first, optionally for one endpoint. Replay one with
+         *     `POST /api/webhooks/{endpointId}/replay`.
+         */
         get: operations["listWebhookDeadLetters"];
         put?: never;
         post?: never;
@@ -204,7 +268,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** An order was cancelled (sent with the `order.updated` of the same sequence) */
+        /**
+         * An order was cancelled (sent with the `order.updated` of the same sequence)
+         * @description Sent when an order is cancelled; `data.previous_attributes` holds its earlier status.
+         */
         post: operations["orderCancelledEvent"];
         delete?: never;
         options?: never;
@@ -221,7 +288,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** An order was created */
+        /**
+         * An order was created
+         * @description Sent when an order is placed. `data.object` is the new order.
+         */
         post: operations["orderCreatedEvent"];
         delete?: never;
         options?: never;
@@ -238,7 +308,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** An order was delivered (sent with the `order.updated` of the same sequence) */
+        /**
+         * An order was delivered (sent with the `order.updated` of the same sequence)
+         * @description Sent when an order is marked delivered; `data.object` carries `deliveredAt`.
+         */
         post: operations["orderDeliveredEvent"];
         delete?: never;
         options?: never;
@@ -276,7 +349,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** An order changed (every change after creation; `sequence` is the order's version) */
+        /**
+         * An order changed (every change after creation; `sequence` is the order's version)
+         * @description Sent for every change of an order after its creation; `data.previous_attributes` holds the changed fields' earlier values.
+         */
         post: operations["orderUpdatedEvent"];
         delete?: never;
         options?: never;
@@ -293,7 +369,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A product was created */
+        /**
+         * A product was created
+         * @description Sent when a product is created. `data.object` is the new product.
+         */
         post: operations["productCreatedEvent"];
         delete?: never;
         options?: never;
@@ -310,7 +389,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A product was deleted (`data.object` is its last representation, without `url`) */
+        /**
+         * A product was deleted (`data.object` is its last representation, without `url`)
+         * @description Sent when a product is deleted. `data.object` is its last representation, without `url`.
+         */
         post: operations["productDeletedEvent"];
         delete?: never;
         options?: never;
@@ -327,7 +409,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A product was replaced or patched (a change; `sequence` is the product's version) */
+        /**
+         * A product was replaced or patched (a change; `sequence` is the product's version)
+         * @description Sent when a product is replaced or patched; `data.previous_attributes` holds the changed fields' earlier values.
+         */
         post: operations["productUpdatedEvent"];
         delete?: never;
         options?: never;
@@ -343,43 +428,79 @@ export interface components {
          * @enum {string}
          */
         ApiVersion: "2026-11-24";
+        /** @description A new webhook endpoint. */
         CreateWebhookEndpointRequest: {
+            /** @description Payload format version; the newest when omitted. */
             api_version?: components["schemas"]["ApiVersion"];
+            /** @description Free text for your own reference. */
             description?: string | null;
+            /** @description Event types to receive, or `*` for all. */
             events: components["schemas"]["SubscribedEvent"][];
             /**
+             * @description `fat` (the whole object) or `thin` (`object_id` and `object_type` only).
              * @default fat
              * @enum {string}
              */
             payload?: "fat" | "thin";
+            /** @description Signing secret of 24 to 200 characters; generated when omitted or null. */
             secret?: string | null;
+            /** @description Where events are POSTed. */
             url: components["schemas"]["WebhookUrl"];
         };
+        /** @description A delivery that failed its last attempt. */
         DeadLetter: {
+            /** @description Attempts made (8). */
             attempts: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the last attempt failed.
+             */
             dead_at: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Delivery id.
+             */
             delivery_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The endpoint it was for.
+             */
             endpoint_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The event; replay it with this id.
+             */
             event_id: string;
+            /** @description The event type. */
             event_type: string;
+            /** @description Why the last attempt failed. */
             last_error: string | null;
         };
+        /** @description One page of dead letters. */
         DeadLetterPage: {
+            /** @description The dead letters on this page, newest first. */
             data: components["schemas"]["DeadLetter"][];
+            /** @description Where the next page starts. */
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description One HTTP attempt to deliver an event. */
         DeliveryAttempt: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the attempt was made.
+             */
             attempted_at: string;
             /** @description Why no usable response arrived - timeout, dns, tls, connection, address_refused, redirect_limit or redirect_invalid, with details. */
             error?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The event delivered.
+             */
             event_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Attempt id.
+             */
             id: string;
             /**
              * Format: date-time
@@ -390,31 +511,60 @@ export interface components {
             response_body?: string;
             /** @description Null when no response arrived (see `error`). */
             response_code: number | null;
+            /** @description Time until the response (or the failure), in milliseconds. */
             response_time_ms: number;
-            /** @enum {string} */
+            /**
+             * @description `delivered` (a 2xx) or `failed`.
+             * @enum {string}
+             */
             status: "delivered" | "failed";
         };
+        /** @description One page of delivery attempts. */
         DeliveryAttemptPage: {
+            /** @description The attempts on this page, newest first. */
             data: components["schemas"]["DeliveryAttempt"][];
+            /** @description Where the next page starts. */
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Delivery health of an endpoint. */
         EndpointHealth: {
+            /** @description Failed attempts since the last success. */
             consecutive_failures: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Endpoint id.
+             */
             endpoint_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When an attempt last failed; null if never.
+             */
             last_failure_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When an attempt last succeeded; null if never.
+             */
             last_success_at: string | null;
+            /** @description Delivery state. */
             status: components["schemas"]["EndpointStatus"];
+            /** @description Attempts answered with a 2xx. */
             successful_deliveries: number;
+            /** @description Attempts made so far. */
             total_attempts: number;
         };
-        /** @enum {string} */
+        /**
+         * @description Delivery state of an endpoint: `active` receives every new event, `degraded` holds new events until a delivery succeeds, `disabled` receives nothing until enabled.
+         * @enum {string}
+         */
         EndpointStatus: "active" | "degraded" | "disabled";
+        /** @description The fields every event carries. */
         EnvelopeBase: {
+            /** @description Payload format version of this delivery. */
             api_version: components["schemas"]["ApiVersion"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
             created_at: string;
             /**
              * Format: uuid
@@ -423,9 +573,13 @@ export interface components {
             id: string;
             /** @description Strictly increasing per resource (its version; a deletion is one past the last). Absent on test events. */
             sequence?: number;
+            /** @description The event type. */
             type: components["schemas"]["EventType"];
         };
-        /** @enum {string} */
+        /**
+         * @description The type of an event.
+         * @enum {string}
+         */
         EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted";
         /** @description One validation violation. */
         FieldError: {
@@ -451,7 +605,9 @@ export interface components {
         };
         /** @description A fat order event. */
         OrderEvent: {
+            /** @description The order the event is about. */
             data: {
+                /** @description The order after the change. */
                 object: components["schemas"]["WebhookOrder"];
                 /** @description The changed fields of `object` with their earlier values. */
                 previous_attributes?: {
@@ -459,9 +615,13 @@ export interface components {
                 };
             };
         } & components["schemas"]["EnvelopeBase"];
+        /** @description Cursor paging information. */
         Pagination: {
+            /** @description Pass as `cursor` for the next page; null when `has_next` is false. */
             cursor: string | null;
+            /** @description More items follow. */
             has_next: boolean;
+            /** @description The `limit` applied. */
             limit: number;
         };
         /**
@@ -540,7 +700,9 @@ export interface components {
         };
         /** @description A fat product event. */
         ProductEvent: {
+            /** @description The product the event is about. */
             data: {
+                /** @description The product after the change (its last representation for product.deleted). */
                 object: components["schemas"]["WebhookProduct"];
                 /** @description The changed fields of `object` with their earlier values. */
                 previous_attributes?: {
@@ -548,76 +710,134 @@ export interface components {
                 };
             };
         } & components["schemas"]["EnvelopeBase"];
+        /** @description A delivery that was queued. */
         QueuedDelivery: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Delivery id.
+             */
             delivery_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The endpoint it goes to.
+             */
             endpoint_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The event to be delivered.
+             */
             event_id: string;
-            /** @constant */
+            /**
+             * @description Always `pending`.
+             * @constant
+             */
             state: "pending";
         };
+        /** @description Which event to deliver again. */
         ReplayWebhookRequest: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Id of an event this endpoint was sent, skipped or dead-lettered.
+             */
             event_id: string;
         };
+        /** @description Options of a secret rotation. */
         RotateWebhookSecretRequest: {
-            /** @description How long the previous secret keeps signing (default WEBHOOK_SECRET_OVERLAP_S); 0 stops it at once. */
+            /** @description How long, in seconds, the previous secret keeps signing (default the server's overlap, a day unless configured otherwise); 0 stops it at once. */
             overlap_seconds?: number;
             /** @description The new secret; generated when omitted or null. */
             secret?: string | null;
         };
         /** @description An event type, or `*` for every type. */
         SubscribedEvent: components["schemas"]["EventType"] | "*";
+        /** @description Which event type to send a sample of. */
         TestWebhookRequest: {
+            /** @description The type of the sample event. */
             event_type: components["schemas"]["EventType"];
         };
         /** @description The thin variant (`payload` thin) - the object's id and type only. */
         ThinEvent: {
+            /** @description The object the event is about. */
             data: {
+                /** @description Id of the order or product. */
                 object_id: string;
-                /** @enum {string} */
+                /**
+                 * @description What kind of object it is.
+                 * @enum {string}
+                 */
                 object_type: "order" | "product";
+                /** @description On updates, the changed fields with their earlier values. */
                 previous_attributes?: {
                     [key: string]: unknown;
                 };
             };
         } & components["schemas"]["EnvelopeBase"];
+        /** @description Changes to an endpoint; at least one field. Fields left out are unchanged. */
         UpdateWebhookEndpointRequest: {
+            /** @description New payload format version. */
             api_version?: components["schemas"]["ApiVersion"];
+            /** @description New description; null clears it. */
             description?: string | null;
+            /** @description New event types, or `*` for all. */
             events?: components["schemas"]["SubscribedEvent"][];
-            /** @enum {string} */
+            /**
+             * @description New payload form.
+             * @enum {string}
+             */
             payload?: "fat" | "thin";
+            /** @description New URL, checked like a registration. */
             url?: components["schemas"]["WebhookUrl"];
         };
+        /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: components["schemas"]["WebhookEndpointFields"];
+        /** @description The fields of a webhook endpoint. */
         WebhookEndpointFields: {
+            /** @description Payload format version the endpoint receives. */
             api_version: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint was registered.
+             */
             created_at: string;
+            /** @description Free text; null when none. */
             description: string | null;
+            /** @description Subscribed event types, or `*`. */
             events: string[];
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Endpoint id.
+             */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `fat` or `thin` payloads.
+             * @enum {string}
+             */
             payload: "fat" | "thin";
             /**
              * Format: date-time
              * @description While in the future, deliveries are signed with the previous secret too.
              */
             previous_secret_expires_at: string | null;
+            /** @description Delivery state. */
             status: components["schemas"]["EndpointStatus"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the endpoint was last changed.
+             */
             updated_at: string;
+            /** @description Where events are POSTed. */
             url: string;
         };
+        /** @description One page of webhook endpoints. */
         WebhookEndpointPage: {
+            /** @description The endpoints on this page, newest first. */
             data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Where the next page starts. */
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description A webhook endpoint with its current signing secret; returned only by registration and rotation. */
         WebhookEndpointWithSecret: {
+            /** @description The current signing secret. Store it now: no later response carries it. */
             secret: string;
         } & components["schemas"]["WebhookEndpointFields"];
         /**
@@ -626,51 +846,106 @@ export interface components {
          *     `url`, where the latest version can be read.
          */
         WebhookOrder: {
+            /** @description HAL links as the order's owner sees them. */
             _links: Record<string, never>;
+            /** @description Shipping carrier; null until shipped. */
             carrier: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order was placed.
+             */
             createdAt: string;
+            /** @description ISO 4217 currency code (`USD`). */
             currency: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The customer the order was placed for.
+             */
             customerId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order was delivered; null until then.
+             */
             deliveredAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Order id.
+             */
             id: string;
+            /** @description The order lines, as in the REST v1 Order. */
             items: Record<string, never>[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order shipped; null until then.
+             */
             shippedAt: string | null;
-            /** @enum {string} */
+            /**
+             * @description Order status.
+             * @enum {string}
+             */
             status: "PENDING" | "CONFIRMED" | "SHIPPED" | "DELIVERED" | "CANCELLED";
+            /** @description Sum of the line totals. */
             total: number;
+            /** @description Tracking number; null until shipped. */
             trackingNumber: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order last changed.
+             */
             updatedAt: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where the latest version of the order can be read.
+             */
             url?: string;
+            /** @description The order's version (the event's `sequence`). */
             version: number;
         };
         /** @description The REST v1 ProductResponse (`/api/v1/products/{id}`) plus `url` (absent on product.deleted). */
         WebhookProduct: {
+            /** @description Attributes (`key`, `value`), as in the REST v1 product. */
             attributes?: unknown[];
+            /** @description Product category. */
             category: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the product was created.
+             */
             createdAt: string;
+            /** @description Description; null when none. */
             description?: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Product id.
+             */
             id: string;
+            /** @description Images, as in the REST v1 product. */
             images?: unknown[];
+            /** @description True when `stockQuantity` is greater than 0. */
             inStock?: boolean;
+            /** @description Product name. */
             name: string;
+            /** @description Price in USD. */
             price: number;
+            /** @description Stock keeping unit. */
             sku: string;
+            /** @description Units in stock. */
             stockQuantity: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the product last changed.
+             */
             updatedAt: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where the latest version of the product can be read; absent on product.deleted.
+             */
             url?: string;
         };
-        /** Format: uri */
+        /**
+         * Format: uri
+         * @description An `https://` URL without user information whose host resolves only to public unicast addresses.
+         */
         WebhookUrl: string;
     };
     responses: {
@@ -824,21 +1099,38 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The `pagination.cursor` of the previous page (opaque). */
+        /**
+         * @description The `pagination.cursor` of the previous page (opaque).
+         * @example eyJ0IjoiMjAyNi0wMy0wMVQwOTowMDowMC4wMDBaIiwiaSI6IjZmMWMifQ.kX2vQ9
+         */
         cursor: string;
+        /**
+         * @description The endpoint's id.
+         * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+         */
         endpointId: string;
-        /** @description Page size, 1..100 (400 outside it). */
+        /**
+         * @description Page size, 1..100 (400 outside it).
+         * @example 20
+         */
         limit: number;
-        /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+        /**
+         * @description The event id; the same on every attempt and replay. Deduplicate on it.
+         * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+         */
         WebhookId: string;
         /**
          * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
          *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
          *     endpoint's secrets (two during a rotation). Accept when any one
          *     matches, comparing in constant time.
+         * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         WebhookSignature: string;
-        /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+        /**
+         * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+         * @example 1772445600
+         */
         WebhookTimestamp: string;
     };
     requestBodies: {
@@ -864,9 +1156,15 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description The `pagination.cursor` of the previous page (opaque). */
+                /**
+                 * @description The `pagination.cursor` of the previous page (opaque).
+                 * @example eyJ0IjoiMjAyNi0wMy0wMVQwOTowMDowMC4wMDBaIiwiaSI6IjZmMWMifQ.kX2vQ9
+                 */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Page size, 1..100 (400 outside it). */
+                /**
+                 * @description Page size, 1..100 (400 outside it).
+                 * @example 20
+                 */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;
@@ -881,6 +1179,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "url": "https://hooks.acme.example/schemaforge",
+                     *           "events": [
+                     *             "order.created",
+                     *             "order.updated",
+                     *             "order.shipped"
+                     *           ],
+                     *           "description": "Order sync for the warehouse system",
+                     *           "api_version": "2026-11-24",
+                     *           "payload": "fat",
+                     *           "status": "active",
+                     *           "created_at": "2026-03-01T09:00:00.000Z",
+                     *           "updated_at": "2026-03-01T09:00:00.000Z",
+                     *           "previous_secret_expires_at": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "cursor": null,
+                     *         "has_next": false,
+                     *         "limit": 20
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
@@ -899,6 +1224,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme.example/schemaforge",
+                 *       "events": [
+                 *         "order.created",
+                 *         "order.updated",
+                 *         "order.shipped"
+                 *       ],
+                 *       "description": "Order sync for the warehouse system",
+                 *       "api_version": "2026-11-24",
+                 *       "payload": "fat"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
             };
         };
@@ -910,6 +1248,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "url": "https://hooks.acme.example/schemaforge",
+                     *       "events": [
+                     *         "order.created",
+                     *         "order.updated",
+                     *         "order.shipped"
+                     *       ],
+                     *       "description": "Order sync for the warehouse system",
+                     *       "api_version": "2026-11-24",
+                     *       "payload": "fat",
+                     *       "status": "active",
+                     *       "created_at": "2026-03-01T09:00:00.000Z",
+                     *       "updated_at": "2026-03-01T09:00:00.000Z",
+                     *       "previous_secret_expires_at": null,
+                     *       "secret": "whsec_Jq7Vb2Xk9Lm4Np1Rs8Tu3Wv6Yz0Ab5Cd2Ef7Gh4Ij9K"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -926,6 +1283,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -938,6 +1299,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "url": "https://hooks.acme.example/schemaforge",
+                     *       "events": [
+                     *         "order.created",
+                     *         "order.updated",
+                     *         "order.shipped"
+                     *       ],
+                     *       "description": "Order sync for the warehouse system",
+                     *       "api_version": "2026-11-24",
+                     *       "payload": "fat",
+                     *       "status": "active",
+                     *       "created_at": "2026-03-01T09:00:00.000Z",
+                     *       "updated_at": "2026-03-01T09:00:00.000Z",
+                     *       "previous_secret_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -953,6 +1332,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -978,12 +1361,27 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "order.created",
+                 *         "order.updated",
+                 *         "order.shipped",
+                 *         "order.delivered"
+                 *       ],
+                 *       "payload": "thin"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
             };
         };
@@ -994,6 +1392,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "url": "https://hooks.acme.example/schemaforge",
+                     *       "events": [
+                     *         "order.created",
+                     *         "order.updated",
+                     *         "order.shipped"
+                     *       ],
+                     *       "description": "Order sync for the warehouse system",
+                     *       "api_version": "2026-11-24",
+                     *       "payload": "fat",
+                     *       "status": "active",
+                     *       "created_at": "2026-03-01T09:00:00.000Z",
+                     *       "updated_at": "2026-03-01T09:00:00.000Z",
+                     *       "previous_secret_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -1009,13 +1425,23 @@ export interface operations {
     listWebhookAttempts: {
         parameters: {
             query?: {
-                /** @description The `pagination.cursor` of the previous page (opaque). */
+                /**
+                 * @description The `pagination.cursor` of the previous page (opaque).
+                 * @example eyJ0IjoiMjAyNi0wMy0wMVQwOTowMDowMC4wMDBaIiwiaSI6IjZmMWMifQ.kX2vQ9
+                 */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Page size, 1..100 (400 outside it). */
+                /**
+                 * @description Page size, 1..100 (400 outside it).
+                 * @example 20
+                 */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -1028,6 +1454,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5f6e",
+                     *           "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *           "status": "failed",
+                     *           "response_code": 503,
+                     *           "response_time_ms": 412,
+                     *           "response_body": "Service Unavailable",
+                     *           "next_retry_at": "2026-03-02T10:06:00.000Z",
+                     *           "attempted_at": "2026-03-02T10:01:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "9f8e7d6c-5b4a-4392-8a1f-2e3d4c5b6a7f",
+                     *           "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *           "status": "failed",
+                     *           "response_code": null,
+                     *           "response_time_ms": 10000,
+                     *           "error": "timeout after 10000 ms",
+                     *           "next_retry_at": "2026-03-02T10:01:00.000Z",
+                     *           "attempted_at": "2026-03-02T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "cursor": null,
+                     *         "has_next": false,
+                     *         "limit": 20
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeliveryAttemptPage"];
                 };
             };
@@ -1043,6 +1500,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -1055,6 +1516,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "url": "https://hooks.acme.example/schemaforge",
+                     *       "events": [
+                     *         "order.created",
+                     *         "order.updated",
+                     *         "order.shipped"
+                     *       ],
+                     *       "description": "Order sync for the warehouse system",
+                     *       "api_version": "2026-11-24",
+                     *       "payload": "fat",
+                     *       "status": "active",
+                     *       "created_at": "2026-03-01T09:00:00.000Z",
+                     *       "updated_at": "2026-03-01T09:00:00.000Z",
+                     *       "previous_secret_expires_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -1071,6 +1550,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
@@ -1083,6 +1566,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "total_attempts": 1284,
+                     *       "successful_deliveries": 1279,
+                     *       "consecutive_failures": 0,
+                     *       "last_success_at": "2026-03-05T08:12:44.000Z",
+                     *       "last_failure_at": "2026-03-02T10:01:00.000Z",
+                     *       "status": "active"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EndpointHealth"];
                 };
             };
@@ -1098,12 +1592,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReplayWebhookRequest"];
             };
         };
@@ -1114,6 +1617,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                     *       "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *       "endpoint_id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "state": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
@@ -1132,12 +1643,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 86400
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateWebhookSecretRequest"];
             };
         };
@@ -1148,6 +1668,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "url": "https://hooks.acme.example/schemaforge",
+                     *       "events": [
+                     *         "order.created",
+                     *         "order.updated",
+                     *         "order.shipped"
+                     *       ],
+                     *       "description": "Order sync for the warehouse system",
+                     *       "api_version": "2026-11-24",
+                     *       "payload": "fat",
+                     *       "status": "active",
+                     *       "created_at": "2026-03-01T09:00:00.000Z",
+                     *       "updated_at": "2026-03-05T16:20:00.000Z",
+                     *       "previous_secret_expires_at": "2026-03-06T16:20:00.000Z",
+                     *       "secret": "whsec_Pz4Lk8Mn2Bv6Cx1Zq9Wr5Ty3Ui7Op0As4Df8Gh2Jk6L"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -1165,12 +1704,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event_type": "order.shipped"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TestWebhookRequest"];
             };
         };
@@ -1181,6 +1729,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                     *       "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *       "endpoint_id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "state": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
@@ -1196,11 +1752,20 @@ export interface operations {
     listWebhookDeadLetters: {
         parameters: {
             query?: {
-                /** @description The `pagination.cursor` of the previous page (opaque). */
+                /**
+                 * @description The `pagination.cursor` of the previous page (opaque).
+                 * @example eyJ0IjoiMjAyNi0wMy0wMVQwOTowMDowMC4wMDBaIiwiaSI6IjZmMWMifQ.kX2vQ9
+                 */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Only this endpoint's dead letters. */
+                /**
+                 * @description Only this endpoint's dead letters.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
                 endpoint_id?: string;
-                /** @description Page size, 1..100 (400 outside it). */
+                /**
+                 * @description Page size, 1..100 (400 outside it).
+                 * @example 20
+                 */
                 limit?: components["parameters"]["limit"];
             };
             header?: never;
@@ -1215,6 +1780,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "delivery_id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                     *           "endpoint_id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *           "event_type": "order.created",
+                     *           "attempts": 8,
+                     *           "last_error": "HTTP 503: Service Unavailable",
+                     *           "dead_at": "2026-03-03T11:42:10.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "cursor": null,
+                     *         "has_next": false,
+                     *         "limit": 20
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterPage"];
                 };
             };
@@ -1228,16 +1813,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1252,16 +1844,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1276,16 +1875,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1300,16 +1906,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1324,16 +1937,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1348,16 +1968,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1372,16 +1999,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -1396,16 +2030,23 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id; the same on every attempt and replay. Deduplicate on it. */
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
                 /**
                  * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
                  *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
                  *     endpoint's secrets (two during a rotation). Accept when any one
                  *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now. */
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
