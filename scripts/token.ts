@@ -1,26 +1,44 @@
 /**
- * `npm run --silent token -- --sub <userId> [--role ADMIN]... [--expires-in 3600]`: prints a bearer JWT
- * signed with the configured secret (AUTH_JWT_SECRET, or the one generated under DATA_DIR).
+ * `npm run --silent token -- (--sub <userId> | --username <name>) [--role ADMIN]... [--expires-in 3600]`:
+ * prints a bearer JWT signed with the configured secret (AUTH_JWT_SECRET, or the one generated under
+ * DATA_DIR). `--sub` needs nothing running; `--username` asks the running server at BASE_URL for the
+ * user's id (GraphQL `searchUsers`, an exact match of the username ranks first), e.g. `--username alice` after `npm run seed`.
  */
 import { parseArgs } from 'node:util';
+import { SearchUsersDocument } from '../generated/client/graphql.ts';
+import { createGraphqlClient } from '../generated/client/graphql-client.ts';
 import { signToken } from '../src/auth/jwt.ts';
 import { resolveJwtSecret } from '../src/auth/secret.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { Failure, operator, runCommand, type Operator } from './operator.ts';
 
-try {
-  const { values } = parseArgs({
-    options: {
-      sub: { type: 'string' },
-      role: { type: 'string', multiple: true },
-      'expires-in': { type: 'string' },
-    },
-  });
-  if (!values.sub) throw new Error('usage: npm run --silent token -- --sub <userId> [--role ADMIN] [--expires-in seconds]');
-  const expiresIn = values['expires-in'] ? Number(values['expires-in']) : 3600;
-  if (!Number.isInteger(expiresIn) || expiresIn <= 0) throw new Error('--expires-in must be a positive whole number of seconds');
-  const secret = resolveJwtSecret(loadConfig());
-  process.stdout.write(`${await signToken(secret, { sub: values.sub, roles: values.role ?? [], expiresIn })}\n`);
-} catch (error) {
-  console.error(`error: ${error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message}`);
-  process.exit(1);
+const USAGE = 'usage: npm run --silent token -- (--sub <userId> | --username <name>) [--role ADMIN]... [--expires-in seconds]';
+
+async function userIdOf({ config, fetch, call }: Operator, username: string): Promise<string> {
+  const graphql = createGraphqlClient({ url: `${config.baseUrl}/graphql`, fetch });
+  const { searchUsers } = await call(() => graphql.request(SearchUsersDocument, { query: username, limit: 5 }));
+  const user = searchUsers.find((u) => u.username === username.toLowerCase() || u.username === username);
+  if (!user) throw new Failure(`no active user named ${username} at ${config.baseUrl} (\`npm run seed\` creates alice, bob and carol)`);
+  return user.id;
 }
+
+await runCommand(async () => {
+  let values: { sub?: string; username?: string; role?: string[]; 'expires-in'?: string };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        sub: { type: 'string' },
+        username: { type: 'string' },
+        role: { type: 'string', multiple: true },
+        'expires-in': { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    throw new Failure(`${(error as Error).message}; ${USAGE}`);
+  }
+  if (Boolean(values.sub) === Boolean(values.username)) throw new Failure(USAGE);
+  const expiresIn = values['expires-in'] ? Number(values['expires-in']) : 3600;
+  if (!Number.isInteger(expiresIn) || expiresIn <= 0) throw new Failure('--expires-in must be a positive whole number of seconds');
+  const op = operator();
+  const sub = values.sub ?? (await userIdOf(op, values.username!));
+  return signToken(resolveJwtSecret(op.config), { sub, roles: values.role ?? [], expiresIn });
+});

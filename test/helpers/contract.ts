@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { recordExercised } from './contract-coverage.ts';
 
 type Json = Record<string, any>;
 
@@ -94,8 +95,18 @@ export class ContractRegistry {
     return this.operations.find((o) => o.method === method.toUpperCase() && o.pattern.test(urlPath));
   }
 
-  /** Throws ContractViolation when the response does not match the operation's documented responses. */
+  /**
+   * Throws ContractViolation when the response does not match the operation's documented responses.
+   * A response that passes is recorded for the contract coverage report (contract-coverage.ts).
+   */
   validate(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+    this.checkResponse(method, url, status, contentType, body);
+    const entry = this.find(method, new URL(url, 'http://x').pathname)!;
+    const responses: Json = entry.operation.responses ?? {};
+    recordExercised(entry.doc, entry.operation.operationId as string, String(status) in responses ? String(status) : `${String(status)[0]}XX`);
+  }
+
+  private checkResponse(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
     const urlPath = new URL(url, 'http://x').pathname;
     const entry = this.find(method, urlPath);
     if (!entry) throw new ContractViolation(`${method} ${urlPath} is not documented in any OpenAPI document`);

@@ -1,0 +1,62 @@
+/**
+ * The first hour: `npm run seed` fills a running server through its APIs, `npm run token --
+ * --username alice` finds alice's id there and signs her a token the server accepts, and a second
+ * seed changes nothing.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+t.test('seed, then a token by username', async (t) => {
+  const server = await startServer(t);
+  const env = { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET, BASE_URL: server.baseUrl, DATA_DIR: path.join(root, '.data/test-seed') };
+  const command = (script: string, ...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], { cwd: root, env }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+
+  const seeded = await command('seed');
+  t.equal(seeded.code, 0, seeded.stderr);
+  t.match(seeded.stdout, /seeded .*users alice, bob, carol; 4 posts and 2 comments; 6 products; customer \S+ with order \S+/);
+
+  const products = await server.v1.GET('/api/v1/products', { params: { query: { size: 50 } } });
+  t.same(products.data!.content.map((p) => p.sku).sort(), ['BALL-05', 'BOOK-API-01', 'COFFEE-1KG', 'HDPH-200', 'LAMP-001', 'TEE-GQL-M']);
+  const graphql = async (query: string) => {
+    const response = await fetch(`${server.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    return ((await response.json()) as { data: Record<string, any> }).data;
+  };
+  t.equal((await graphql('{ users { totalElements } }')).users.totalElements, 3);
+
+  const token = await command('token', '--username', 'alice');
+  t.equal(token.code, 0, token.stderr);
+  const claims = JSON.parse(Buffer.from(token.stdout.trim().split('.')[1]!, 'base64url').toString()) as { sub: string };
+  t.same(
+    (await graphql(`{ user(id: ${JSON.stringify(claims.sub)}) { username followerCount } }`)).user,
+    { username: 'alice', followerCount: 2 },
+    'the token names alice, whom bob and carol follow',
+  );
+  const orders = await server.api.get('/api/v1/orders', { token: token.stdout.trim(), expect: 200 });
+  t.equal(orders.body._embedded.orders.length, 1, 'alice’s token sees her order');
+
+  const again = await command('seed');
+  t.equal(again.code, 0);
+  t.match(again.stdout, /already seeded/);
+  t.equal((await server.v1.GET('/api/v1/products', { params: { query: { size: 50 } } })).data!.content.length, 6, 'nothing duplicated');
+
+  const nobody = await command('token', '--username', 'nobody');
+  t.equal(nobody.code, 1);
+  t.match(nobody.stderr, /^error: no active user named nobody at http/);
+  const both = await command('token', '--username', 'alice', '--sub', 'x');
+  t.equal(both.code, 1);
+  t.match(both.stderr, /usage: npm run --silent token -- \(--sub <userId> \| --username <name>\)/);
+});
