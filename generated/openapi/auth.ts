@@ -1158,6 +1158,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "SAMLResponse": "PHNhbWxwOlJlc3BvbnNlIHhtbG5zOnNhbWxwPSJ1cm46b2FzaXM6bmFtZXM6dGM6U0FNTDoyLjA6cHJvdG9jb2wiLz4=",
+                 *       "RelayState": "sf_r_3k9XqL2p"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["SamlPost"];
             };
         };

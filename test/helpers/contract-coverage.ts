@@ -49,7 +49,14 @@ export function reportCoverage(from: string, generatedDir: string): DocumentCove
     .map((f) => {
       const document = f.replace(/\.json$/, '');
       const doc = JSON.parse(fs.readFileSync(path.join(generatedDir, f), 'utf8')) as Json;
-      const result: DocumentCoverage = { document, operations: 0, operationsExercised: 0, statuses: 0, statusesExercised: 0, missingOperations: [] };
+      const result: DocumentCoverage = {
+        document,
+        operations: 0,
+        operationsExercised: 0,
+        statuses: 0,
+        statusesExercised: 0,
+        missingOperations: [],
+      };
       for (const item of Object.values<Json>(doc.paths ?? {})) {
         for (const method of METHODS) {
           const operationId = item[method]?.operationId as string | undefined;
