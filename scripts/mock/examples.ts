@@ -8,7 +8,7 @@ type Json = Record<string, any>;
 export function resolve(doc: Json, node: Json | undefined): Json | undefined {
   let current = node;
   for (let hops = 0; current && typeof current.$ref === 'string' && current.$ref.startsWith('#/') && hops < 20; hops++) {
-    current = (current.$ref as string)
+    current = current.$ref
       .slice(2)
       .split('/')
       .reduce((n: Json | undefined, key) => n?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);

@@ -49,7 +49,7 @@ function exampleRequest(doc: Json, path: string, item: Json, op: Json): { url: s
       init.body = JSON.stringify(example);
     }
   }
-  return { url: query.size ? `${url}?${query}` : url, init };
+  return { url: query.size ? `${url}?${query.toString()}` : url, init };
 }
 
 t.test('every operation answers its example, contract-checked', async (t) => {
