@@ -5,10 +5,13 @@
  * largest step, so it runs in a worker thread beside the rest and its result is cached by the
  * migrations' content (scripts/generate/db-types-cache.ts).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dbTypes } from './generate/db-types-cache.ts';
+import settings from '../codegen.ts';
 import { generateGraphql } from './generate/graphql.ts';
+import { missingImplementations, readInputs } from './generate/implementation-check.ts';
 import { bundleDocument, generateTypes, generateValidators, listDocuments, writeFile } from './generate/openapi.ts';
 import { generateRestClient } from './generate/rest-client.ts';
 import { buildSdk } from './generate/sdk-build.ts';
@@ -77,6 +80,19 @@ export async function generate(root: string, outDir: string): Promise<string[]> 
   return written;
 }
 
+/** What the specs declare and src/ does not implement yet, one line each (implementation-check.ts). */
+export function unimplemented(root: string, generatedDir: string): string[] {
+  const documents = Object.fromEntries(
+    listDocuments(path.join(root, 'openapi')).map((name) => [
+      name,
+      JSON.parse(fs.readFileSync(path.join(generatedDir, 'openapi', `${name}.json`), 'utf8')) as Record<string, unknown>,
+    ]),
+  );
+  const dbTypes = fs.readFileSync(path.join(generatedDir, 'db/types.ts'), 'utf8');
+  const mappers = (settings.generates['generated/graphql/resolvers.ts']?.config?.mappers ?? {}) as Record<string, string>;
+  return missingImplementations(readInputs(root, documents, dbTypes, mappers));
+}
+
 const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('scripts/generate.ts');
 if (isMain) {
   const { values } = parseArgs({ options: { out: { type: 'string' }, watch: { type: 'boolean' } } });
@@ -86,6 +102,8 @@ if (isMain) {
     const started = Date.now();
     const written = await generate(root, outDir);
     console.log(`generated ${written.length} files into ${path.relative(process.cwd(), outDir) || '.'} in ${Date.now() - started} ms`);
+    const missing = unimplemented(root, outDir);
+    if (missing.length) console.log(`to implement (${missing.length}):\n  ${missing.join('\n  ')}`);
   };
   if (values.watch) {
     const { watchSpecs } = await import('./generate/watch.ts');

@@ -51,7 +51,8 @@ function exampleHandler(doc: Json, op: Json): OperationHandler<unknown> {
     if (!response) throw new AppError('VALIDATION', `Prefer: code=${status} is not a documented response of ${op.operationId as string}`);
     for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
       const value = exampleOf(doc, resolve(doc, header));
-      if (value !== undefined && name.toLowerCase() !== 'content-type') reply.header(name, typeof value === 'string' ? value : JSON.stringify(value));
+      if (value !== undefined && name.toLowerCase() !== 'content-type')
+        reply.header(name, typeof value === 'string' ? value : JSON.stringify(value));
     }
     reply.code(Number(status));
     const content: Json = response.content ?? {};

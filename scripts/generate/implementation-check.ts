@@ -1,0 +1,126 @@
+/**
+ * After `npm run generate`: every REST operation and every GraphQL field that needs code, with none
+ * written yet, as one short line naming it and the file to write it in, instead of the compiler's
+ * type dump at the aggregating file (src/graphql/resolvers.ts) or the start-up refusal.
+ *
+ * - An operation is written when some file under src/ has a property or method of its operationId
+ *   (`createProduct: async (request, reply) => …`). Its file is where the operations next to it
+ *   (same document, same first tag) are written, else the area plugin that registers the document.
+ * - A root field (Query, Mutation, Subscription), or a field of a type backed by a row (codegen.ts
+ *   `mappers`) that the row does not carry, needs a resolver; its file is the area's resolvers file
+ *   named after the SDL file that declares it: schema/posts.graphql → src/<area>/posts.resolvers.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kind, parse, type ObjectTypeDefinitionNode, type ObjectTypeExtensionNode } from 'graphql';
+
+type Json = Record<string, unknown>;
+type Operation = { operationId?: string; tags?: string[] };
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
+
+export interface ImplementationInputs {
+  /** schema/*.graphql by file name (e.g. `posts.graphql`). */
+  sdl: Record<string, string>;
+  /** Bundled OpenAPI documents by name. */
+  documents: Record<string, Json>;
+  /** src/ files (path relative to the project root) and their text. */
+  sources: Record<string, string>;
+  /** Mapped GraphQL type → the columns of its row type. */
+  rows: Record<string, Set<string>>;
+}
+
+function definesKey(text: string, key: string): boolean {
+  return new RegExp(`^\\s+(?:async\\s+)?${key}\\s*(?::|\\()`, 'm').test(text);
+}
+
+function filesDefining(sources: Record<string, string>, key: string, filter: (file: string) => boolean = () => true): string[] {
+  return Object.keys(sources).filter((file) => filter(file) && definesKey(sources[file]!, key));
+}
+
+function missingHandlers({ documents, sources }: ImplementationInputs): string[] {
+  const lines: string[] = [];
+  for (const [name, doc] of Object.entries(documents)) {
+    const operations: { id: string; where: string; tag: string }[] = [];
+    for (const [route, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (op?.operationId) operations.push({ id: op.operationId, where: `${method.toUpperCase()} ${route}`, tag: op.tags?.[0] ?? '' });
+      }
+    }
+    const written = new Map(operations.map((o) => [o.id, filesDefining(sources, o.id)[0]]));
+    const plugin = Object.keys(sources).find((file) =>
+      new RegExp(`registerOperations(?:<\\w+>)?\\(\\s*\\w+,\\s*'${name}'`).test(sources[file]!),
+    );
+    for (const op of operations) {
+      if (written.get(op.id)) continue;
+      const sibling = operations.find((o) => o.tag === op.tag && written.get(o.id)) ?? operations.find((o) => written.get(o.id));
+      const file = sibling ? written.get(sibling.id)! : (plugin ?? `a plugin that registers openapi/${name}.yaml`);
+      lines.push(`missing handler: ${name}#${op.id} (${op.where}): write it in ${file}${sibling ? ` (beside ${sibling.id})` : ''}`);
+    }
+  }
+  return lines;
+}
+
+function missingResolvers({ sdl, sources, rows }: ImplementationInputs): string[] {
+  const lines: string[] = [];
+  const resolverFiles = (file: string) => file.endsWith('.resolvers.ts');
+  for (const [sdlFile, text] of Object.entries(sdl)) {
+    const area = sdlFile.replace(/\.graphql$/, '');
+    const home = Object.keys(sources).find((f) => f.endsWith(`/${area}.resolvers.ts`)) ?? `src/<area>/${area}.resolvers.ts`;
+    for (const definition of parse(text).definitions) {
+      if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.OBJECT_TYPE_EXTENSION) continue;
+      const type = (definition as ObjectTypeDefinitionNode | ObjectTypeExtensionNode).name.value;
+      const row = rows[type];
+      if (!ROOT_TYPES.has(type) && !row) continue;
+      for (const field of definition.fields ?? []) {
+        const name = field.name.value;
+        if (row?.has(name)) continue;
+        if (filesDefining(sources, name, resolverFiles).length) continue;
+        lines.push(`missing resolver: ${type}.${name} (schema/${sdlFile}): write it in ${home}`);
+      }
+    }
+  }
+  return lines;
+}
+
+export function missingImplementations(inputs: ImplementationInputs): string[] {
+  return [...missingHandlers(inputs), ...missingResolvers(inputs)];
+}
+
+function listTs(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? listTs(full) : e.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Columns of each mapped type's row interface in the generated row types (`UsersRow` → `UsersTable`). */
+export function mappedRows(mappers: Record<string, string>, dbTypes: string): Record<string, Set<string>> {
+  const rows: Record<string, Set<string>> = {};
+  for (const [type, mapper] of Object.entries(mappers)) {
+    const table = mapper.split('#')[1]!.replace(/Row$/, 'Table');
+    const body = new RegExp(`export interface ${table} \\{([^}]*)\\}`).exec(dbTypes)?.[1] ?? '';
+    rows[type] = new Set([...body.matchAll(/^\s+(\w+):/gm)].map((m) => m[1]!));
+  }
+  return rows;
+}
+
+/** The inputs as they are in `root`, with the freshly generated documents and row types. */
+export function readInputs(
+  root: string,
+  documents: Record<string, Json>,
+  dbTypes: string,
+  mappers: Record<string, string>,
+): ImplementationInputs {
+  const schemaDir = path.join(root, 'schema');
+  const sdl = Object.fromEntries(
+    fs
+      .readdirSync(schemaDir)
+      .filter((f) => f.endsWith('.graphql'))
+      .sort()
+      .map((f) => [f, fs.readFileSync(path.join(schemaDir, f), 'utf8')]),
+  );
+  const sources = Object.fromEntries(listTs(path.join(root, 'src')).map((f) => [path.relative(root, f), fs.readFileSync(f, 'utf8')]));
+  return { sdl, documents, sources, rows: mappedRows(mappers, dbTypes) };
+}
