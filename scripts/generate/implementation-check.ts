@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kind, parse, type ObjectTypeDefinitionNode, type ObjectTypeExtensionNode } from 'graphql';
+import { Kind, parse } from 'graphql';
 
 type Json = Record<string, unknown>;
 type Operation = { operationId?: string; tags?: string[] };
