@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- products|pagination|graphql|scim|auth|webhooks|sso ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
- *   [--seed N] [--write-doc] [--note TEXT]`
+ *   [--seed N] [--write-doc] [--note TEXT]`; `npm run bench -- generate [--rounds N]` times `npm run generate`
+ *   (scripts/bench/generate-timing.ts).
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
  * generator in another, pinned to separate cores; warm-up; short rounds in a balanced random order;
@@ -33,6 +34,14 @@ const SECTIONS = {
   sso: () => import('./bench/sso.ts'),
 } as const;
 type SectionName = keyof typeof SECTIONS;
+
+// Not a server benchmark: how long the spec-change loop's generate step takes, cold and warm.
+if (process.argv[2] === 'generate') {
+  const { benchGenerate } = await import('./bench/generate-timing.ts');
+  const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] ?? 5);
+  console.log(benchGenerate(process.argv.includes('--rounds') ? rounds : 5));
+  process.exit(0);
+}
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -19,9 +19,10 @@ function inputsHash(root: string): string {
       .sort()
       .map((f) => path.join(dir, f)),
     path.join(root, 'src/db/migrate.ts'),
-    path.join(import.meta.dirname, 'db-types.ts'),
+    path.join(root, 'scripts/generate/db-types.ts'),
   ];
-  for (const file of inputs) hash.update(file).update(fs.readFileSync(file));
+  // Paths relative to the project, so a copy of the project (the schema-first test's) shares the cache.
+  for (const file of inputs) hash.update(path.relative(root, file)).update(fs.readFileSync(file));
   return hash.digest('hex').slice(0, 32);
 }
 

@@ -70,7 +70,7 @@ function missingResolvers({ sdl, sources, rows }: ImplementationInputs): string[
     const home = Object.keys(sources).find((f) => f.endsWith(`/${area}.resolvers.ts`)) ?? `src/<area>/${area}.resolvers.ts`;
     for (const definition of parse(text).definitions) {
       if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.OBJECT_TYPE_EXTENSION) continue;
-      const type = (definition).name.value;
+      const type = definition.name.value;
       const row = rows[type];
       if (!ROOT_TYPES.has(type) && !row) continue;
       for (const field of definition.fields ?? []) {
