@@ -21,16 +21,20 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+async function startProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; stdout: () => string }> {
   const port = await freePort();
   // Exactly what an operator runs: `npm start`, so that signal forwarding through npm is covered too.
   const child = spawn('npm', ['start', '--silent'], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -44,7 +48,7 @@ async function startProcess(env: Record<string, string>): Promise<{ child: Child
     if (Date.now() > deadline) throw new Error(`server not ready within 60 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { child, base, exited };
+  return { child, base, exited, stdout: () => stdout };
 }
 
 async function graphql(base: string, query: string) {
@@ -67,6 +71,21 @@ t.test('start, serve, SIGTERM, restart with the data kept', async (t) => {
   const env: Record<string, string> = { DATA_DIR: dataDir, DATABASE_URL: target.kind === 'postgres' ? target.url : '' };
 
   const first = await startProcess(env);
+  const startLine = () =>
+    first
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg?: string }).msg)
+      .find((msg) => msg?.startsWith('server started'));
+  // The line is written as the server starts listening; the pipe may deliver it a moment later.
+  for (let waited = 0; !startLine() && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  const started = startLine();
+  t.match(
+    started,
+    /^server started: http:\/\/\S+ \S+\/graphql \S+\/docs \S+\/graphiql \S+\/openapi$/,
+    'the start log names the URLs to open',
+  );
   const before = await graphql(first.base, '{ users { totalElements } }');
   t.equal(before.status, 200);
   t.equal(before.body.data.users.totalElements, 0);
