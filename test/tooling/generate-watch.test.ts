@@ -33,7 +33,7 @@ t.test('regenerates when a spec changes', async (t) => {
 
   await until('no first generation', () => runs() === 1 && output.includes('watching'));
   const spec = path.join(dir, 'openapi/ops.yaml');
-  fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace(/^(info:\n(?:.*\n)*?  title: ).*$/m, '$1Watched title'));
+  fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace(/^(info:\n(?:.*\n)*? {2}title: ).*$/m, '$1Watched title'));
   await until('no second generation after the change', () => runs() === 2);
   t.match(output, /changed: openapi\/ops\.yaml/);
   const doc = JSON.parse(fs.readFileSync(path.join(out, 'openapi/ops.json'), 'utf8')) as { info: { title: string } };
