@@ -7,7 +7,7 @@
  * Only the test files that reach a database, i.e. whose local imports lead to
  * test/helpers/database.ts (which alone reads TEST_DATABASE_URL), run twice; a file that cannot tell
  * the two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself
- * (decision 74), and runs once, in the PostgreSQL run.
+ * (decision 74), and runs once, in the PostgreSQL run; so does a file marked `// test-suite: once`.
  * Arguments are passed to both tap runs unchanged; given any, both runs take exactly those.
  *
  * Then the contract coverage report: per OpenAPI document, the operations and documented statuses
@@ -29,11 +29,7 @@ interface RunResult {
 }
 
 const extraArgs = process.argv.slice(2);
-/**
- * Test files each run takes at once. tap's default on two cores is one; the files spend much of their
- * time waiting (sockets, timers, the PostgreSQL server), so two per run keep both cores busy.
- */
-const JOBS = 2;
+
 
 const root = path.resolve(import.meta.dirname, '..');
 const databaseHelper = path.join(root, 'test/helpers/database.ts');
@@ -43,6 +39,14 @@ function testFiles(dir = path.join(root, 'test')): string[] {
     .readdirSync(dir, { withFileTypes: true })
     .flatMap((e) => (e.isDirectory() ? testFiles(path.join(dir, e.name)) : e.name.endsWith('.test.ts') ? [path.join(dir, e.name)] : []))
     .sort();
+}
+
+/**
+ * A file may say it cannot tell the two databases apart although it starts a server (a browser on a
+ * static page, a compiler on the SDK), with a line starting `// test-suite: once` and the reason.
+ */
+function runsOnce(file: string): boolean {
+  return /^\/\/ test-suite: once\b/m.test(fs.readFileSync(file, 'utf8'));
 }
 
 /** Whether `file`'s relative imports (static or dynamic, followed transitively) reach the database helper. */
@@ -65,7 +69,7 @@ function runTap(label: string, env: NodeJS.ProcessEnv, files: string[], live: bo
   if (live) console.log(`\n=== test suite on ${label} ===`);
   const held: Buffer[] = [];
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tap', '--reporter=tap', `--jobs=${JOBS}`, ...extraArgs, ...files], {
+    const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs, ...files], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -134,13 +138,14 @@ let pgliteFiles: string[] = [];
 let postgresFiles: string[] = [];
 if (extraArgs.length === 0) {
   const all = testFiles();
-  const databaseFiles = all.filter((f) => reachesDatabase(f)).map((f) => path.relative(root, f));
-  const once = all.filter((f) => !reachesDatabase(f)).map((f) => path.relative(root, f));
+  const twice = (f: string) => reachesDatabase(f) && !runsOnce(f);
+  const databaseFiles = all.filter(twice).map((f) => path.relative(root, f));
+  const once = all.filter((f) => !twice(f)).map((f) => path.relative(root, f));
   // The files that reach no database run once, in the PostgreSQL run: the PGlite run is the longer
   // one (each file starts its own in-memory database), so this evens the two out.
   pgliteFiles = databaseFiles;
   postgresFiles = [...databaseFiles, ...once];
-  console.log(`run once, in the PostgreSQL run (no database reached): ${once.join(', ') || 'none'}`);
+  console.log(`run once, in the PostgreSQL run (no database reached, or marked once): ${once.join(', ') || 'none'}`);
 }
 // tap rebuilds its Test class when the configured plugins differ from the installed build (always so
 // on a fresh `npm ci`); two runs starting together would both rebuild it and trip over each other.

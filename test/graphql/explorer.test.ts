@@ -1,3 +1,4 @@
+// test-suite: once (the explorer page and its browser; the queries it runs are tested on both databases elsewhere).
 /**
  * GET /graphql/schema and GET /graphiql, each behind its configuration switch, and a real browser
  * (Debian's Chromium through playwright-core) running a query in GraphiQL served from npm assets.

@@ -1,3 +1,4 @@
+// test-suite: once (a static page over the published documents).
 /**
  * GET /docs: the API reference in a real browser (Debian's Chromium through playwright-core). It
  * opens the catalog document, finds the product-creation operation and shows its request example

@@ -1,3 +1,4 @@
+// test-suite: once (the SDK and its compile do not depend on the database).
 /**
  * The SDK as a frontend team meets it: a scratch project outside the repository depends on the
  * package by name (`schemaforge/sdk`, package.json `exports`), type-checks under `strict` with a

@@ -12,7 +12,6 @@ import { loadConfig } from '../../src/config.ts';
 import { documentNames } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import { ContractRegistry } from '../helpers/contract.ts';
-import { TEST_JWT_SECRET } from '../helpers/server.ts';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -53,7 +52,7 @@ function exampleRequest(doc: Json, path: string, item: Json, op: Json): { url: s
 }
 
 t.test('every operation answers its example, contract-checked', async (t) => {
-  const app = await createMockServer(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET }));
+  const app = await createMockServer(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: 'mock-server-test-secret-at-least-32-characters' }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
   const address = app.server.address();
