@@ -30,7 +30,6 @@ interface RunResult {
 
 const extraArgs = process.argv.slice(2);
 
-
 const root = path.resolve(import.meta.dirname, '..');
 const databaseHelper = path.join(root, 'test/helpers/database.ts');
 

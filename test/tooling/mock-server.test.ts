@@ -52,7 +52,9 @@ function exampleRequest(doc: Json, path: string, item: Json, op: Json): { url: s
 }
 
 t.test('every operation answers its example, contract-checked', async (t) => {
-  const app = await createMockServer(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: 'mock-server-test-secret-at-least-32-characters' }));
+  const app = await createMockServer(
+    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: 'mock-server-test-secret-at-least-32-characters' }),
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
   const address = app.server.address();
