@@ -83,9 +83,8 @@ await runCommand(async () => {
       posts++;
     }
   }
-  const { addComment } = await call(() => as.bob!.request(AddCommentDocument, { postId: firstPost, content: 'This is how we work now.' }));
+  await call(() => as.bob!.request(AddCommentDocument, { postId: firstPost, content: 'This is how we work now.' }));
   await call(() => as.carol!.request(AddCommentDocument, { postId: firstPost, content: 'Same here; the SDK saves us hours.' }));
-  void addComment;
 
   const admin = createRestV1Client({
     baseUrl: config.baseUrl,

@@ -107,18 +107,6 @@ export class ContractRegistry {
    * A response that passes is recorded for the contract coverage report (contract-coverage.ts).
    */
   validate(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
-    this.checkResponse(method, url, status, contentType, body);
-    if (!this.recordCoverage) return;
-    const entry = this.find(method, new URL(url, 'http://x').pathname)!;
-    const responses: Json = entry.operation.responses ?? {};
-    recordExercised(
-      entry.doc,
-      entry.operation.operationId as string,
-      String(status) in responses ? String(status) : `${String(status)[0]}XX`,
-    );
-  }
-
-  private checkResponse(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
     const urlPath = new URL(url, 'http://x').pathname;
     const entry = this.find(method, urlPath);
     if (!entry) throw new ContractViolation(`${method} ${urlPath} is not documented in any OpenAPI document`);
@@ -129,7 +117,21 @@ export class ContractRegistry {
       throw new ContractViolation(
         `${where} answered ${status}, which is not documented (documented: ${Object.keys(responses).join(', ')})`,
       );
-    let response = responses[key];
+    this.checkResponse(entry, key, where, method, status, contentType, body);
+    if (this.recordCoverage) recordExercised(entry.doc, entry.operation.operationId as string, key);
+  }
+
+  /** The documented response `key` of `entry`: its content type and, for JSON, its body schema. */
+  private checkResponse(
+    entry: OperationEntry,
+    key: string,
+    where: string,
+    method: string,
+    status: number,
+    contentType: string | null,
+    body: unknown,
+  ): void {
+    let response = (entry.operation.responses as Json)[key];
     let pointerBase = `#/paths/${escapePointer(entry.template)}/${method.toLowerCase()}/responses/${key}`;
     if (response.$ref) {
       pointerBase = response.$ref;
