@@ -20,7 +20,7 @@ const untypedJson = {
 };
 
 export default defineConfig(
-  { ignores: ['generated/', 'dist/', '.data/', '.tap/', 'coverage/'] },
+  { ignores: ['generated/', 'dist/', '.data/', '.tap/', 'coverage/', '.test-build/'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   {

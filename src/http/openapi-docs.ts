@@ -9,8 +9,19 @@ const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
 
 export type OpenApiDocument = Record<string, any>;
 
+const loaded = new Map<string, OpenApiDocument>();
+
+/**
+ * The parsed document, read once per process (every server built in it shares the copy, and the
+ * area plugins of one server ask for the same documents several times). Callers only read it.
+ */
 export function loadOpenApiDocument(name: string): OpenApiDocument {
-  return JSON.parse(fs.readFileSync(path.join(GENERATED, `${name}.json`), 'utf8'));
+  let doc = loaded.get(name);
+  if (!doc) {
+    doc = JSON.parse(fs.readFileSync(path.join(GENERATED, `${name}.json`), 'utf8')) as OpenApiDocument;
+    loaded.set(name, doc);
+  }
+  return doc;
 }
 
 /**

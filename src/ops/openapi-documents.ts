@@ -7,22 +7,30 @@ import { loadOpenApiDocument, withBaseUrl } from '../http/openapi-docs.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
 
 export function openApiDocHandlers(baseUrl: string): Pick<OperationHandlers<operations>, 'listOpenApiDocuments' | 'getOpenApiDocument'> {
-  const docs = new Map<string, { json: string; yaml: string }>();
-  for (const name of documentNames) {
-    const doc = withBaseUrl(loadOpenApiDocument(name), baseUrl);
-    docs.set(name, { json: JSON.stringify(doc), yaml: YAML.stringify(doc, { aliasDuplicateObjects: false }) });
-  }
+  // Rendered on first request, not at start: most servers never publish a document, and the YAML
+  // of all eight takes longer than the rest of the start-up.
+  const rendered = new Map<string, string>();
+  const render = (name: string, format: 'json' | 'yaml'): string => {
+    const key = `${name}.${format}`;
+    let text = rendered.get(key);
+    if (text === undefined) {
+      const doc = withBaseUrl(loadOpenApiDocument(name), baseUrl);
+      text = format === 'json' ? JSON.stringify(doc) : YAML.stringify(doc, { aliasDuplicateObjects: false });
+      rendered.set(key, text);
+    }
+    return text;
+  };
   return {
     listOpenApiDocuments: async () => ({
-      documents: [...docs.keys()].map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
+      documents: documentNames.map((name) => ({ name, json: `/openapi/${name}.json`, yaml: `/openapi/${name}.yaml` })),
     }),
     getOpenApiDocument: async (request, reply) => {
       const match = /^(.+)\.(json|yaml)$/.exec(request.params.document);
-      const entry = match ? docs.get(match[1]!) : undefined;
-      if (!match || !entry) throw notFound(`No OpenAPI document named ${request.params.document}`);
+      const name = documentNames.find((n) => n === match?.[1]);
+      if (!match || !name) throw notFound(`No OpenAPI document named ${request.params.document}`);
       return match[2] === 'json'
-        ? reply.type('application/json; charset=utf-8').send(entry.json)
-        : reply.type('application/yaml; charset=utf-8').send(entry.yaml);
+        ? reply.type('application/json; charset=utf-8').send(render(name, 'json'))
+        : reply.type('application/yaml; charset=utf-8').send(render(name, 'yaml'));
     },
   };
 }
