@@ -35,6 +35,10 @@ export function loggedRequest(request: FastifyRequest) {
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const body = toProblem(error, request.url);
   if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+  // Refused before its body has arrived (an upload over the limit): the connection is closed after the
+  // answer instead of reading the rest only to throw it away, which would also hold a shutdown up
+  // until the keep-alive timeout.
+  if (!request.raw.complete) reply.header('Connection', 'close');
   if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
   if (error instanceof RateLimited) reply.header('Retry-After', String(error.retryAfterS));
   return reply.code(body.status).type('application/problem+json').send(body);
@@ -103,6 +107,19 @@ export function createHttpServer(config: Config): FastifyInstance {
   // hook costs a promise and an extra turn of the microtask queue on every request.
   http.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
+  });
+
+  // Node closes the idle kept-alive connections once, when close() is called; one whose response was
+  // still being sent then (a file download) would keep the shutdown waiting for the keep-alive timeout
+  // (72 s). Once the server is closing, every connection is closed as its response ends.
+  let closing = false;
+  http.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  http.addHook('onResponse', (request, _reply, done) => {
+    if (closing) request.raw.socket?.destroySoon();
     done();
   });
 

@@ -1,4 +1,7 @@
 import t from 'tap';
+import http from 'node:http';
+import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer } from '../helpers/server.ts';
 
 t.test('health, readiness, request ids, and Problem Details for routing errors', async (t) => {
@@ -111,4 +114,29 @@ t.test('published OpenAPI documents', async (t) => {
   }
   const missing = await fetch(`${baseUrl}/openapi/nothing.json`);
   t.equal(missing.status, 404);
+});
+
+t.test('closing waits for a response in flight, then closes its kept-alive connection at once', async (t) => {
+  const server = await startServer(t, {
+    configure: (app) => {
+      app.http.get('/__slow', async (_request, reply) => {
+        const body = new PassThrough();
+        body.write('first ');
+        setTimeout(() => body.end('last'), 300);
+        return reply.type('text/plain').send(body);
+      });
+    },
+  });
+  const agent = new http.Agent({ keepAlive: true });
+  t.teardown(() => agent.destroy());
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    http.get(`${server.baseUrl}/__slow`, { agent }, resolve).on('error', reject),
+  );
+  // The response has begun; the server starts closing while the rest is still to come.
+  const closed = server.app.http.close().then(() => 'closed');
+  let body = '';
+  for await (const chunk of response) body += String(chunk);
+  t.equal(body, 'first last', 'the response in flight is sent whole');
+  // Without closing that connection, close() would wait for the keep-alive timeout (72 s).
+  t.equal(await Promise.race([closed, sleep(10_000, 'still open after 10 s', { ref: false })]), 'closed');
 });
