@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { components } from '../../generated/openapi/rest-v1.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct, productBody } from './fixtures.ts';
 
@@ -8,7 +8,7 @@ type Patch = components['schemas']['PatchProductRequest'];
 type Create = components['schemas']['CreateProductRequest'];
 
 t.test('product PUT and PATCH honour If-Match', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1, v2 } = server;
   const user = await server.token('alice');
   const path = (id: string) => ({ path: { id } });

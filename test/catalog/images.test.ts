@@ -1,11 +1,11 @@
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { GIF_3X2, ONE_PIXEL_PNG, createProduct, multipart } from './fixtures.ts';
 
 const UNKNOWN = '3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f';
 
 t.test('product images', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const user = await server.token('alice');
   const product = await createProduct(server);

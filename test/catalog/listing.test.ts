@@ -1,11 +1,11 @@
 import t from 'tap';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus, json } from '../helpers/typed-client.ts';
 import { createProduct } from './fixtures.ts';
 
 t.test('list and search: paging, sorting, relevance, filters', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1 } = server;
   const made: { id: string }[] = [];
   type ListQuery = NonNullable<operations['listProducts']['parameters']['query']>;

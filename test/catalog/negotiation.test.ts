@@ -1,7 +1,7 @@
 import t from 'tap';
 import { parse } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { createProduct } from './fixtures.ts';
 
 // Item elements are lists wherever they occur, except the root element of a single product.
@@ -25,7 +25,7 @@ function asXmlData(value: unknown, itemNames: Record<string, string>, key = ''):
 const ITEMS = { content: 'product', attributes: 'attribute', images: 'image' };
 
 t.test('content negotiation of product resources', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const tricky = await createProduct(server, {
     name: 'Lamp, "desk"\nedition <b> & co',
@@ -128,7 +128,7 @@ t.test('content negotiation of product resources', async (t) => {
 });
 
 t.test('format=csv of 1,000 products parses back to the same rows', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const db = server.database.db;
   // Seeded in SQL for speed; names exercise quoting (commas, quotes, newlines, unicode).
   const rows = Array.from({ length: 1000 }, (_, i) => ({

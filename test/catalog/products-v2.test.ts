@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { components } from '../../generated/openapi/rest-v2.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct } from './fixtures.ts';
 
@@ -16,7 +16,7 @@ const body: components['schemas']['CreateProductRequestV2'] = {
 };
 
 t.test('REST v2 serves the same products in its own shapes', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v2 } = server;
   const user = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { components } from '../../generated/openapi/rest-v1.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct, productBody } from './fixtures.ts';
 
@@ -14,7 +14,7 @@ type CreateProductRequest = components['schemas']['CreateProductRequest'];
 type ProductReplacement = Omit<CreateProductRequest, 'stockQuantity'> & { stockQuantity?: number };
 
 t.test('product CRUD over REST v1', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1 } = server;
   const user = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);

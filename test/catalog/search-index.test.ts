@@ -1,10 +1,10 @@
 import t from 'tap';
 import { sql } from 'kysely';
 import { onPostgres } from '../helpers/database.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 t.test('the search conditions are served by indexes', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const db = server.database.db;
   const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = 'products'`.execute(db);
   const names = indexes.rows.map((r) => r.indexname);

@@ -1,11 +1,11 @@
 /** `?format=` naming no offered type is a 406 like an unmatched Accept, on every operation taking format. */
 import t from 'tap';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { createProduct, multipart, ONE_PIXEL_PNG } from './fixtures.ts';
 
 t.test('an unsupported format is a 406 naming the formats of the operation, on every operation that takes format', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const alice = await server.token('alice');
   const product = await createProduct(server);

@@ -14,7 +14,7 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { allows, listed, readable, visibilityCondition } from '../../src/content/post-visibility.ts';
 import { as, gql, seed } from '../graphql/gql.ts';
 import { primed, record, sleep, wsClient } from '../graphql/ws-client.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { walk } from '../pagination/walk.ts';
 
 interface Who {
@@ -33,7 +33,7 @@ const POST = 'query($id: ID!) { post(id: $id) { id status comments { content { p
 const USER_POSTS = 'query($id: ID!) { user(id: $id) { posts { content { id } totalElements } } }';
 
 t.test('every read path follows the readable and listed policies', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const bob = await s.user('bob');

@@ -1,11 +1,11 @@
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, expectStatus } from '../helpers/typed-client.ts';
 
 type Settings = Record<string, unknown>;
 
 t.test('the config document: ETag, Cache-Control, conditional GET, admin update', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1 } = server;
   const admin = await server.token('root', ['ADMIN']);
   const get = (headers: Record<string, string> = {}, format?: string) =>
@@ -51,7 +51,7 @@ t.test('the config document: ETag, Cache-Control, conditional GET, admin update'
 });
 
 t.test('config updates honour If-Match: a stale tag is 412 with the current ETag', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { v1 } = server;
   const admin = await server.token('root', ['ADMIN']);
   const other = await server.token('root2', ['ADMIN']);

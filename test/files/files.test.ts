@@ -1,12 +1,12 @@
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { multipart } from '../catalog/fixtures.ts';
 import { attachment } from '../../src/http/content-disposition.ts';
 
 const UNKNOWN = '3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f';
 
 t.test('file upload and download', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const alice = await server.token('alice');
 

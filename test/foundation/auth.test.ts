@@ -3,13 +3,13 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
-import { TEST_JWT_SECRET, startServer } from '../helpers/server.ts';
+import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const product = { name: 'Desk', price: 120.5, sku: 'DESK-1', category: 'HOME' };
 
 t.test('bearer JWT authentication', async (t) => {
-  const { api } = await startServer(t);
+  const { api } = await sharedServer();
 
   t.test('missing token on a protected operation is 401', async (t) => {
     const r = await api.post('/api/v1/products', { body: product, expect: 401 });
@@ -62,7 +62,7 @@ t.test('bearer JWT authentication', async (t) => {
 });
 
 t.test('npm run token prints a token the server accepts, with repeatable --role', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const token = execFileSync(
     process.execPath,
     ['--import', 'tsx', 'scripts/token.ts', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR'],

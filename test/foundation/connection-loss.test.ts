@@ -7,7 +7,7 @@
 import pg from 'pg';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from '../graphql/gql.ts';
 import { primed, record, sleep, wsClient } from '../graphql/ws-client.ts';
 
@@ -28,7 +28,7 @@ t.test(
   'the server outlives the database ending its connections',
   { skip: onPostgres ? false : 'needs PostgreSQL: PGlite runs in process and has no connections to lose (run `npm run test:suite`)' },
   async (t) => {
-    const server = await startServer(t);
+    const server = await sharedServer();
     if (server.config.database.kind !== 'postgres') throw new Error('unreachable');
     const lost: Error[] = [];
     server.database.onConnectionError((error) => lost.push(error));

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { CreateUserDocument } from '../../generated/client/graphql.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer } from '../helpers/typed-client.ts';
 import { typed } from '../graphql/gql.ts';
 
@@ -29,7 +29,7 @@ const ADDRESSES: [address: string, valid: boolean][] = [
 ];
 
 t.test('GraphQL and REST agree on every address', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const token = await server.token('alice');
   let n = 0;
   for (const [address, valid] of ADDRESSES) {

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 interface RawResponse {
   status: number;
@@ -51,7 +51,7 @@ const documentedTypes = new Set(
 );
 
 t.test('framework-level errors are documented Problem Details', async (t) => {
-  const server = await startServer(t, { env: { HTTP_REQUEST_TIMEOUT_MS: '500' } });
+  const server = await sharedServer({ env: { HTTP_REQUEST_TIMEOUT_MS: '500' } });
   const port = Number(new URL(server.baseUrl).port);
   const admin = await server.token('root', ['ADMIN']);
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 async function gql(baseUrl: string, query: string, variables?: Record<string, unknown>, token?: string) {
   const r = await fetch(`${baseUrl}/graphql`, {
@@ -15,7 +15,7 @@ async function gql(baseUrl: string, query: string, variables?: Record<string, un
 }
 
 t.test('GraphQL slice: createUser, user, users over POST /graphql', async (t) => {
-  const { baseUrl } = await startServer(t);
+  const { baseUrl } = await sharedServer();
   const empty = await gql(baseUrl, '{ users { totalElements } }');
   t.equal(empty.status, 200);
   t.same(empty.body, { data: { users: { totalElements: 0 } } });

@@ -2,7 +2,7 @@ import t from 'tap';
 import http from 'node:http';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer, startServer } from '../helpers/server.ts';
 
 t.test('health, readiness, request ids, and Problem Details for routing errors', async (t) => {
   const server = await startServer(t, {
@@ -90,6 +90,7 @@ t.test('health, readiness, request ids, and Problem Details for routing errors',
 });
 
 t.test('readiness reports 503 when the database is gone', async (t) => {
+  // A server of its own: this one's database is closed under it.
   const server = await startServer(t);
   await server.database.db.destroy();
   const r = await fetch(`${server.baseUrl}/readyz`);
@@ -98,7 +99,7 @@ t.test('readiness reports 503 when the database is gone', async (t) => {
 });
 
 t.test('published OpenAPI documents', async (t) => {
-  const { api, baseUrl } = await startServer(t);
+  const { api, baseUrl } = await sharedServer();
   const index = await api.get('/openapi', { expect: 200 });
   const names = index.body.documents.map((d: { name: string }) => d.name);
   t.ok(names.includes('rest-v1'));

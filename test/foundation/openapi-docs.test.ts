@@ -3,7 +3,7 @@ import path from 'node:path';
 import t from 'tap';
 import YAML from 'yaml';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 const OPENAPI = path.resolve(import.meta.dirname, '../../openapi');
 
@@ -31,7 +31,7 @@ function sourceDocuments(): [string, unknown][] {
 }
 
 t.test('served documents name the configured BASE_URL as their server; the committed ones stay relative', async (t) => {
-  const { api, baseUrl } = await startServer(t, { env: { BASE_URL: 'https://api.example.test' } });
+  const { api, baseUrl } = await sharedServer({ env: { BASE_URL: 'https://api.example.test' } });
   const committed = new Map(sourceDocuments());
   const index = await api.get('/openapi', { expect: 200 });
   t.ok(index.body.documents.length >= 4);
@@ -50,7 +50,7 @@ t.test('served documents name the configured BASE_URL as their server; the commi
 });
 
 t.test('published descriptions carry no working notes', async (t) => {
-  const { api, baseUrl } = await startServer(t);
+  const { api, baseUrl } = await sharedServer();
   const index = await api.get('/openapi', { expect: 200 });
   const documents: [string, unknown][] = sourceDocuments();
   for (const doc of index.body.documents) documents.push([doc.json, await (await fetch(`${baseUrl}${doc.json}`)).json()]);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 const valid = {
   name: 'Walnut Desk',
@@ -15,7 +15,7 @@ const valid = {
 };
 
 t.test('POST /api/v1/products validates every CreateProductRequest rule', async (t) => {
-  const { api, token } = await startServer(t);
+  const { api, token } = await sharedServer();
   const auth = await token('alice');
 
   const broken: [string, Record<string, unknown>, string][] = [

@@ -18,7 +18,7 @@ import { AppError } from '../../src/errors.ts';
 import { createHttpServer } from '../../src/http/http-server.ts';
 import { requireEveryOperationServed } from '../../src/http/operation-coverage.ts';
 import { registerOperations, securityGuard, type OperationHandlers } from '../../src/http/openapi-routes.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -70,7 +70,7 @@ async function send(baseUrl: string, op: Operation, authorization?: string): Pro
 }
 
 t.test('every secured operation refuses before validation; public ones do not', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const user = `Bearer ${await server.token('sweep-user', ['USER'])}`;
   const all = operations();
   t.same(

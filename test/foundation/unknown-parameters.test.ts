@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { documentNames } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -27,7 +27,7 @@ function pathValue(schema: any): string {
 }
 
 t.test('every operation refuses an undeclared query parameter with a 400 naming it', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const admin = await server.token('root', ['ADMIN']);
   const { token: scimToken } = await server.app.services.scimTokens.issue('default');
   let tried = 0;

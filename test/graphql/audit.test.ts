@@ -4,10 +4,10 @@
  */
 import { serverAudits } from 'graphql-http';
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 t.test('graphql-http server audits', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const audits = serverAudits({ url: `${server.baseUrl}/graphql` });
   t.ok(audits.length > 0);
   const recommendations: string[] = [];

@@ -3,7 +3,7 @@
  * errorType, message and extensions. Rules live in the SDL (@authenticated, @hasRole).
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 const UNAUTHORIZED = { message: 'Authentication required', extensions: { errorType: 'UNAUTHORIZED' } };
@@ -13,7 +13,7 @@ const FORBIDDEN = { message: 'Access denied', extensions: { errorType: 'FORBIDDE
 const exact = (errors: any[] | undefined) => errors?.map((e) => ({ message: e.message, extensions: e.extensions }));
 
 t.test('authorization table over HTTP', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const bob = await s.user('bob');

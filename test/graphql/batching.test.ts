@@ -3,7 +3,7 @@
  * users, posts or comments. Runs on PGlite and, under `npm run test:suite`, on PostgreSQL.
  */
 import t, { type Test } from 'tap';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { gql } from './gql.ts';
 
 const QUERY = `{ users(size: 20) { content { posts(size: 10) { content {
@@ -65,7 +65,7 @@ async function seedGraph(server: TestServer, n: number): Promise<void> {
 
 async function statementsFor(t: Test, n: number): Promise<{ count: number; users: number; posts: number; comments: number }> {
   // The issue's query costs far more than 200 under the cost model: this test is about batching.
-  const server = await startServer(t, { env: { GRAPHQL_MAX_COMPLEXITY: '1000000' } });
+  const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000' } });
   await seedGraph(server, n);
   const statements: string[] = [];
   const stop = server.database.observeQueries((sql) => statements.push(sql));

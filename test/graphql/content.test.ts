@@ -1,10 +1,10 @@
 /** Every field and operation of the content schema resolved for real, over HTTP. */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 t.test('users: oldest account first, paged connections', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const ids: string[] = [];
   for (const name of ['ann', 'bob', 'cyd']) ids.push((await s.user(name)).id);
@@ -22,7 +22,7 @@ t.test('users: oldest account first, paged connections', async (t) => {
 });
 
 t.test('searchUsers ranks exact, prefix, word start, substring; case-insensitive', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   await s.user('xanna', 'Somebody');
   await s.user('annabel', 'Annabel Lee');
@@ -45,7 +45,7 @@ t.test('searchUsers ranks exact, prefix, word start, substring; case-insensitive
 });
 
 t.test('posts: slug, tags, views, likes, comments, replies, follows', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const bob = await s.user('bob');
@@ -178,7 +178,7 @@ t.test('posts: slug, tags, views, likes, comments, replies, follows', async (t) 
 });
 
 t.test('post lifecycle: DRAFT -> PUBLISHED -> ARCHIVED -> DRAFT; anything else is BAD_REQUEST', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const bob = await s.user('bob');

@@ -4,11 +4,11 @@
  * counts; not followable. The follow rows themselves stay, so reactivation restores them.
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 t.test('a deactivated account is found by id, and no list shows it', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const [alice, bob, carol] = [await s.user('alice', 'Alice Liddell'), await s.user('bob', 'Bob Alison'), await s.user('carol')];
   const post = await s.post(bob.id, 'Written before leaving');

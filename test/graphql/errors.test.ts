@@ -1,10 +1,10 @@
 /** The errors table: exact errorType, message and extensions; partial data; nothing internal leaks. */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 t.test('errors table over HTTP', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const token = await server.token(alice.id);

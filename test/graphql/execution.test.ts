@@ -13,7 +13,7 @@ import { OperationExecutor, type Compile } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 const schema = buildGraphQLSchema();
@@ -81,7 +81,7 @@ t.test('document cache', async (t) => {
 });
 
 t.test('compiled execution', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const alice = await seed(server).user('alice');
   const bob = await seed(server).user('bob');
   const post = await seed(server).post(alice.id, 'Hello', { tags: ['intro'] });

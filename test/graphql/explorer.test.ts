@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import { chromium } from 'playwright-core';
 import t from 'tap';
 import { typeDefs } from '../../generated/graphql/typedefs.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { seed } from './gql.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const QUERY = '{ searchUsers(query: "browser") { username displayName } }';
 
 t.test('schema printout and explorer are served when enabled', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const sdl = await fetch(`${server.baseUrl}/graphql/schema`);
   t.equal(sdl.status, 200);
   t.match(sdl.headers.get('content-type'), /^text\/plain/);
@@ -60,7 +60,7 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
 });
 
 t.test('both are 404 when disabled (the production default)', async (t) => {
-  const server = await startServer(t, { env: { GRAPHIQL: 'false', GRAPHQL_SCHEMA_PRINTOUT: 'false' } });
+  const server = await sharedServer({ env: { GRAPHIQL: 'false', GRAPHQL_SCHEMA_PRINTOUT: 'false' } });
   for (const path of ['/graphql/schema', '/graphiql', '/graphiql/assets/graphiql.min.js', '/graphiql/assets/graphql-parser.mjs']) {
     const r = await fetch(`${server.baseUrl}${path}`);
     t.equal(r.status, 404, path);
@@ -71,7 +71,7 @@ t.test(
   'GraphiQL in a real browser runs a query and shows the result',
   { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
   async (t) => {
-    const server = await startServer(t);
+    const server = await sharedServer();
     await seed(server).user('browser_user', 'Seen In Browser');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -109,7 +109,7 @@ t.test(
   'GraphiQL in a real browser runs a subscription over the WebSocket',
   { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
   async (t) => {
-    const server = await startServer(t);
+    const server = await sharedServer();
     const s = seed(server);
     const author = await s.user('live_author');
     const browser = await chromium.launch({

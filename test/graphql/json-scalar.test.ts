@@ -5,14 +5,14 @@
  * every input violation at once, the status rule included.
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 const CREATE = 'mutation($input: CreatePostInput!) { createPost(input: $input) { id metadata } }';
 const READ = 'query($id: ID!) { post(id: $id) { title metadata } }';
 
 t.test('Json scalar and Post.metadata', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const alice = await seed(server).user('alice');
   const token = await server.token(alice.id);
 
@@ -93,7 +93,7 @@ t.test('Json scalar and Post.metadata', async (t) => {
 });
 
 t.test('a syntax error is GRAPHQL_PARSE_FAILED; an invalid document stays GRAPHQL_VALIDATION_FAILED', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const syntax = await gql(server, '{ users { ');
   t.equal(syntax.status, 400);
   t.match(syntax.body.errors, [

@@ -1,7 +1,7 @@
 /** Depth, complexity, alias and length limits: refused before execution, with a clear message. */
 import { getIntrospectionQuery } from 'graphql';
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
 /**
@@ -17,7 +17,7 @@ function queryOfDepth(depth: number): string {
 }
 
 t.test('limits', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const alice = await seed(server).user('alice');
   await seed(server).post(alice.id, 'Deep');
 

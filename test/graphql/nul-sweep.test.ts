@@ -19,7 +19,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { gql } from './gql.ts';
 import { wsClient } from './ws-client.ts';
 
@@ -116,7 +116,7 @@ t.test('the sweep covers the string arguments of every operation type', async (t
 });
 
 t.test('NUL in any String or ID argument is BAD_REQUEST naming it', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const admin = await server.token('root', ['ADMIN']);
 
   for (const c of cases.filter((c) => c.operation !== 'subscription')) {

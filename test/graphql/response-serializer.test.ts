@@ -13,7 +13,7 @@ import { OperationPreparer, type OperationRequest } from '../../src/graphql/oper
 import { compileDataSerializer } from '../../src/graphql/response-serializer.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { as, seed } from './gql.ts';
 
 /**
@@ -47,7 +47,7 @@ async function run(
 }
 
 t.test("the application's schema and data", async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice', 'Alice "the first" \\ Ä');
   const bob = await s.user('bob');

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { createServer } from '../../src/server.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 import { primed, record, sleep, wsClient } from './ws-client.ts';
 
@@ -27,7 +27,7 @@ t.test(
   'a subscriber on instance A receives posts and comments created through instance B',
   { skip: onPostgres ? false : 'needs PostgreSQL: in-memory PGlite cannot be shared by two instances (run `npm run test:suite`)' },
   async (t) => {
-    const a = await startServer(t);
+    const a = await sharedServer();
     const b = await secondInstance(a);
     try {
       const s = seed(a);

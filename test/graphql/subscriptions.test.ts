@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import WebSocket from 'ws';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer, startServer } from '../helpers/server.ts';
 import { as, gql, seed } from './gql.ts';
 import { primed, record, sleep, wsClient, wsUrl } from './ws-client.ts';
 
@@ -12,7 +12,7 @@ const POST_CREATED = 'subscription($a: ID) { postCreated(authorId: $a) { id titl
 const COMMENT_ADDED = 'subscription($p: ID!) { commentAdded(postId: $p) { id content post { id } parentComment { id } author { id } } }';
 
 t.test('postCreated: by author, published posts only, first publication', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const bob = await s.user('bob');
@@ -56,7 +56,7 @@ t.test('postCreated: by author, published posts only, first publication', async 
 });
 
 t.test('commentAdded: only the subscribed post; drafts need their author', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const s = seed(server);
   const alice = await s.user('alice');
   const bob = await s.user('bob');
@@ -98,7 +98,7 @@ t.test('commentAdded: only the subscribed post; drafts need their author', async
 });
 
 t.test('WebSocket errors: constraints, limits, bad token, no HTTP subscriptions', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const client = wsClient(t, server.baseUrl);
   const invalid = record(client, 'subscription { commentAdded(postId: "") { id } }');
   await invalid.completed;
@@ -132,7 +132,7 @@ t.test('WebSocket errors: constraints, limits, bad token, no HTTP subscriptions'
 });
 
 t.test('connection init time-out (4408) and keep-alive pings, from configuration', async (t) => {
-  const server = await startServer(t, { env: { GRAPHQL_WS_INIT_TIMEOUT_MS: '300', GRAPHQL_WS_KEEPALIVE_MS: '100' } });
+  const server = await sharedServer({ env: { GRAPHQL_WS_INIT_TIMEOUT_MS: '300', GRAPHQL_WS_KEEPALIVE_MS: '100' } });
   const silent = new WebSocket(wsUrl(server.baseUrl), 'graphql-transport-ws');
   const started = Date.now();
   const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
@@ -157,6 +157,7 @@ t.test('connection init time-out (4408) and keep-alive pings, from configuration
 });
 
 t.test('closing the app ends open subscriptions and does not hang', async (t) => {
+  // A server of its own: the test closes it.
   const server = await startServer(t);
   const sub = record(wsClient(t, server.baseUrl), 'subscription { postCreated { id } }');
   const alice = await seed(server).user('alice');

@@ -29,12 +29,12 @@ import {
   type OnCommentAddedSubscription,
   type OnPostCreatedSubscription,
 } from '../../generated/client/graphql.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { typed } from './gql.ts';
 import { primed, record, wsClient } from './ws-client.ts';
 
 t.test('every client operation against the live server', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const alice = (
     await typed(server, CreateUserDocument, { input: { username: 'alice', email: 'alice@example.com', displayName: 'Alice' } })
   ).body.data!.createUser;

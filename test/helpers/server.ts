@@ -1,11 +1,15 @@
 /**
  * Starts the real application on a loopback port over a fresh database (a copy of the migrated
- * template, see ./database.ts), for one test file.
- * Teardown closes the server and drops the database.
+ * template, see ./database.ts). Teardown closes the server and drops the database.
+ *
+ * `sharedServer` is the one to reach for: the tests of a file share one server per set of options,
+ * each test starting on the database as migrated (./fresh-data.ts). `startServer` gives a test a
+ * server of its own, for what cannot be shared: routes added before it listens, a mail sink or a
+ * webhook notifier of the test's own, a server the test closes or whose database it breaks.
  */
 import { once } from 'node:events';
 import net from 'node:net';
-import type { Test } from 'tap';
+import tap, { type Test } from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -14,6 +18,7 @@ import { createServer } from '../../src/server.ts';
 import type { MailTransport } from '../../src/identity/domains/mail-transport.ts';
 import type { EndpointNotifier } from '../../src/webhooks/webhook-observer.ts';
 import { createTestDatabase } from './database.ts';
+import { snapshotSeedData } from './fresh-data.ts';
 import { ContractClient } from './contract.ts';
 import { typedClients, type TypedClients } from './typed-client.ts';
 
@@ -119,4 +124,25 @@ export async function startSecondInstance(t: Test, first: TestServer): Promise<P
   const port = typeof address === 'object' && address ? address.port : 0;
   t.teardown(() => server.close());
   return { baseUrl: `http://127.0.0.1:${port}`, app, database };
+}
+
+export type SharedStartOptions = Pick<StartOptions, 'env' | 'baseUrlIsListenAddress' | 'webhookCa'>;
+
+const shared = new Map<string, Promise<{ server: TestServer; reset: () => Promise<void> }>>();
+
+/**
+ * The server the tests of this file share for these options: started on the first call, closed when
+ * the file ends. Every call empties the database back to what the migrations left, so each test
+ * begins as it would on a server of its own; call it once at the start of each top-level test.
+ */
+export async function sharedServer(options: SharedStartOptions = {}): Promise<TestServer> {
+  const key = JSON.stringify(options);
+  let entry = shared.get(key);
+  if (!entry) {
+    entry = startServer(tap, options).then(async (server) => ({ server, reset: await snapshotSeedData(server.database) }));
+    shared.set(key, entry);
+  }
+  const { server, reset } = await entry;
+  await reset();
+  return server;
 }

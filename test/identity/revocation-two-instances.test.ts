@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
-import { startSecondInstance, startServer } from '../helpers/server.ts';
+import { sharedServer, startSecondInstance } from '../helpers/server.ts';
 import { seed } from '../graphql/gql.ts';
 import { closedWithin, sleep, socket, statuses } from './credential-probes.ts';
 
@@ -16,7 +16,7 @@ t.test(
   'a revocation through one instance holds on the other at once',
   { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): an in-memory PGlite cannot be shared by two instances' },
   async (t) => {
-    const one = await startServer(t);
+    const one = await sharedServer();
     const two = await startSecondInstance(t, one);
     const { sessions } = one.app.services;
     const alice = await seed(one).user('alice');
@@ -57,7 +57,7 @@ t.test(
   'a revocation sent while the LISTEN connection is down still closes the socket once it is back',
   { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): PGlite listens in process and has no connection to lose' },
   async (t) => {
-    const server = await startServer(t);
+    const server = await sharedServer();
     const carol = await seed(server).user('carol');
     const dave = await seed(server).user('dave');
     const [carolSession, daveSession] = [

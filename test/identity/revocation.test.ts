@@ -6,11 +6,11 @@
  * leaving everyone else's open. A JWT whose subject is no stored user keeps working.
  */
 import t from 'tap';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { seed } from '../graphql/gql.ts';
 import { closedWithin, sleep, socket, statuses } from './credential-probes.ts';
 
-const server: TestServer = await startServer(t);
+const server: TestServer = await sharedServer();
 const { sessions } = server.app.services;
 const db = server.database.db;
 const deactivate = (id: string) => db.updateTable('users').set({ active: false }).where('id', '=', id).execute();

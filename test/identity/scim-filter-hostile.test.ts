@@ -7,10 +7,10 @@ import t, { type Test } from 'tap';
 import { filterCondition } from '../../src/identity/scim/scim-filter-sql.ts';
 import { MAX_FILTER_LENGTH, MAX_FILTER_TERMS, parseScimFilter } from '../../src/identity/scim/scim-filter-parse.ts';
 import { listGroupIds, listUserIds } from '../../src/identity/scim/scim-list.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { ACME_USERS, GROUP, scimErrorOf, seedScimTenants } from './scim-filter-seed.ts';
 
-const server = await startServer(t);
+const server = await sharedServer();
 const { db } = server.database;
 await seedScimTenants(db);
 

@@ -6,10 +6,10 @@
  */
 import t, { type Test } from 'tap';
 import { listGroupIds, listUserIds, SCIM_MAX_RESULTS, type ScimListQuery } from '../../src/identity/scim/scim-list.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { ACME_USERS, GLOBEX_USERS, GROUP, scimErrorOf, seedScimTenants } from './scim-filter-seed.ts';
 
-const server = await startServer(t);
+const server = await sharedServer();
 const { db } = server.database;
 await seedScimTenants(db);
 

@@ -5,11 +5,11 @@
  * a user's read-only `groups`, If-Match, and membership in group_members where sign-on reads it.
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { GROUP_SCHEMA, scimTenant } from '../helpers/scim.ts';
 
 t.test('SCIM groups', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const scim = await scimTenant(server, 'acme');
   const other = await scimTenant(server, 'globex');
   const ids: string[] = [];

@@ -4,11 +4,11 @@
  * userName and group name may exist in both tenants. B's resources are unchanged at the end.
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { ENTERPRISE, scimTenant } from '../helpers/scim.ts';
 
 t.test('tenant isolation for every operation', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const a = await scimTenant(server, 'tenant-a');
   const b = await scimTenant(server, 'tenant-b');
 

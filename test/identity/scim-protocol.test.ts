@@ -7,11 +7,11 @@
  * supported.
  */
 import t, { type Test } from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { ERROR_SCHEMA, LIST_SCHEMA, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
 
 t.test('SCIM protocol', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const scim = await scimTenant(server, 'acme');
   const raw = async (method: string, path: string, init: { token?: string | null; type?: string; body?: string } = {}) => {
     const headers: Record<string, string> = {};

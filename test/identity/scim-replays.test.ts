@@ -8,13 +8,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { ENTERPRISE, GROUP_SCHEMA, LIST_SCHEMA, scimClient, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
 
 const eq = (attribute: string, value: string) => `filter=${encodeURIComponent(`${attribute} eq "${value}"`)}`;
 
 t.test('replays', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { db } = server.database;
 
   await t.test("Okta's SCIM 2.0 spec test and CRUD runs", async (t) => {

@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
 import { scimTenant, type ScimClient } from '../helpers/scim.ts';
-import { startSecondInstance, startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, startSecondInstance, type TestServer } from '../helpers/server.ts';
 import { closedWithin, socket, statuses } from './credential-probes.ts';
 
 type Instance = Pick<TestServer, 'baseUrl'>;
@@ -47,7 +47,7 @@ async function refusedEverywhere(
 }
 
 t.test('SCIM deactivation and deletion revoke every credential on the next request', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const scim = await scimTenant(server, 'acme');
   const instances = [server];
 
@@ -79,7 +79,7 @@ t.test(
   'a SCIM deactivation or deletion through one instance is refused on another at once',
   { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): an in-memory PGlite cannot be shared by two instances' },
   async (t) => {
-    const one = await startServer(t);
+    const one = await sharedServer();
     const two = await startSecondInstance(t, one);
     const scim = await scimTenant(one, 'globex');
     const instances = [one, two];

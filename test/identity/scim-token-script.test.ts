@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
-import { TEST_JWT_SECRET, startServer } from '../helpers/server.ts';
+import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -39,7 +39,7 @@ async function closedPort(): Promise<number> {
 }
 
 t.test('prints a token of the tenant, creating the tenant when absent', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { scimTokens, tenants } = server.app.services;
   const env = { BASE_URL: server.baseUrl };
 
@@ -66,7 +66,7 @@ t.test('prints a token of the tenant, creating the tenant when absent', async (t
 });
 
 t.test('one line on stderr and a non-zero exit when it cannot get a token', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const cases: [string, string[], Record<string, string>, RegExp][] = [
     [
       'server not reachable',

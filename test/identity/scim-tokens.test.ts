@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 
 const UNKNOWN = '3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f';
@@ -29,7 +29,7 @@ function tokenClient(server: TestServer, root: Record<string, string>) {
 }
 
 t.test('issue, list and revoke', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const root = await withTenants(server, 'acme', 'globex');
   const tokens = tokenClient(server, root);
   const { scimTokens } = server.app.services;
@@ -91,7 +91,7 @@ t.test('issue, list and revoke', async (t) => {
 });
 
 t.test('a token is stored as its SHA-256 only', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const tokens = tokenClient(server, await withTenants(server, 'acme'));
   const issued = await dataOf(201, tokens.issue('acme'));
   const row = await server.database.db.selectFrom('scim_tokens').selectAll().where('id', '=', issued.id).executeTakeFirstOrThrow();
@@ -103,7 +103,7 @@ t.test('a token is stored as its SHA-256 only', async (t) => {
 });
 
 t.test('tenantForToken: unknown and malformed tokens, and last use kept to the minute', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const tokens = tokenClient(server, await withTenants(server, 'acme'));
   const { scimTokens } = server.app.services;
   const issued = await dataOf(201, tokens.issue('acme'));

@@ -7,11 +7,11 @@
  */
 import t from 'tap';
 import { Readable } from 'node:stream';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { ENTERPRISE, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
 
 t.test('SCIM users', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const scim = await scimTenant(server, 'acme');
 
   await t.test('create, read, replace, delete', async (t) => {

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
+import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 import { gql, seed } from '../graphql/gql.ts';
 import { closedWithin, sleep, socket, statuses } from './credential-probes.ts';
 
-const server = await startServer(t);
+const server = await sharedServer();
 const { sessions, tenants } = server.app.services;
 const db = server.database.db;
 const verifier = new CredentialVerifier(TEST_JWT_SECRET, sessions);

@@ -4,14 +4,14 @@
  */
 import t from 'tap';
 import { AppError } from '../../src/errors.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 
 const GOOD_SLUGS = ['a', '0', 'initech', 'acme-eu-2', '9to5', 'a'.repeat(63)];
 const BAD_SLUGS = ['', 'Acme', 'acme_eu', '-acme', 'acme-', 'a b', 'acmé', 'a'.repeat(64), 'acme.eu', 'acme\n'];
 
 t.test('tenants: create, get, duplicates and the slug rule', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { admin } = server;
   const root = bearer(await server.token('root', ['ADMIN']));
 
@@ -71,7 +71,7 @@ t.test('tenants: create, get, duplicates and the slug rule', async (t) => {
 });
 
 t.test('the database holds the same slug rule for callers other than the API', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { tenants } = server.app.services;
   for (const id of GOOD_SLUGS) t.equal((await tenants.create({ id, name: id })).id, id);
   for (const id of BAD_SLUGS) {
@@ -82,7 +82,7 @@ t.test('the database holds the same slug rule for callers other than the API', a
 });
 
 t.test('tenants: the default tenant, paging and sorting', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { admin } = server;
   const root = bearer(await server.token('root', ['ADMIN']));
   const list = (query: { page?: number; size?: number; sort?: string[] }) =>
@@ -128,7 +128,7 @@ t.test('tenants: the default tenant, paging and sorting', async (t) => {
 });
 
 t.test('tenants are ADMIN-only and users belong to an existing tenant', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { admin } = server;
   const user = bearer(await server.token('alice', ['USER']));
   t.match(await errorOf(401, admin.GET('/api/v1/admin/tenants')), { type: '/problems/unauthorized' });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 type Json = Record<string, any>;
@@ -25,7 +25,7 @@ function createProductExample(): Json {
 }
 
 t.test('the page and its assets are 404 when DOCS is off (the production default)', async (t) => {
-  const server = await startServer(t, { env: { DOCS: 'false' } });
+  const server = await sharedServer({ env: { DOCS: 'false' } });
   for (const url of ['/docs', '/docs/assets/swagger-ui-bundle.js']) t.equal((await fetch(`${server.baseUrl}${url}`)).status, 404, url);
 });
 
@@ -33,7 +33,7 @@ t.test(
   'Chromium opens /docs, finds a product operation and its example',
   { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
   async (t) => {
-    const server = await startServer(t);
+    const server = await sharedServer();
     const missing = await fetch(`${server.baseUrl}/docs/assets/nope.js`);
     t.equal(missing.status, 404);
     t.match(missing.headers.get('content-type'), /^application\/problem\+json/);

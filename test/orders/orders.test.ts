@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct } from '../catalog/fixtures.ts';
 
@@ -21,7 +21,7 @@ async function stock(server: TestServer, id: string): Promise<number> {
 const path = (id: string) => ({ path: { id } });
 
 t.test('customers', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1 } = server;
   const alice = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);
@@ -62,7 +62,7 @@ t.test('customers', async (t) => {
 });
 
 t.test('orders: creation, totals, stock, HAL links and transitions', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1 } = server;
   const admin = await server.token('root', ['ADMIN']);
   const alice = await customerFor(server, 'alice');
@@ -265,7 +265,7 @@ t.test('orders: creation, totals, stock, HAL links and transitions', async (t) =
 });
 
 t.test('concurrency: no overselling, one winner per transition', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { v1 } = server;
   const alice = await customerFor(server, 'alice');
   const scarce = await createProduct(server, { stockQuantity: 5 });
@@ -291,7 +291,7 @@ t.test('concurrency: no overselling, one winner per transition', async (t) => {
 });
 
 t.test('order lists: HAL collection, visibility, paging links', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api, v1 } = server;
   const admin = await server.token('root', ['ADMIN']);
   const alice = await customerFor(server, 'alice');

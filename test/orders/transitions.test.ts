@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { components } from '../../generated/openapi/rest-v1.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf, expectStatus } from '../helpers/typed-client.ts';
 import { createProduct } from '../catalog/fixtures.ts';
 import { onPostgres } from '../helpers/database.ts';
@@ -35,7 +35,7 @@ interface Fixture {
 }
 
 async function fixture(t: Test): Promise<Fixture> {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const owner = await server.token('alice');
   const admin = await server.token('root', ['ADMIN']);
   const customer = await dataOf(

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { CursorCodec, callerKey, deriveCursorSecret } from '../../src/http/cursor.ts';
 import type { operations } from '../../generated/openapi/posts.ts';
-import { startServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
+import { sharedServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf } from '../helpers/typed-client.ts';
 import { cursorPage, keysetPage, standardPage } from './page-forms.ts';
 import { newestFirst, ORIGIN_MICROS, Seed } from './seed.ts';
@@ -28,7 +28,7 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 const payloadOf = (cursor: string) => JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString());
 
 t.test('cursor integrity', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const get = (query: PostsQuery, token?: string) => dataOf(200, postsList(server, query, token));
   const seed = new Seed(server.database.db);
   await seed.users('alice', 'bob');
@@ -143,7 +143,7 @@ t.test('cursor integrity', async (t) => {
 });
 
 t.test('positions keep microseconds: posts within one millisecond are neither skipped nor repeated', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const seed = new Seed(server.database.db);
   await seed.users('alice');
   // 12 posts inside one millisecond, 83 µs apart, inserted in shuffled order so ids do not follow time.

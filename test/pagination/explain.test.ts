@@ -9,7 +9,7 @@ import t from 'tap';
 import { buildSeekQuery, type SeekQuery } from '../../src/content/post-lists.repository.ts';
 import { listed } from '../../src/content/post-visibility.ts';
 import { as } from '../graphql/gql.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { Seed } from './seed.ts';
 
 interface PlanNode {
@@ -28,7 +28,7 @@ function nodes(plan: PlanNode): PlanNode[] {
 }
 
 t.test('seek queries use the composite indexes, with no Sort and no OFFSET', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { db } = server.database;
   await new Seed(db).users(...Array.from({ length: 50 }, (_, i) => `user${i}`));
   await sql`

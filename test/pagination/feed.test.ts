@@ -3,7 +3,7 @@
  * gives the same pages in mirror order, and the flags and cursors tell exactly where the ends are.
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { newestFirst, ORIGIN_MICROS, Seed } from './seed.ts';
 
 interface FeedBody {
@@ -14,7 +14,7 @@ interface FeedBody {
 }
 
 t.test('feed walks', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const seed = new Seed(server.database.db);
   await seed.users('alice');

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import type { operations } from '../../generated/openapi/posts.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { dataOf, errorOf } from '../helpers/typed-client.ts';
 import { cursorPage, keysetPage, offsetPage, standardPage } from './page-forms.ts';
 import { walk } from './walk.ts';
@@ -19,7 +19,7 @@ function specs(): PostSpec[] {
 }
 
 t.test('pagination forms', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const list = (query: NonNullable<operations['listPosts']['parameters']['query']> = {}) =>
     server.posts.GET('/posts', { params: { query } });

@@ -4,13 +4,13 @@
  */
 import t from 'tap';
 import type { operations } from '../../generated/openapi/posts.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { dataOf, errorOf } from '../helpers/typed-client.ts';
 import { offsetPage, standardPage } from './page-forms.ts';
 import { ORIGIN_MICROS, Seed } from './seed.ts';
 
 t.test('limits and parameter validation', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const posts = (query: NonNullable<operations['listPosts']['parameters']['query']> = {}) =>
     dataOf(200, server.posts.GET('/posts', { params: { query } }));

@@ -8,7 +8,7 @@
  * seeded walks and by a deterministic scenario.
  */
 import t from 'tap';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { walk, type WalkForm } from './walk.ts';
 import { newestFirst, ORIGIN_MICROS, prng, Seed, type SeededPost, type Status } from './seed.ts';
 
@@ -64,7 +64,7 @@ async function churnedList(server: TestServer, seedValue: number, viewer: string
 }
 
 t.test('standard, cursor, keyset and feed walks are stable under concurrent inserts and deletes', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const alice = await server.token('alice');
   for (const seedValue of SEEDS) {
     for (const form of ['standard', 'cursor', 'keyset', 'feed'] as WalkForm[]) {
@@ -100,7 +100,7 @@ t.test('standard, cursor, keyset and feed walks are stable under concurrent inse
 });
 
 t.test('the offset form under the same churn repeats or skips (rule 4)', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   let anomalies = 0;
   for (const seedValue of SEEDS) {
     const { stable, between } = await churnedList(server, seedValue, null);
@@ -113,7 +113,7 @@ t.test('the offset form under the same churn repeats or skips (rule 4)', async (
 });
 
 t.test('offset pages repeat an item after an insert and skip one after a delete; cursor pages do not (deterministic)', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const seed = new Seed(server.database.db);
   await seed.users('alice');

@@ -3,12 +3,12 @@
  * DRAFTs (never another author's); ARCHIVED is never listed. Holds in every form and in the totals.
  */
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { walk } from './walk.ts';
 import { newestFirst, ORIGIN_MICROS, Seed, type PostSpec, type Status } from './seed.ts';
 
 t.test('visibility per caller', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const { api } = server;
   const seed = new Seed(server.database.db);
   await seed.users('alice', 'bob');

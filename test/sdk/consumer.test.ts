@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -123,7 +123,7 @@ t.test('a scratch consumer project imports schemaforge/sdk, type-checks with pla
   t.equal(compiled.stdout, '', 'tsc reports nothing');
   t.ok(fs.existsSync(path.join(dir, 'dist/main.js')), 'tsc emitted the consumer');
 
-  const server = await startServer(t);
+  const server = await sharedServer();
   const adminToken = await server.token('00000000-0000-4000-8000-0000000000ad', ['ADMIN']);
   const { stdout } = await run(process.execPath, [path.join(dir, 'dist/main.js'), server.baseUrl, adminToken], { cwd: dir });
   const result = JSON.parse(stdout) as Record<string, any>;

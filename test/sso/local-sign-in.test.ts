@@ -6,14 +6,14 @@
 import t from 'tap';
 import { startDnsServer } from '../helpers/dns-server.ts';
 import { scimClient } from '../helpers/scim.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer, startServer } from '../helpers/server.ts';
 import { adminToken, createTenant, sessionCookie, sessionOf, verifiedDomain } from './sso-fixtures.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const CREATE_POST = 'mutation { createPost(input: { title: "Hello", content: "From a session" }) { id author { id } } }';
 
 t.test('registration signs in: cookie, bearer token, session, and a scrypt hash at rest', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const registered = await server.api.post('/auth/local/register', {
     body: { email: 'Ada@Example.com', password: PASSWORD, username: 'ada', displayName: 'Ada Lovelace' },
     expect: 201,
@@ -62,7 +62,7 @@ t.test('registration signs in: cookie, bearer token, session, and a scrypt hash 
 t.test(
   'password sign-in: one answer for a wrong password and an unknown address; the session is the principal of the content API',
   async (t) => {
-    const server = await startServer(t);
+    const server = await sharedServer();
     await server.api.post('/auth/local/register', {
       body: { email: 'grace@example.com', password: PASSWORD, username: 'grace', displayName: 'Grace' },
       expect: 201,
@@ -87,7 +87,7 @@ t.test(
 );
 
 t.test('cookie-authenticated writes need an Origin of this server; bearer writes do not', async (t) => {
-  const server = await startServer(t, { baseUrlIsListenAddress: true });
+  const server = await sharedServer({ baseUrlIsListenAddress: true });
   const registered = await server.api.post('/auth/local/register', {
     body: { email: 'lin@example.com', password: PASSWORD, username: 'lin', displayName: 'Lin' },
     expect: 201,
@@ -131,7 +131,7 @@ t.test('cookie-authenticated writes need an Origin of this server; bearer writes
 });
 
 t.test('sign-in and registration budgets: 429 with Retry-After, per account and per address', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   await server.api.post('/auth/local/register', {
     body: { email: 'rate@example.com', password: PASSWORD, username: 'rate', displayName: 'R' },
     expect: 201,

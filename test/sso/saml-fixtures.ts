@@ -1,7 +1,7 @@
 /** A server with a SAML tenant wired to a test identity provider, and the sign-in steps the SAML tests take. */
 import type { Test } from 'tap';
 import { postToAcs, TestSamlIdp, type SamlResponseOptions } from '../helpers/saml-idp.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { adminToken, createTenant } from './sso-fixtures.ts';
 
 export interface SamlTenant {
@@ -18,7 +18,7 @@ export interface SamlTenant {
 }
 
 export async function samlTenant(t: Test, idp: TestSamlIdp, tenantId = 'acme', server?: TestServer): Promise<SamlTenant> {
-  const target = server ?? (await startServer(t, { baseUrlIsListenAddress: true }));
+  const target = server ?? (await sharedServer({ baseUrlIsListenAddress: true }));
   await createTenant(target, tenantId);
   await target.api.put(`/api/v1/admin/tenants/${tenantId}/identity-provider`, {
     token: await adminToken(target),

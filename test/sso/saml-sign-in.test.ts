@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { postToAcs, TestSamlIdp } from '../helpers/saml-idp.ts';
 import { GROUP_SCHEMA, scimClient } from '../helpers/scim.ts';
-import { startServer } from '../helpers/server.ts';
+import { sharedServer } from '../helpers/server.ts';
 import { samlTenant } from './saml-fixtures.ts';
 import { adminToken, createTenant, sessionCookie, sessionCount, sessionOf } from './sso-fixtures.ts';
 
@@ -163,7 +163,7 @@ t.test('metadata read from a URL; SCIM group membership maps to roles as well', 
   await once(metadataServer, 'listening');
   t.teardown(() => new Promise<void>((resolve) => metadataServer.close(() => resolve())));
   const metadataUrl = `http://127.0.0.1:${(metadataServer.address() as AddressInfo).port}/metadata.xml`;
-  const server = await startServer(t, { baseUrlIsListenAddress: true, env: { ALLOW_INSECURE_IDP: 'true' } });
+  const server = await sharedServer({ baseUrlIsListenAddress: true, env: { ALLOW_INSECURE_IDP: 'true' } });
   await createTenant(server, 'acme');
   const token = await adminToken(server);
   const stored = await server.api.put('/api/v1/admin/tenants/acme/identity-provider', {

@@ -7,13 +7,13 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
+import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
 t.test('seed, then a token by username', async (t) => {
-  const server = await startServer(t);
+  const server = await sharedServer();
   const env = { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET, BASE_URL: server.baseUrl, DATA_DIR: path.join(root, '.data/test-seed') };
   const command = (script: string, ...args: string[]) =>
     run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], { cwd: root, env }).then(
