@@ -16,7 +16,6 @@
  * whole suite fails unless every operation was exercised) and one closing line "suite: N passed, N
  * failed".
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +26,7 @@ import { startPostgres } from './test-suite/postgres.ts';
 import { countsOf, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
 import { runFile } from './test-suite/run-file.ts';
 import { reachesDatabase, root, runsOnce, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
+import { ensureTapBuilt } from './test-suite/tap-build.ts';
 import { loadTimings, saveTimings } from './test-suite/timings.ts';
 
 const PGLITE = 'PGlite (in-memory)';
@@ -84,9 +84,7 @@ const modules = await compileTree({
   pinSourcePaths: true,
 });
 console.log(`compiled ${modules} modules in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-// tap builds its test class from the plugins configured in package.json (a fresh `npm ci` holds the
-// default set); once, before any test process imports it.
-execFileSync('npx', ['tap', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+ensureTapBuilt();
 
 function isAlive(pid: number): boolean {
   try {

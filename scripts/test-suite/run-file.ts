@@ -9,6 +9,13 @@
 import { spawn } from 'node:child_process';
 import { Parser } from 'tap-parser';
 
+/**
+ * WebAssembly compiled by the baseline compiler only: a test process runs PGlite for seconds, too
+ * short for V8's optimizing tier to pay for compiling its 10 MB module in the background, which cost
+ * a quarter of each process's CPU time (docs/decisions.md).
+ */
+const V8_FLAGS = ['--liftoff-only'];
+
 export interface FileResult {
   pass: number;
   fail: number;
@@ -71,7 +78,7 @@ function countTap(stdout: string): Pick<FileResult, 'pass' | 'fail' | 'skip' | '
 export function runFile({ module, cwd, env, timeoutS }: RunFileOptions): Promise<FileResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', module], {
+    const child = spawn(process.execPath, ['--enable-source-maps', ...V8_FLAGS, module], {
       cwd,
       env: { ...env, TAP_TIMEOUT: String(timeoutS) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,6 @@
 import t from 'tap';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
 import { withPartialRun } from '../../scripts/bench/report.ts';
 import { SessionsService } from '../../src/identity/sessions.service.ts';
 import {
@@ -67,13 +66,12 @@ t.test('the ratio is the median of per-round ratios, with a bootstrap interval a
 });
 
 t.test('the stubbed repository answers as the seeded database does', async (t) => {
-  const { target, drop } = await createTestDatabase();
+  const { target, drop } = await createTestDatabase({ migrated: true });
   const database = await openDatabase(target);
   t.teardown(async () => {
     await database.close();
     await drop();
   });
-  await migrateToLatest(database.db);
   await seedProducts(database.db);
   const stub = stubDatabase();
 
@@ -106,14 +104,13 @@ t.test('a run of some sections updates only its own part of docs/benchmarks.md',
 });
 
 t.test("the auth section's in-memory credential store answers as the database does", async (t) => {
-  const { target, drop } = await createTestDatabase();
+  const { target, drop } = await createTestDatabase({ migrated: true });
   const database = await openDatabase(target);
   t.teardown(async () => {
     await database.close();
     await drop();
   });
   const { db } = database;
-  await migrateToLatest(db);
   await seedAuth(db);
   // Some of every kind of answer: a deactivated user, a deleted one, a revoked session.
   await db.updateTable('users').set({ active: false }).where('id', '=', authUserId(2)).execute();

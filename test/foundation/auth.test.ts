@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
 import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const product = { name: 'Desk', price: 120.5, sku: 'DESK-1', category: 'HOME' };
 
 t.test('bearer JWT authentication', async (t) => {
@@ -59,22 +56,4 @@ t.test('bearer JWT authentication', async (t) => {
     t.equal(r.status, 401);
     t.match(await r.json(), { errors: [{ extensions: { errorType: 'UNAUTHORIZED' } }] });
   });
-});
-
-t.test('npm run token prints a token the server accepts, with repeatable --role', async (t) => {
-  const server = await sharedServer();
-  const token = execFileSync(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/token.ts', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR'],
-    {
-      cwd: root,
-      env: { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET },
-      encoding: 'utf8',
-    },
-  ).trim();
-  t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
-  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
-  t.same(claims.roles, ['ADMIN', 'EDITOR']);
-  t.equal(claims.sub, 'alice');
-  await server.api.post('/api/v1/products', { body: { ...product, sku: 'DESK-2' }, token, expect: 201 });
 });

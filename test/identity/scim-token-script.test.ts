@@ -3,6 +3,7 @@
  * it prints only a token, creates the tenant when absent, and fails with one line on stderr and a
  * non-zero exit when the server cannot be reached or refuses.
  */
+// test-suite: once: the command talks to the server over HTTP; which database is behind it it cannot tell.
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';

@@ -1,27 +1,45 @@
 /**
  * The first hour: `npm run seed` fills a running server through its APIs, `npm run token --
  * --username alice` finds alice's id there and signs her a token the server accepts, and a second
- * seed changes nothing.
+ * seed changes nothing; `npm run token -- --sub` signs any subject with repeatable roles.
  */
+// test-suite: once: the commands talk to the server over HTTP; which database is behind it they cannot tell.
+
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
+import { sharedServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
+/** Runs `npm run <script>` as npm runs it (through tsx) against `server`. */
+function command(server: TestServer, script: string, ...args: string[]) {
+  const env = { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET, BASE_URL: server.baseUrl, DATA_DIR: path.join(root, '.data/test-seed') };
+  return run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], { cwd: root, env }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+}
+
+t.test('npm run token prints a token the server accepts, with repeatable --role', async (t) => {
+  const server = await sharedServer();
+  const printed = await command(server, 'token', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR');
+  t.equal(printed.code, 0, printed.stderr);
+  const token = printed.stdout.trim();
+  t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+  t.same(claims.roles, ['ADMIN', 'EDITOR']);
+  t.equal(claims.sub, 'alice');
+  const product = { name: 'Desk', price: 120.5, sku: 'DESK-2', category: 'HOME' };
+  await server.api.post('/api/v1/products', { body: product, token, expect: 201 });
+});
+
 t.test('seed, then a token by username', async (t) => {
   const server = await sharedServer();
-  const env = { ...process.env, AUTH_JWT_SECRET: TEST_JWT_SECRET, BASE_URL: server.baseUrl, DATA_DIR: path.join(root, '.data/test-seed') };
-  const command = (script: string, ...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], { cwd: root, env }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => e,
-    );
 
-  const seeded = await command('seed');
+  const seeded = await command(server, 'seed');
   t.equal(seeded.code, 0, seeded.stderr);
   t.match(seeded.stdout, /seeded .*users alice, bob, carol; 4 posts and 2 comments; 6 products; customer \S+ with order \S+/);
 
@@ -37,7 +55,7 @@ t.test('seed, then a token by username', async (t) => {
   };
   t.equal((await graphql('{ users { totalElements } }')).users.totalElements, 3);
 
-  const token = await command('token', '--username', 'alice');
+  const token = await command(server, 'token', '--username', 'alice');
   t.equal(token.code, 0, token.stderr);
   const claims = JSON.parse(Buffer.from(token.stdout.trim().split('.')[1]!, 'base64url').toString()) as { sub: string };
   t.same(
@@ -48,15 +66,15 @@ t.test('seed, then a token by username', async (t) => {
   const orders = await server.api.get('/api/v1/orders', { token: token.stdout.trim(), expect: 200 });
   t.equal(orders.body._embedded.orders.length, 1, 'alice’s token sees her order');
 
-  const again = await command('seed');
+  const again = await command(server, 'seed');
   t.equal(again.code, 0);
   t.match(again.stdout, /already seeded/);
   t.equal((await server.v1.GET('/api/v1/products', { params: { query: { size: 50 } } })).data!.content.length, 6, 'nothing duplicated');
 
-  const nobody = await command('token', '--username', 'nobody');
+  const nobody = await command(server, 'token', '--username', 'nobody');
   t.equal(nobody.code, 1);
   t.match(nobody.stderr, /^error: no active user named nobody at http/);
-  const both = await command('token', '--username', 'alice', '--sub', 'x');
+  const both = await command(server, 'token', '--username', 'alice', '--sub', 'x');
   t.equal(both.code, 1);
   t.match(both.stderr, /usage: npm run --silent token -- \(--sub <userId> \| --username <name>\)/);
 });

@@ -33,16 +33,22 @@ t.test('HTTP, database and webhook metrics', async (t) => {
   await ok.waitFor(1);
   await down.waitFor(1);
 
+  // The receivers have answered; the worker records each outcome a moment later (counters in
+  // memory, the queue's rows in the database): wait for every figure the assertions below read.
+  const settled: Record<string, number> = {
+    'webhook_attempts_total{outcome="failed"}': 1,
+    'webhook_attempts_total{outcome="delivered"}': 1,
+    'webhook_queue_deliveries{state="delivered"}': 1,
+    'webhook_queue_deliveries{state="failed"}': 1,
+    'webhook_queue_deliveries{state="pending"}': 0,
+  };
   const text = await eventually(
     async () => {
       const scraped = await scrape();
-      return value(scraped, 'webhook_attempts_total{outcome="failed"}') === 1 &&
-        value(scraped, 'webhook_attempts_total{outcome="delivered"}') === 1
-        ? scraped
-        : undefined;
+      return Object.entries(settled).every(([series, expected]) => value(scraped, series) === expected) ? scraped : undefined;
     },
-    5000,
-    'both attempts counted',
+    10_000,
+    'both attempts counted and both deliveries settled',
   );
   t.equal(value(text, 'http_requests_total{method="GET",route="/api/v1/products/:id",status="200"}'), 1, 'by route pattern, not raw URL');
   t.equal(value(text, 'http_requests_total{method="GET",route="/api/v1/products/:id",status="400"}'), 1);
