@@ -42,7 +42,8 @@ export interface RunFileOptions {
   timeoutS: number;
 }
 
-function countTap(stdout: string): Pick<FileResult, 'pass' | 'fail' | 'skip' | 'todo' | 'failures'> & { parsedOk: boolean } {
+/** Counts a file's TAP output; exported for the runner's own tests. */
+export function countTap(stdout: string): Pick<FileResult, 'pass' | 'fail' | 'skip' | 'todo' | 'failures'> & { parsedOk: boolean } {
   const counts = { pass: 0, fail: 0, skip: 0, todo: 0, failures: [] as string[], parsedOk: false };
   const parser = new Parser();
   const names: string[] = [];
