@@ -43,13 +43,21 @@ t.test('counts every assertion at every depth, not the lines that close a subtes
 });
 
 t.test('a failed assertion fails the file and is named with its subtests', async (t) => {
-  const file = fixture(t, "t.test('outer', async (t) => { t.test('inner', async (t) => { t.pass('fine'); t.equal(1, 2, 'one is two'); }); });\n");
+  const file = fixture(
+    t,
+    "t.test('outer', async (t) => { t.test('inner', async (t) => { t.pass('fine'); t.equal(1, 2, 'one is two'); }); });\n",
+  );
   const result = await runFile({ module: file, cwd: root, env: process.env, timeoutS: 30 });
   t.match(result, { ok: false, pass: 1, fail: 1, failures: ['outer > inner > one is two'], timedOut: false });
 });
 
 t.test('a file that crashes, or outlives its time-out, fails with one failure', async (t) => {
-  const crash = await runFile({ module: fixture(t, "t.pass('before');\nthrow new Error('boom');\n"), cwd: root, env: process.env, timeoutS: 30 });
+  const crash = await runFile({
+    module: fixture(t, "t.pass('before');\nthrow new Error('boom');\n"),
+    cwd: root,
+    env: process.env,
+    timeoutS: 30,
+  });
   t.match(crash, { ok: false, fail: 1 });
   t.match(crash.stdout, /boom/, 'the error is in the output');
   const hang = await runFile({
