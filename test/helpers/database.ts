@@ -42,31 +42,64 @@ function templateKey(): string {
 let pgliteTemplate: Promise<Blob> | undefined;
 
 /**
+ * Waits while another process holds `lock` (a file created exclusively), for at most `staleMs`;
+ * returns whether this process now holds it.
+ */
+async function takeLock(lock: string, done: () => boolean, staleMs = 120_000): Promise<boolean> {
+  const deadline = Date.now() + staleMs;
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, 'wx'));
+      return true;
+    } catch {
+      if (done()) return false;
+      if (Date.now() > deadline) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
  * The migrated PGlite data directory, built once per machine and migration set: cached as a tar file
  * in the system temp folder (written under a temporary name and renamed, so concurrent test files
- * never read half a file), and in memory for the rest of the process.
+ * never read half a file), and in memory for the rest of the process. On a fresh machine the first
+ * test process builds it while the others wait, instead of every one migrating a database of its own.
  */
 function migratedPgliteSnapshot(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
     const file = path.join(os.tmpdir(), 'schemaforge-test-templates', `pglite-${templateKey()}.tar`);
     if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
-    const handle = await openDatabase({ kind: 'pglite-memory' });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const lock = `${file}.lock`;
+    if (!(await takeLock(lock, () => fs.existsSync(file)))) return new Blob([fs.readFileSync(file)]);
     try {
-      await migrateToLatest(handle.db);
-      const pglite = handle.pglite as PGlite;
-      // Uncompressed: a gzip dump is ten times smaller but three times slower to load.
-      const dump = await pglite.dumpDataDir('none');
-      const bytes = Buffer.from(await dump.arrayBuffer());
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      fs.writeFileSync(partial, bytes);
-      fs.renameSync(partial, file);
-      return new Blob([bytes]);
+      if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+      return await buildPgliteSnapshot(file);
     } finally {
-      await handle.close();
+      fs.rmSync(lock, { force: true });
     }
   })();
   return pgliteTemplate;
+}
+
+async function buildPgliteSnapshot(file: string): Promise<Blob> {
+  const handle = await openDatabase({ kind: 'pglite-memory' });
+  try {
+    await migrateToLatest(handle.db);
+    const pglite = handle.pglite as PGlite;
+    // Uncompressed: a gzip dump is ten times smaller but three times slower to load.
+    const dump = await pglite.dumpDataDir('none');
+    const bytes = Buffer.from(await dump.arrayBuffer());
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(partial, bytes);
+    fs.renameSync(partial, file);
+    return new Blob([bytes]);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
