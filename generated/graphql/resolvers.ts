@@ -25,7 +25,9 @@ export type Scalars = {
   /**
    * An arbitrary JSON value (object, array, string, number, boolean or null),
    * passed through unchanged in both directions (object keys keep their order).
-   * Used for `Post.metadata`, the client's own free-form data about a post.
+   * As an input it nests arrays and objects at most 64 levels deep (deeper is a
+   * BAD_REQUEST naming the field). Used for `Post.metadata`, the client's own
+   * free-form data about a post.
    */
   Json: { input: unknown; output: unknown; }
 };

@@ -109,14 +109,31 @@ function refuseNul(next: Checker | null): Checker {
   };
 }
 
-/** Json values: `maxLength` bounds the length of their JSON text. */
-function jsonChecker(rules: ConstraintRules): Checker | null {
+/** Arrays and objects a Json value may nest; JSON.stringify recurses once per level. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects deeper than `max`, found without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Json values: at most MAX_JSON_DEPTH levels deep, and `maxLength` bounds the length of their JSON text. */
+function jsonChecker(rules: ConstraintRules): Checker {
   const max = rules.maxLength;
-  if (max == null) return null;
   return (value, path, out) => {
     if (value === undefined || value === null) return;
-    const length = JSON.stringify(value).length;
-    if (length > max) out.push(at(path, `must be at most ${max} characters long as JSON text`));
+    if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+      out.push(at(path, `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`));
+      return;
+    }
+    if (max != null && JSON.stringify(value).length > max) out.push(at(path, `must be at most ${max} characters long as JSON text`));
   };
 }
 

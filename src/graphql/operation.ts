@@ -1,7 +1,9 @@
 /**
  * Parses, validates and checks the limits of one GraphQL request, the same way for HTTP and
- * WebSocket: length first (before parsing), then the standard rules plus depth, alias and
- * introspection rules, then the cost estimate with the request's variables.
+ * WebSocket: length and bracket nesting first (before parsing), then the size of each operation and
+ * fragment once its fragments are expanded (computed linearly, before validation could expand them
+ * exponentially: document-bounds.ts), then the standard rules plus depth, alias and introspection
+ * rules, then the cost estimate with the request's variables.
  *
  * Parsing and validation depend only on the schema and the query text, so a valid document is
  * cached by its text (bounded LRU): a repeated query skips parse, validate and the depth, alias and
@@ -20,6 +22,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { largestExpansion, MAX_EXPANDED_FIELDS, MAX_TEXT_NESTING, textNesting } from './document-bounds.ts';
 import { aliasLimitRule, depthLimitRule, introspectionRule, limitError, operationComplexity, type GraphQLLimits } from './limits.ts';
 
 export interface OperationRequest {
@@ -39,6 +42,11 @@ function parseFailed(error: GraphQLError): GraphQLError {
     extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_PARSE_FAILED' },
   });
 }
+
+const tooNested = () =>
+  new GraphQLError(`Syntax Error: the document nests brackets more than ${MAX_TEXT_NESTING} levels deep`, {
+    extensions: { errorType: 'BAD_REQUEST', code: 'GRAPHQL_PARSE_FAILED' },
+  });
 
 /** Bounds the parser's work on top of the length cap (a token-dense query is still cheap to refuse). */
 const MAX_TOKENS = 5_000;
@@ -82,12 +90,23 @@ export class OperationPreparer {
     }
     let entry = this.documents.get(request.query);
     if (!entry) {
+      if (textNesting(request.query) > MAX_TEXT_NESTING) return [tooNested()];
       let document: DocumentNode;
       try {
         document = parse(request.query, { maxTokens: MAX_TOKENS });
       } catch (error) {
         if (error instanceof GraphQLError) return [parseFailed(error)];
         throw error;
+      }
+      const expansion = largestExpansion(document);
+      if (expansion.fields > MAX_EXPANDED_FIELDS) {
+        const fields = expansion.fields > 1e9 ? 'more than a billion' : String(expansion.fields);
+        return [
+          limitError(
+            'QUERY_TOO_COMPLEX',
+            `${expansion.largest[0]!.toUpperCase()}${expansion.largest.slice(1)} selects ${fields} fields once its fragments are expanded; at most ${MAX_EXPANDED_FIELDS} are allowed`,
+          ),
+        ];
       }
       const errors = validate(this.schema, document, this.rules);
       if (errors.length) return errors;
