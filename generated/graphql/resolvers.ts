@@ -75,6 +75,18 @@ export type Role =
   | 'USER';
 
 /**
+ * Where a role holds. A role of an operator's token, or of a user of the
+ * platform's own tenant (`default`), holds on the whole platform; a role that
+ * another tenant's group-to-role mapping grants one of its users holds inside
+ * that tenant only.
+ */
+export type RoleScope =
+  /** The role must hold on the whole platform. */
+  | 'PLATFORM'
+  /** A role held inside the caller's own tenant is enough; the field then acts on that tenant alone. */
+  | 'TENANT';
+
+/**
  * Lifecycle state of a post. Allowed transitions (anything else is a
  * BAD_REQUEST with extensions.code INVALID_STATE_TRANSITION):
  *
@@ -388,9 +400,11 @@ export type Query = {
    */
   user: Maybe<User>;
   /**
-   * All active users, one page at a time, oldest account first (ties broken by
-   * id), so pages stay stable while new accounts are added. A null argument
-   * means its default.
+   * All active users the caller may list, one page at a time, oldest account
+   * first (ties broken by id), so pages stay stable while new accounts are
+   * added. A null argument means its default. The users of the caller's own
+   * tenant (an anonymous caller: the platform's tenant `default`); a platform
+   * ADMIN lists every tenant's.
    */
   users: UserConnection;
   /**
@@ -400,11 +414,14 @@ export type Query = {
    * then a match at the start of a word of the display name, then any other
    * substring match; within a rank the closer the lengths (text similarity),
    * the higher, then by username. `%` and `_` in `query` are plain characters.
+   * Only the users the caller may list, as for `users`.
    */
   searchUsers: Array<User>;
   /**
    * Every active user, oldest account first, unpaged. ADMIN only: without a principal
-   * UNAUTHORIZED, without the role FORBIDDEN.
+   * UNAUTHORIZED, without the role FORBIDDEN. A tenant's administrator (ADMIN by
+   * its tenant's role mapping) gets its own tenant's users; a platform ADMIN every
+   * tenant's.
    */
   allUsers: Array<User>;
   /**
@@ -461,7 +478,8 @@ export type Mutation = {
   /**
    * Delete a user permanently, together with their posts, comments, likes and
    * follow relations. ADMIN only (without a principal UNAUTHORIZED, without the
-   * role FORBIDDEN).
+   * role FORBIDDEN): a platform ADMIN deletes any user, a tenant's administrator
+   * the users of its own tenant (another tenant's user is not found).
    * Returns true on success; an unknown id is a NOT_FOUND error
    * (`User not found: <id>`, code USER_NOT_FOUND).
    */
@@ -709,6 +727,7 @@ export type ResolversTypes = {
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Role: Role;
+  RoleScope: RoleScope;
   PostStatus: PostStatus;
   Post: ResolverTypeWrapper<PostsRowModel>;
   PostConnection: ResolverTypeWrapper<Omit<PostConnection, 'content'> & { content: Array<ResolversTypes['Post']> }>;
@@ -756,6 +775,7 @@ export type AuthenticatedDirectiveResolver<Result, Parent, ContextType = GraphQL
 
 export type HasRoleDirectiveArgs = {
   role: Role;
+  scope?: Maybe<RoleScope>;
 };
 
 export type HasRoleDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = HasRoleDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;

@@ -7,13 +7,14 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { CredentialStore, SessionCredential, SubjectStatus } from '../../src/auth/credentials.ts';
 import type { Database } from '../../src/db/database.ts';
+import { rolesNow } from '../../src/identity/sessions.repository.ts';
 
 export async function memoryCredentialStore(db: Database): Promise<CredentialStore> {
   const sessions = new Map<string, SessionCredential>();
   const rows = await db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.tenant_id', 's.roles', 's.expires_at', 's.token_sha256'])
+    .select(['s.id', 's.user_id', 's.tenant_id', rolesNow(sql`s.roles`, sql`u.id`).as('roles'), 's.expires_at', 's.token_sha256'])
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', sql<Date>`now()`)
     .where('u.active', '=', true)
@@ -23,8 +24,12 @@ export async function memoryCredentialStore(db: Database): Promise<CredentialSto
   }
   const subjects = new Map<string, SubjectStatus>();
   for (const d of await db.selectFrom('deleted_users').select('user_id').execute()) subjects.set(d.user_id, { kind: 'deleted' });
-  for (const u of await db.selectFrom('users').select(['id', 'tenant_id', 'active']).execute()) {
-    subjects.set(u.id, u.active ? { kind: 'active', tenantId: u.tenant_id } : { kind: 'inactive' });
+  const users = await db
+    .selectFrom('users as u')
+    .select(['u.id', 'u.tenant_id', 'u.active', rolesNow(sql`u.roles`, sql`u.id`).as('roles')])
+    .execute();
+  for (const u of users) {
+    subjects.set(u.id, u.active ? { kind: 'active', tenantId: u.tenant_id, roles: u.roles } : { kind: 'inactive' });
   }
   return {
     sessionForToken: async (token) => {

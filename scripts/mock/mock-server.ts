@@ -23,7 +23,7 @@ import { exampleOf, resolve } from './examples.ts';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-const MOCK_PRINCIPAL = { username: 'mock', roles: ['ADMIN', 'USER'], userId: null, tenantId: null, sessionId: null };
+const MOCK_PRINCIPAL = { username: 'mock', roles: ['ADMIN', 'USER'], tenantRoles: [], userId: null, tenantId: null, sessionId: null };
 
 async function validatorsOf(name: DocumentName): Promise<ValidatorSet> {
   const [params, bodies] = await Promise.all([

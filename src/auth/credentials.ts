@@ -6,7 +6,7 @@
  * user, or revoking the session, refuses the very next request on every instance (decision 63).
  */
 import { InvalidTokenError, verifyTokenClaims } from './jwt.ts';
-import type { Principal } from './principal.ts';
+import { scopedRoles, type Principal } from './principal.ts';
 
 export { InvalidTokenError } from './jwt.ts';
 
@@ -19,12 +19,17 @@ export interface SessionCredential {
   sessionId: string;
   userId: string;
   tenantId: string;
+  /**
+   * The roles the user holds now: those its sign-in granted, and those its tenant maps from the SCIM
+   * groups it is a member of now (so leaving a group takes a role away at the next request).
+   */
   roles: string[];
   expiresAt: Date;
 }
 
-/** What the store knows of a JWT's subject. */
-export type SubjectStatus = { kind: 'active'; tenantId: string } | { kind: 'inactive' } | { kind: 'deleted' } | { kind: 'unknown' };
+/** What the store knows of a JWT's subject; `roles`: what its tenant grants it now (stored and group roles). */
+export type SubjectStatus =
+  { kind: 'active'; tenantId: string; roles: string[] } | { kind: 'inactive' } | { kind: 'deleted' } | { kind: 'unknown' };
 
 export interface CredentialStore {
   /** The session of a well-formed session token, or null when it is unknown, revoked or expired, or its user inactive. */
@@ -52,7 +57,7 @@ export class CredentialVerifier {
       return {
         principal: {
           username: session.userId,
-          roles: session.roles,
+          ...scopedRoles(session.tenantId, session.roles),
           userId: session.userId,
           tenantId: session.tenantId,
           sessionId: session.sessionId,
@@ -64,13 +69,14 @@ export class CredentialVerifier {
     const status = await this.store.subjectStatus(claims.sub);
     if (status.kind === 'inactive') throw new InvalidTokenError('the user of this token is deactivated');
     if (status.kind === 'deleted') throw new InvalidTokenError('the user of this token no longer exists');
-    const stored = status.kind === 'active';
+    // The token's roles are the operator's grant (whoever holds the JWT secret is the platform).
+    const stored = status.kind === 'active' ? status : null;
     return {
       principal: {
         username: claims.sub,
-        roles: claims.roles,
+        ...scopedRoles(stored?.tenantId ?? null, stored?.roles ?? [], claims.roles),
         userId: stored ? claims.sub : null,
-        tenantId: stored ? status.tenantId : null,
+        tenantId: stored?.tenantId ?? null,
         sessionId: null,
       },
       expiresAt: claims.expiresAt,

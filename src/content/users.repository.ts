@@ -25,29 +25,36 @@ export function findUsersByIds(db: Executor, ids: readonly string[]): Promise<Us
   return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
 }
 
-export async function listUsers(db: Executor, offset: number, limit: number): Promise<{ rows: UsersRow[]; total: number }> {
+/** Active users, of `tenantId` only unless it is null (src/content/user-directory.ts decides which). */
+function directory(db: Executor, tenantId: string | null) {
+  const active = db.selectFrom('users').where('active', '=', true);
+  return tenantId === null ? active : active.where('tenant_id', '=', tenantId);
+}
+
+export async function listUsers(
+  db: Executor,
+  tenantId: string | null,
+  offset: number,
+  limit: number,
+): Promise<{ rows: UsersRow[]; total: number }> {
   // Page and count in one round trip: the window count is computed over the whole filtered set.
-  const rows = await db
-    .selectFrom('users')
+  const rows = await directory(db, tenantId)
     .selectAll()
     .select(sql<number>`count(*) over ()`.as('total_count'))
-    .where('active', '=', true)
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
     .offset(offset)
     .limit(limit)
     .execute();
   if (rows.length) return { rows, total: Number(rows[0]!.total_count) };
-  const { count } = await db
-    .selectFrom('users')
+  const { count } = await directory(db, tenantId)
     .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('active', '=', true)
     .executeTakeFirstOrThrow();
   return { rows: [], total: Number(count) };
 }
 
-export function listAllUsers(db: Executor): Promise<UsersRow[]> {
-  return db.selectFrom('users').selectAll().where('active', '=', true).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+export function listAllUsers(db: Executor, tenantId: string | null): Promise<UsersRow[]> {
+  return directory(db, tenantId).selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
 }
 
 /**
@@ -56,14 +63,12 @@ export function listAllUsers(db: Executor): Promise<UsersRow[]> {
  * query, i.e. the most similar) first. `strpos`/`starts_with` instead of LIKE, so `%` and `_` in the
  * query are plain characters and need no escaping.
  */
-export function searchUsers(db: Executor, query: string, limit: number): Promise<UsersRow[]> {
+export function searchUsers(db: Executor, tenantId: string | null, query: string, limit: number): Promise<UsersRow[]> {
   const q = sql<string>`lower(${query})`;
   const inUsername = sql<boolean>`strpos(lower(username), ${q}) > 0`;
   const inDisplayName = sql<boolean>`strpos(lower(display_name), ${q}) > 0`;
-  return db
-    .selectFrom('users')
+  return directory(db, tenantId)
     .selectAll()
-    .where('active', '=', true)
     .where(sql<boolean>`(${inUsername} or ${inDisplayName})`)
     .orderBy(
       sql`case
@@ -92,7 +97,10 @@ export function updateUser(db: Executor, id: string, changes: UserChanges): Prom
     .executeTakeFirst();
 }
 
-export async function deleteUser(db: Executor, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+/** Deletes the user, when it belongs to `tenantId` (null: whatever its tenant); whether it did. */
+export async function deleteUser(db: Executor, id: string, tenantId: string | null): Promise<boolean> {
+  let query = db.deleteFrom('users').where('id', '=', id);
+  if (tenantId !== null) query = query.where('tenant_id', '=', tenantId);
+  const result = await query.executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

@@ -14,15 +14,17 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 
 export const userQueries = {
   user: (_parent, { id }, { services }) => services.users.get(id),
-  users: async (_parent, { page, size }, { services }) => toConnection(await services.users.list(page ?? 0, size ?? DEFAULT_USERS_SIZE)),
-  searchUsers: (_parent, { query, limit }, { services }) => services.users.search(query, limit ?? DEFAULT_SEARCH_LIMIT),
-  allUsers: (_parent, _args, { services }) => services.users.all(),
+  users: async (_parent, { page, size }, { services, principal }) =>
+    toConnection(await services.users.list(principal, page ?? 0, size ?? DEFAULT_USERS_SIZE)),
+  searchUsers: (_parent, { query, limit }, { services, principal }) =>
+    services.users.search(principal, query, limit ?? DEFAULT_SEARCH_LIMIT),
+  allUsers: (_parent, _args, context) => context.services.users.all(requirePrincipal(context)),
 } satisfies Pick<QueryResolvers, 'user' | 'users' | 'searchUsers' | 'allUsers'>;
 
 export const userMutations = {
   createUser: (_parent, { input }, { services }) => services.users.create(input),
   updateUser: (_parent, { id, input }, context) => context.services.users.update(requirePrincipal(context), id, input),
-  deleteUser: (_parent, { id }, { services }) => services.users.delete(id),
+  deleteUser: (_parent, { id }, context) => context.services.users.delete(requirePrincipal(context), id),
   followUser: (_parent, { userId }, context) => context.services.users.follow(requirePrincipal(context), userId),
   unfollowUser: (_parent, { userId }, context) => context.services.users.unfollow(requirePrincipal(context), userId),
 } satisfies Pick<MutationResolvers, 'createUser' | 'updateUser' | 'deleteUser' | 'followUser' | 'unfollowUser'>;

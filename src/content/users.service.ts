@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { forbidden, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
 import { pageOf, type Page } from '../paging.ts';
 import * as follows from './follows.repository.ts';
+import { directoryTenant } from './user-directory.ts';
 import * as repo from './users.repository.ts';
 
 export interface CreateUserCommand {
@@ -32,17 +33,18 @@ export class UsersService {
     return user;
   }
 
-  async list(page: number, size: number): Promise<Page<UsersRow>> {
-    const { rows, total } = await repo.listUsers(this.db, page * size, size);
+  /** The users `viewer` may list (user-directory.ts), a page at a time. */
+  async list(viewer: Principal | null, page: number, size: number): Promise<Page<UsersRow>> {
+    const { rows, total } = await repo.listUsers(this.db, directoryTenant(viewer), page * size, size);
     return pageOf(rows, page, size, total);
   }
 
-  search(query: string, limit: number): Promise<UsersRow[]> {
-    return repo.searchUsers(this.db, query, limit);
+  search(viewer: Principal | null, query: string, limit: number): Promise<UsersRow[]> {
+    return repo.searchUsers(this.db, directoryTenant(viewer), query, limit);
   }
 
-  all(): Promise<UsersRow[]> {
-    return repo.listAllUsers(this.db);
+  all(viewer: Principal): Promise<UsersRow[]> {
+    return repo.listAllUsers(this.db, directoryTenant(viewer));
   }
 
   async create(command: CreateUserCommand): Promise<UsersRow> {
@@ -74,8 +76,12 @@ export class UsersService {
     return updated;
   }
 
-  async delete(id: string): Promise<true> {
-    if (!(await repo.deleteUser(this.db, id))) throw userNotFound(id);
+  /**
+   * A platform administrator deletes any user; a tenant's administrator (the resolver's @hasRole
+   * lets only administrators here) the users of its own tenant, another tenant's being not found.
+   */
+  async delete(actor: Principal, id: string): Promise<true> {
+    if (!(await repo.deleteUser(this.db, id, directoryTenant(actor)))) throw userNotFound(id);
     return true;
   }
 

@@ -1,11 +1,11 @@
 /**
- * @authenticated and @hasRole(role): field-level authorization declared in the SDL. Each guarded
+ * @authenticated and @hasRole(role, scope): field-level authorization declared in the SDL. Each guarded
  * field's resolver (and, for subscriptions, its subscribe function) is wrapped so the check runs
  * before anything else, including the @constraint checks (see schema.ts for the order).
  */
 import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import { hasRole } from '../auth/principal.ts';
+import { hasRole, hasRoleInOwnTenant } from '../auth/principal.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import type { GraphQLContext } from './context.ts';
 
@@ -27,10 +27,13 @@ export function applyAuthDirectives(schema: GraphQLSchema): GraphQLSchema {
           if (!context.principal) throw unauthenticated();
         });
       }
-      for (const { role } of getDirective(schema, fieldConfig, 'hasRole') ?? []) {
+      for (const { role, scope } of getDirective(schema, fieldConfig, 'hasRole') ?? []) {
+        // TENANT: a role the caller's own tenant grants is enough; the resolver then acts on that tenant.
+        const inOwnTenant = scope === 'TENANT';
         checks.push((context) => {
           if (!context.principal) throw unauthenticated();
-          if (!hasRole(context.principal, role as string)) throw forbidden();
+          const held = hasRole(context.principal, role as string) || (inOwnTenant && hasRoleInOwnTenant(context.principal, role as string));
+          if (!held) throw forbidden();
         });
       }
       if (!checks.length) return fieldConfig;

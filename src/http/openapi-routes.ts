@@ -6,8 +6,8 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { hasRole } from '../auth/principal.ts';
-import { AppError, forbidden, unauthenticated, validationFailed, type Violation, type ViolationSource } from '../errors.ts';
+import { hasRole, hasRoleInOwnTenant } from '../auth/principal.ts';
+import { AppError, forbidden, notFound, unauthenticated, validationFailed, type Violation, type ViolationSource } from '../errors.ts';
 import type { DocumentName } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
 
@@ -134,11 +134,19 @@ export function securityGuard(
 ): onRequestHookHandler | null {
   const requirements: Json[] = op.security ?? doc.security ?? [];
   const role: string | undefined = op['x-required-role'];
+  const tenantScoped = op['x-role-scope'] === 'tenant';
   const required = Boolean(role) || (requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0));
   if (!required) return null;
   return (request, _reply, done) => {
     if (!isAuthenticated(request)) return done(unauthenticated('This operation requires a bearer token'));
-    if (role && !hasRole(request.principal, role)) return done(forbidden(`This operation requires the ${role} role`));
+    if (role && !hasRole(request.principal, role)) {
+      // `x-role-scope: tenant`: the role a tenant grants its own user holds for that tenant's
+      // resources (the path's tenantId); another tenant's answer as if they did not exist.
+      if (!tenantScoped || !hasRoleInOwnTenant(request.principal, role)) return done(forbidden(`This operation requires the ${role} role`));
+      const tenantId = (request.params as Record<string, string | undefined>).tenantId;
+      // The same answer as for a tenant that does not exist (src/identity/tenants.service.ts).
+      if (tenantId !== request.principal.tenantId) return done(notFound(`Tenant not found: ${tenantId ?? ''}`, 'TENANT_NOT_FOUND'));
+    }
     done();
   };
 }

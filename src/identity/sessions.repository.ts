@@ -49,8 +49,26 @@ export function findSession(db: Executor, id: string): Promise<SessionRecord | u
 }
 
 /**
+ * `granted` (a text[] expression) with the roles the user's tenant maps from the SCIM groups the user
+ * (`userId`, an expression) is a member of now, sorted and without repeats: roles are read at every
+ * request, so a group change holds from the next request on, on every instance.
+ */
+export function rolesNow(granted: ReturnType<typeof sql>, userId: ReturnType<typeof sql>) {
+  return sql<string[]>`array(
+    select role from unnest(${granted}) as role
+    union
+    select p.role_mapping ->> g.display_name
+      from group_members m
+      join groups g on g.id = m.group_id
+      join identity_providers p on p.tenant_id = g.tenant_id
+      where m.user_id = ${userId} and p.role_mapping ? g.display_name
+    order by 1)`;
+}
+
+/**
  * The one query of an authenticated request with a session token: the unique digest index, then the
- * user's primary key. Revoked and expired sessions and inactive users yield nothing.
+ * user's primary key (and its group memberships). Revoked and expired sessions and inactive users
+ * yield nothing. `roles`: the session's, and its tenant's mapping of the user's groups now.
  */
 export function findValidSession(
   db: Executor,
@@ -59,7 +77,7 @@ export function findValidSession(
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.tenant_id', 's.roles', 's.expires_at', 's.last_seen_at'])
+    .select(['s.id', 's.user_id', 's.tenant_id', 's.expires_at', 's.last_seen_at', rolesNow(sql`s.roles`, sql`u.id`).as('roles')])
     .where('s.token_sha256', '=', digest)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', sql<Date>`now()`)
@@ -68,18 +86,27 @@ export function findValidSession(
 }
 
 /**
- * The one query of an authenticated request with a JWT: the user of that id (its primary key), else
- * the record of its deletion (with an empty tenant). No row: the id was never a stored user's.
+ * The one query of an authenticated request with a JWT: the user of that id (its primary key) with
+ * the roles its tenant grants it now (stored and group roles), else the record of its deletion (with
+ * an empty tenant). No row: the id was never a stored user's.
  */
-export function findSubject(db: Executor, userId: string): Promise<{ tenant_id: string; active: boolean; deleted: boolean }[]> {
+export function findSubject(
+  db: Executor,
+  userId: string,
+): Promise<{ tenant_id: string; active: boolean; deleted: boolean; roles: string[] }[]> {
   return db
-    .selectFrom('users')
-    .select(['tenant_id', 'active', sql<boolean>`false`.as('deleted')])
-    .where('id', '=', userId)
+    .selectFrom('users as u')
+    .select(['u.tenant_id', 'u.active', sql<boolean>`false`.as('deleted'), rolesNow(sql`u.roles`, sql`u.id`).as('roles')])
+    .where('u.id', '=', userId)
     .unionAll(
       db
         .selectFrom('deleted_users')
-        .select([sql<string>`''`.as('tenant_id'), sql<boolean>`false`.as('active'), sql<boolean>`true`.as('deleted')])
+        .select([
+          sql<string>`''`.as('tenant_id'),
+          sql<boolean>`false`.as('active'),
+          sql<boolean>`true`.as('deleted'),
+          sql<string[]>`'{}'::text[]`.as('roles'),
+        ])
         .where('user_id', '=', userId),
     )
     .execute();

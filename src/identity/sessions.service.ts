@@ -58,7 +58,10 @@ export class SessionsService implements CredentialStore {
     private readonly ttlSeconds: number,
   ) {}
 
-  /** A new session of an active user, in the user's tenant, with the roles sign-in granted. */
+  /**
+   * A new session of an active user, in the user's tenant, with the roles sign-in granted (the
+   * provider's groups mapped at this sign-in); the roles of its SCIM groups are added at each request.
+   */
   async create(userId: string, options: SessionOptions = {}): Promise<IssuedSession> {
     const user = await findUserById(this.db, userId);
     if (!user) throw userNotFound(userId);
@@ -115,7 +118,7 @@ export class SessionsService implements CredentialStore {
   async subjectStatus(userId: string): Promise<SubjectStatus> {
     const rows = await repo.findSubject(this.db, userId);
     const user = rows.find((r) => !r.deleted);
-    if (user) return user.active ? { kind: 'active', tenantId: user.tenant_id } : { kind: 'inactive' };
+    if (user) return user.active ? { kind: 'active', tenantId: user.tenant_id, roles: user.roles } : { kind: 'inactive' };
     return rows.length ? { kind: 'deleted' } : { kind: 'unknown' };
   }
 }

@@ -50,12 +50,12 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
     },
 
     getSession: async (request) => {
-      const sessionId = request.principal?.sessionId;
-      if (!sessionId) throw noSession();
-      const session = await sessions.get(sessionId);
+      const principal = request.principal;
+      if (!principal?.sessionId) throw noSession();
+      const session = await sessions.get(principal.sessionId);
       const user = await findUserById(db, session.user_id);
       if (!user) throw noSession();
-      return toSession(session, user);
+      return toSession(session, user, principal);
     },
 
     logout: async (request, reply) => {

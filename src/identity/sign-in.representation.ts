@@ -1,6 +1,7 @@
 /** JSON shapes of openapi/auth.yaml. */
 import type { components } from '../../generated/openapi/auth.ts';
 import type { UsersRow } from '../../generated/db/types.ts';
+import { PLATFORM_TENANT, type Principal } from '../auth/principal.ts';
 import type { IdentityProvider } from './providers/provider-settings.ts';
 import type { SessionRecord } from './sessions.service.ts';
 import type { SignedIn, SignInReport } from './sign-in/accounts.service.ts';
@@ -22,12 +23,14 @@ export function toSignedIn({ session, user }: SignedIn): Schemas['SignedIn'] {
   return { token: session.token, expiresAt: session.record.expires_at.toISOString(), user: toAuthUser(user) };
 }
 
-export function toSession(session: SessionRecord, user: UsersRow): Schemas['Session'] {
+/** `principal`: the request's, whose roles are the session's now (its groups read at this request). */
+export function toSession(session: SessionRecord, user: UsersRow, principal: Principal): Schemas['Session'] {
   return {
     id: session.id,
     tenantId: session.tenant_id,
     authMethod: session.auth_method as Schemas['Session']['authMethod'],
-    roles: session.roles,
+    roles: principal.tenantRoles,
+    roleScope: session.tenant_id === PLATFORM_TENANT ? 'platform' : 'tenant',
     createdAt: session.created_at.toISOString(),
     expiresAt: session.expires_at.toISOString(),
     user: toAuthUser(user),

@@ -43,6 +43,7 @@ export function typed<R, V extends Record<string, unknown>>(
 export const as = (username: string, roles: string[] = []): Principal => ({
   username,
   roles,
+  tenantRoles: [],
   userId: null,
   tenantId: null,
   sessionId: null,

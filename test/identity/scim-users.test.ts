@@ -197,6 +197,7 @@ t.test('SCIM users', async (t) => {
     const actor = {
       username: doomed.body.id as string,
       roles: ['USER'],
+      tenantRoles: [],
       userId: doomed.body.id as string,
       tenantId: 'default',
       sessionId: null,
@@ -204,6 +205,7 @@ t.test('SCIM users', async (t) => {
     const other = {
       username: keeper.body.id as string,
       roles: ['USER'],
+      tenantRoles: [],
       userId: keeper.body.id as string,
       tenantId: 'default',
       sessionId: null,

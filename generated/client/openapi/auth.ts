@@ -492,8 +492,13 @@ export interface components {
              * @description The session id.
              */
             id: string;
-            /** @description The roles of the session (the user's plus group-to-role mapping at sign-in). */
+            /** @description The roles the session holds now: those its sign-in granted (the provider's groups, mapped by the tenant) and the tenant's mapping of the SCIM groups the user is a member of now. */
             roles: string[];
+            /**
+             * @description Where `roles` hold: `platform` for users of the platform's own tenant (`default`), `tenant` for every other tenant's users, whose roles hold inside `tenantId` only.
+             * @enum {string}
+             */
+            roleScope: "platform" | "tenant";
             /** @description The tenant the session acts in. */
             tenantId: string;
             /** @description The session's user. */
@@ -1228,6 +1233,7 @@ export interface operations {
                      *       "roles": [
                      *         "USER"
                      *       ],
+                     *       "roleScope": "platform",
                      *       "createdAt": "2026-03-02T09:15:00Z",
                      *       "expiresAt": "2026-03-02T17:15:00Z",
                      *       "user": {

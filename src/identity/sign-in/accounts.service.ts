@@ -6,12 +6,15 @@
  * refuses inactive users too, so an existing session stops at the next request).
  *
  * Roles of a session: the user's stored roles (for single sign-on: the tenant's group-to-role mapping
- * applied to the provider's groups at this sign-in) plus the mapping applied to the SCIM groups the
- * user is a member of.
+ * applied to the provider's groups at this sign-in). The mapping of the SCIM groups the user is a
+ * member of is added at every request (src/identity/sessions.repository.ts), so a group change holds
+ * at once; and a role a tenant other than the platform's grants holds in that tenant only
+ * (src/auth/principal.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { UsersRow } from '../../../generated/db/types.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
+import { PLATFORM_TENANT } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated } from '../../errors.ts';
 import type { DomainsService } from '../domains/domains.service.ts';
@@ -21,8 +24,6 @@ import type { AttributeMapping, IdentityProvider, RoleMapping } from '../provide
 import type { IssuedSession, SessionsService } from '../sessions.service.ts';
 import * as repo from './accounts.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
-
-export const DEFAULT_TENANT = 'default';
 
 /** What a provider asserted about the person signing in. */
 export interface ExternalIdentity {
@@ -101,7 +102,7 @@ export class AccountsService {
   /** The tenant an e-mail address signs in to: its verified domain's, else `default`; and whether that domain enforces single sign-on. */
   async tenantOf(email: string): Promise<{ tenantId: string; enforceSso: boolean }> {
     const route = await this.domains.routeOf(email);
-    return route ? { tenantId: route.tenant_id, enforceSso: route.enforce_sso } : { tenantId: DEFAULT_TENANT, enforceSso: false };
+    return route ? { tenantId: route.tenant_id, enforceSso: route.enforce_sso } : { tenantId: PLATFORM_TENANT, enforceSso: false };
   }
 
   async register(
@@ -146,9 +147,7 @@ export class AccountsService {
     const matches = await verifyPassword(input.password, user?.password_hash ?? null);
     if (!user || !matches) throw invalidCredentials();
     if (!user.active) throw unauthenticated('This account is deactivated');
-    const provider = await this.providers.find(tenantId);
-    const roles = [...user.roles, ...mapRoles(provider?.roleMapping ?? {}, await repo.groupNamesOfUser(this.db, user.id))];
-    return { user, session: await this.sessions.createFor(user, { roles, authMethod: 'local' }) };
+    return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
   }
 
   /** Signs in (or, for a test sign-in, reports on) the person a tenant's provider vouched for. */
@@ -203,7 +202,7 @@ export class AccountsService {
         })
       : await this.provision(tenantId, identity.protocol, mapped, providerRoles);
     const session = await this.sessions.createFor(user, {
-      roles,
+      roles: providerRoles,
       authMethod: identity.protocol,
       idpSessionId: identity.idpSessionId,
       idpSubject: identity.subject,

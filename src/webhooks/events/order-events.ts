@@ -15,7 +15,7 @@ import { recordEvent } from '../outbox.repository.ts';
 import { previousAttributes } from './changes.ts';
 
 export function orderObject(order: OrderRecord): Record<string, unknown> {
-  const owner = { username: order.owner_id ?? '', roles: [], userId: null, tenantId: null, sessionId: null };
+  const owner = { username: order.owner_id ?? '', roles: [], tenantRoles: [], userId: null, tenantId: null, sessionId: null };
   return {
     ...toOrderResponse(order, owner),
     carrier: order.carrier ?? null,
