@@ -71,7 +71,7 @@ export async function buildApp({
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl, metrics });
+  await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl, metrics, metricsToken: config.metricsToken });
   if (config.docs) registerDocsPage(http, { graphiql: config.graphiql, schema: config.graphqlSchemaPrintout });
   await http.register(catalogPlugin, { services, authenticate });
   await http.register(ordersPlugin, { services, authenticate });

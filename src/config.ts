@@ -65,6 +65,22 @@ export interface Config {
   /** Time a client has to send a whole request (headers within min(this, 60 s)); then 408. */
   httpRequestTimeoutMs: number;
   logLevel: string;
+  /** Sign-in and registration attempts allowed per minute, per client address and per account. */
+  signInBudgets: SignInBudgets;
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (TRUST_PROXY, as Fastify's trustProxy takes
+   * it): false (none, the default), true (any), a hop count, or addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
+  /** Bearer token /metrics requires on the public port (METRICS_TOKEN); null: not served there. */
+  metricsToken: string | null;
+  /** A separate listener for /metrics only (METRICS_PORT, on METRICS_HOST); null: none. */
+  metrics: { port: number; host: string } | null;
+}
+
+export interface SignInBudgets {
+  login: { perAddress: number; perAccount: number };
+  register: { perAddress: number; perAccount: number };
 }
 
 export class ConfigError extends Error {
@@ -141,8 +157,50 @@ function readRetryDelays(env: Env): number[] {
   return parts.map(Number);
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const nodeEnvRaw = env.NODE_ENV?.trim() || 'development';
+function readTrustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || ['false', 'no', 'off', '0'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!family || !prefixOk || rest.length) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected true, a hop count, or comma-separated proxy addresses and CIDR ranges (e.g. 10.0.0.1,10.1.0.0/16), got "${raw}"`,
+      );
+    }
+  }
+  return entries;
+}
+
+function readMetricsListener(env: Env): Config['metrics'] {
+  const port = readInt(env, 'METRICS_PORT', 0, 0, 65535);
+  if (!port) return null;
+  const host = env.METRICS_HOST?.trim() || '127.0.0.1';
+  if (!net.isIP(host) && host !== 'localhost') throw new ConfigError('METRICS_HOST', `expected an IP address, got "${host}"`);
+  return { port, host };
+}
+
+function readSecret(env: Env, name: string): string | null {
+  const value = env[name]?.trim() || null;
+  if (value !== null && value.length < 32) throw new ConfigError(name, 'must be at least 32 characters long');
+  return value;
+}
+
+/**
+ * `defaultNodeEnv`: what an unset NODE_ENV means. The server's entry points (`npm start`, `npm run
+ * worker`) pass `production`, so a deployment that sets nothing runs as one; `npm run dev` sets
+ * development; the operator commands keep development.
+ */
+export function loadConfig(
+  env: Env = process.env,
+  { defaultNodeEnv = 'development' }: { defaultNodeEnv?: Config['nodeEnv'] } = {},
+): Config {
+  const nodeEnvRaw = env.NODE_ENV?.trim() || defaultNodeEnv;
   if (!['development', 'production', 'test'].includes(nodeEnvRaw)) {
     throw new ConfigError('NODE_ENV', `expected development, production or test, got "${nodeEnvRaw}"`);
   }
@@ -158,16 +216,15 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('BASE_URL', `expected an http(s) URL, got "${baseUrl}"`);
   }
   const dataDir = path.resolve(env.DATA_DIR?.trim() || '.data');
-  const authJwtSecret = env.AUTH_JWT_SECRET?.trim() || null;
-  if (authJwtSecret !== null && authJwtSecret.length < 32) {
-    throw new ConfigError('AUTH_JWT_SECRET', 'must be at least 32 characters long');
+  const database = readDatabase(env, dataDir);
+  const authJwtSecret = readSecret(env, 'AUTH_JWT_SECRET');
+  const secretsKey = readSecret(env, 'SECRETS_KEY');
+  // With the embedded database the server is one node, and secrets generated under DATA_DIR sit
+  // beside the data they protect. Every instance of a PostgreSQL deployment must share them.
+  if (production && database.kind === 'postgres') {
+    if (authJwtSecret === null) throw new ConfigError('AUTH_JWT_SECRET', 'is required when NODE_ENV=production with DATABASE_URL');
+    if (secretsKey === null) throw new ConfigError('SECRETS_KEY', 'is required when NODE_ENV=production with DATABASE_URL');
   }
-  if (production && authJwtSecret === null) {
-    throw new ConfigError('AUTH_JWT_SECRET', 'is required when NODE_ENV=production');
-  }
-  const secretsKey = env.SECRETS_KEY?.trim() || null;
-  if (secretsKey !== null && secretsKey.length < 32) throw new ConfigError('SECRETS_KEY', 'must be at least 32 characters long');
-  if (production && secretsKey === null) throw new ConfigError('SECRETS_KEY', 'is required when NODE_ENV=production');
   const allowInsecureIdp = readBool(env, 'ALLOW_INSECURE_IDP', false);
   if (production && allowInsecureIdp) throw new ConfigError('ALLOW_INSECURE_IDP', 'cannot be true when NODE_ENV=production');
   const degraded = readInt(env, 'WEBHOOK_DEGRADED_AFTER', 50, 1);
@@ -185,7 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     baseUrl,
     dataDir,
-    database: readDatabase(env, dataDir),
+    database,
     authJwtSecret,
     // From one minute to 30 days; 8 hours, a working day, by default.
     authSessionTtlS: readInt(env, 'AUTH_SESSION_TTL_S', 8 * 3600, 60, 30 * 86_400),
@@ -211,5 +268,18 @@ export function loadConfig(env: Env = process.env): Config {
     dnsResolver: readResolver(env),
     httpRequestTimeoutMs: readInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100),
     logLevel,
+    signInBudgets: {
+      login: {
+        perAddress: readInt(env, 'SIGN_IN_ATTEMPTS_PER_ADDRESS', 30, 1, 1_000_000),
+        perAccount: readInt(env, 'SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 1_000_000),
+      },
+      register: {
+        perAddress: readInt(env, 'REGISTRATIONS_PER_ADDRESS', 10, 1, 1_000_000),
+        perAccount: readInt(env, 'REGISTRATIONS_PER_ACCOUNT', 5, 1, 1_000_000),
+      },
+    },
+    trustProxy: readTrustProxy(env),
+    metricsToken: readSecret(env, 'METRICS_TOKEN'),
+    metrics: readMetricsListener(env),
   };
 }

@@ -2,6 +2,7 @@
  * Process entry: read config, open and migrate the database, serve HTTP, and shut down cleanly on
  * SIGTERM/SIGINT (in-flight requests finish, then the database closes so PGlite flushes to disk).
  */
+import { UnusableSecretFileError } from './auth/secret.ts';
 import { fail, loadConfigOrExit } from './process-entry.ts';
 import { createServer, DatabaseStartError, type Server } from './server.ts';
 
@@ -11,7 +12,7 @@ let server: Server;
 try {
   server = await createServer(config);
 } catch (error) {
-  if (error instanceof DatabaseStartError) fail(error.message);
+  if (error instanceof DatabaseStartError || error instanceof UnusableSecretFileError) fail(error.message);
   throw error;
 }
 

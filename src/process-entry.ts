@@ -7,10 +7,14 @@ export function fail(message: string): never {
   process.exit(1);
 }
 
-/** The configuration, or exit 1 with the variable and the reason on one line. */
+/**
+ * The configuration, or exit 1 with the variable and the reason on one line. An unset NODE_ENV means
+ * production here: whoever starts the server without saying otherwise is deploying it (`npm run dev`
+ * says development).
+ */
 export function loadConfigOrExit(): Config {
   try {
-    return loadConfig();
+    return loadConfig(process.env, { defaultNodeEnv: 'production' });
   } catch (error) {
     if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;

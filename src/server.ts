@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { deriveCursorSecret } from './http/cursor.ts';
+import { startMetricsListener, type MetricsListener } from './ops/metrics-listener.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
 
@@ -18,6 +19,8 @@ export interface Server {
   database: DatabaseHandle;
   /** The in-process webhook delivery worker; null with WEBHOOK_WORKER=off. */
   worker: DeliveryWorker | null;
+  /** The separate /metrics listener (METRICS_PORT); null when not configured. */
+  metricsListener: MetricsListener | null;
   /** Stops the delivery worker and the HTTP server (in-flight work finishes), then closes the database. */
   close(): Promise<void>;
 }
@@ -85,12 +88,15 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           ...(options.webhookNotifier ? { notifier: options.webhookNotifier } : {}),
         })
       : null;
+    const metricsListener = config.metrics ? await startMetricsListener(app.metrics, config.metrics) : null;
     return {
       app,
       database,
       worker,
+      metricsListener,
       close: async () => {
         await worker?.stop();
+        await metricsListener?.close();
         await app.http.close();
         await database.close();
       },

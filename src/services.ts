@@ -73,7 +73,13 @@ export function createServices(
   db: Database,
   config: Pick<
     Config,
-    'authSessionTtlS' | 'dnsResolver' | 'webhookAllowPrivateTargets' | 'webhookSecretOverlapS' | 'baseUrl' | 'allowInsecureIdp'
+    | 'authSessionTtlS'
+    | 'dnsResolver'
+    | 'webhookAllowPrivateTargets'
+    | 'webhookSecretOverlapS'
+    | 'baseUrl'
+    | 'allowInsecureIdp'
+    | 'signInBudgets'
   >,
   dependencies: ServiceDependencies,
 ): Services {
@@ -86,7 +92,7 @@ export function createServices(
     checkOidc: oidcConfigurations.check,
   });
   const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
-  const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db));
+  const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db, config.signInBudgets));
   return {
     users: new UsersService(db),
     posts,

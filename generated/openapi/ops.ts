@@ -37,9 +37,13 @@ export interface paths {
          *     (read from the database at each scrape), `webhook_attempts_total{outcome}`
          *     (`delivered`, `failed`, `retry`, `dead`; from this process's worker),
          *     `webhook_delivery_latency_seconds` (event commit to 2xx) and
-         *     `webhook_first_attempt_latency_seconds`. Like the probes it needs no
-         *     credentials: it carries counts, never data; expose it on an internal
-         *     network only.
+         *     `webhook_first_attempt_latency_seconds`.
+         *
+         *     On the public port it is served only to the operator's metrics token
+         *     (`Authorization: Bearer <METRICS_TOKEN>`): 401 without it or with any
+         *     other credential, and 404 when no token is configured. A server
+         *     started with METRICS_PORT also serves it, without credentials, on that
+         *     separate listener, meant for an internal network.
          */
         get: operations["metrics"];
         put?: never;
@@ -285,6 +289,26 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Authentication is required, or the supplied bearer token is invalid or expired. */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer` challenge, e.g. `Bearer realm="api", error="invalid_token"`. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unauthorized",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "instance": "/api/v1/products",
+                 *       "detail": "A valid bearer token is required."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -350,6 +374,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -69,6 +69,11 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
   reply.code(body.status).header('X-Request-Id', request.id).type('application/problem+json').send(body);
 }
 
+/** TRUST_PROXY as a hop count: the `hops` nearest addresses of the forwarding chain are proxies. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export function createHttpServer(config: Config): FastifyInstance {
   const http = Fastify({
     // At level silent nothing is ever written, yet Fastify would still build a child logger for every
@@ -80,6 +85,8 @@ export function createHttpServer(config: Config): FastifyInstance {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
+    // request.ip (logs, sign-in budgets) is X-Forwarded-For's client only behind the proxies named here.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Fastify turns node's request timeout off by default; a client that never finishes its request

@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { resolveJwtSecret, resolveSecretsKey } from '../../src/auth/secret.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -39,11 +42,16 @@ t.test('webhook worker switch and the DNS resolver', async (t) => {
   t.same(loadConfig({ DNS_RESOLVER: '[::1]:53' }).dnsResolver, { host: '::1', port: 53 });
 });
 
-t.test('production turns the explorer off and requires a JWT secret and a secrets key', async (t) => {
-  const missing = t.throws(() => loadConfig({ NODE_ENV: 'production' })) as ConfigError;
+t.test('production turns the explorer off; on PostgreSQL it requires a JWT secret and a secrets key', async (t) => {
+  const pg = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u:p@db.internal:5432/app' };
+  const missing = t.throws(() => loadConfig(pg)) as ConfigError;
   t.equal(missing.variable, 'AUTH_JWT_SECRET');
-  const noKey = t.throws(() => loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40) })) as ConfigError;
+  const noKey = t.throws(() => loadConfig({ ...pg, AUTH_JWT_SECRET: 'x'.repeat(40) })) as ConfigError;
   t.equal(noKey.variable, 'SECRETS_KEY');
+  const embedded = loadConfig({ NODE_ENV: 'production' });
+  t.same([embedded.authJwtSecret, embedded.secretsKey], [null, null], 'the embedded database: one node, secrets kept under DATA_DIR');
+  t.equal(loadConfig({}, { defaultNodeEnv: 'production' }).nodeEnv, 'production', 'the server entry points default to production');
+  t.equal(loadConfig({}).nodeEnv, 'development', 'the operator commands to development');
   const c = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: 'k'.repeat(32) });
   t.equal(c.graphiql, false);
   t.equal(c.docs, false);
@@ -54,6 +62,27 @@ t.test('production turns the explorer off and requires a JWT secret and a secret
     loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: 'k'.repeat(32), ALLOW_INSECURE_IDP: 'true' }),
   ) as ConfigError;
   t.equal(insecure.variable, 'ALLOW_INSECURE_IDP', 'identity providers over http are for tests, never production');
+});
+
+t.test('sign-in budgets, trusted proxies and the metrics token are settings', async (t) => {
+  const defaults = loadConfig({});
+  t.same(defaults.signInBudgets, { login: { perAddress: 30, perAccount: 10 }, register: { perAddress: 10, perAccount: 5 } });
+  t.equal(defaults.trustProxy, false, 'no proxy is trusted unless named');
+  t.same([defaults.metricsToken, defaults.metrics], [null, null]);
+  const set = loadConfig({
+    SIGN_IN_ATTEMPTS_PER_ADDRESS: '100',
+    SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3',
+    REGISTRATIONS_PER_ADDRESS: '20',
+    REGISTRATIONS_PER_ACCOUNT: '2',
+    TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,::1',
+    METRICS_TOKEN: 'm'.repeat(32),
+    METRICS_PORT: '9464',
+  });
+  t.same(set.signInBudgets, { login: { perAddress: 100, perAccount: 3 }, register: { perAddress: 20, perAccount: 2 } });
+  t.same(set.trustProxy, ['10.0.0.1', '10.1.0.0/16', '::1']);
+  t.same(set.metrics, { port: 9464, host: '127.0.0.1' });
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2, 'a hop count');
 });
 
 t.test('single sign-on settings', async (t) => {
@@ -88,6 +117,15 @@ t.test('each bad value names its variable', async (t) => {
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
     [{ ALLOW_INSECURE_IDP: 'perhaps' }, 'ALLOW_INSECURE_IDP'],
     [{ AUTH_SESSION_TTL_S: '10' }, 'AUTH_SESSION_TTL_S'],
+    [{ SIGN_IN_ATTEMPTS_PER_ADDRESS: '0' }, 'SIGN_IN_ATTEMPTS_PER_ADDRESS'],
+    [{ SIGN_IN_ATTEMPTS_PER_ACCOUNT: 'ten' }, 'SIGN_IN_ATTEMPTS_PER_ACCOUNT'],
+    [{ REGISTRATIONS_PER_ADDRESS: '-1' }, 'REGISTRATIONS_PER_ADDRESS'],
+    [{ REGISTRATIONS_PER_ACCOUNT: '0' }, 'REGISTRATIONS_PER_ACCOUNT'],
+    [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '9464', METRICS_HOST: 'internal' }, 'METRICS_HOST'],
   ];
   for (const [env, variable] of cases) {
     const error = t.throws(() => loadConfig(env)) as ConfigError;
@@ -106,4 +144,28 @@ t.test('npm start with DATABASE_URL=nonsense prints one clear line and exits 1',
   const lines = result.stderr.trim().split('\n');
   t.equal(lines.length, 1, `one line: ${result.stderr}`);
   t.match(lines[0], /DATABASE_URL/);
+});
+
+t.test('a secret file that holds no usable secret stops the start with one line, and is never used', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-secrets-'));
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dataDir, 'secrets-key'), '\n');
+  t.throws(
+    () => resolveSecretsKey({ secretsKey: null, dataDir }),
+    /secrets-key holds no usable secret .*set SECRETS_KEY, or remove the file/,
+  );
+  t.equal(fs.readFileSync(path.join(dataDir, 'secrets-key'), 'utf8'), '\n', 'the file is left for the operator to look at');
+  const generated = resolveJwtSecret({ authJwtSecret: null, dataDir });
+  t.ok(generated.length >= 32, 'a missing file is generated');
+  t.equal(resolveJwtSecret({ authJwtSecret: null, dataDir }), generated, 'and kept');
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: 'memory:', NODE_ENV: 'development', PORT: '0' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(result.status, 1);
+  const lines = result.stderr.trim().split('\n');
+  t.equal(lines.length, 1, `one line: ${result.stderr}`);
+  t.match(lines[0], /^error: .*secrets-key holds no usable secret/);
 });

@@ -26,11 +26,17 @@ async function startProcess(
 ): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; stdout: () => string }> {
   const port = await freePort();
   // Exactly what an operator runs: `npm start`, so that signal forwarding through npm is covered too.
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'development', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // NODE_ENV '' in `env`: unset, as an operator who sets nothing has it.
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  };
+  if (childEnv.NODE_ENV === '') delete childEnv.NODE_ENV;
+  const child = spawn('npm', ['start', '--silent'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -97,9 +103,22 @@ t.test('start, serve, SIGTERM, restart with the data kept', async (t) => {
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'SIGTERM exits 0');
 
-  const second = await startProcess(env);
+  // The restart sets no NODE_ENV: `npm start` then runs as production (the development switches off).
+  // On PostgreSQL, production needs the secrets every instance shares, named in the environment.
+  const production = { ...env, NODE_ENV: '' };
+  if (target.kind === 'postgres') {
+    await t.rejects(
+      startProcess(production),
+      /error: invalid configuration: AUTH_JWT_SECRET: is required when NODE_ENV=production with DATABASE_URL/,
+    );
+    Object.assign(production, { AUTH_JWT_SECRET: 'j'.repeat(40), SECRETS_KEY: 's'.repeat(40) });
+  }
+  const second = await startProcess(production);
   const after = await graphql(second.base, '{ users { totalElements content { username } } }');
   t.same(after.body.data.users, { totalElements: 1, content: [{ username: 'kept' }] });
+  t.equal((await fetch(`${second.base}/graphiql`)).status, 404, 'npm start without NODE_ENV is production: no GraphiQL');
+  t.equal((await fetch(`${second.base}/docs`)).status, 404, 'no API reference page');
+  t.equal((await fetch(`${second.base}/graphql/schema`)).status, 404, 'no schema printout');
   second.child.kill('SIGINT');
   t.equal(await second.exited, 0, 'SIGINT exits 0');
 });

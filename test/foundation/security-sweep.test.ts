@@ -70,7 +70,8 @@ async function send(baseUrl: string, op: Operation, authorization?: string): Pro
 }
 
 t.test('every secured operation refuses before validation; public ones do not', async (t) => {
-  const server = await sharedServer();
+  // With a metrics token configured, /metrics is secured like any other operation.
+  const server = await sharedServer({ env: { METRICS_TOKEN: 'metrics-token-of-at-least-32-characters' } });
   const user = `Bearer ${await server.token('sweep-user', ['USER'])}`;
   const all = operations();
   t.same(

@@ -39,6 +39,8 @@ export interface TestServer {
   admin: TypedClients['admin'];
   webhooks: TypedClients['webhooks'];
   token(sub: string, roles?: string[]): Promise<string>;
+  /** The port of the separate /metrics listener (METRICS_PORT); null without one. */
+  metricsPort: number | null;
 }
 
 export interface StartOptions {
@@ -107,6 +109,7 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     api: new ContractClient(baseUrl),
     ...typedClients(baseUrl),
     token: (sub, roles = []) => signToken(TEST_JWT_SECRET, { sub, roles }),
+    metricsPort: server.metricsListener?.port ?? null,
   };
 }
 

@@ -5,15 +5,22 @@ import { startReceiver } from '../helpers/webhook-receiver.ts';
 import { createProduct } from '../catalog/fixtures.ts';
 import { eventually, registerEndpoint, sendTest, startWebhookServer } from './webhook-fixtures.ts';
 
+const METRICS_TOKEN = 'metrics-token-of-at-least-32-characters';
+
 function value(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 t.test('HTTP, database and webhook metrics', async (t) => {
-  const server = await startWebhookServer(t, { WEBHOOK_DEGRADED_AFTER: '1', WEBHOOK_DISABLED_AFTER: '100', WEBHOOK_RETRY_DELAYS_MS: '50' });
+  const server = await startWebhookServer(t, {
+    WEBHOOK_DEGRADED_AFTER: '1',
+    WEBHOOK_DISABLED_AFTER: '100',
+    WEBHOOK_RETRY_DELAYS_MS: '50',
+    METRICS_TOKEN,
+  });
   const scrape = async () => {
-    const response = await fetch(`${server.baseUrl}/metrics`);
+    const response = await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     t.equal(response.status, 200);
     t.match(response.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
     return response.text();

@@ -1,26 +1,27 @@
 /**
  * Budgets of sign-in and registration attempts (decision 91): fixed one-minute windows counted in the
- * database, so every instance spends from the same budget, with one statement per key.
+ * database, so every instance spends from the same budget, with one statement per key. The sizes are
+ * operator settings (src/config.ts, `signInBudgets`):
  *
- * | action   | per client address | per account (tenant + e-mail) |
- * |----------|--------------------|-------------------------------|
- * | login    | 30 a minute        | 10 a minute                   |
- * | register | 10 a minute        | 5 a minute                    |
+ * | action   | per client address                    | per account (tenant + e-mail)         |
+ * |----------|---------------------------------------|---------------------------------------|
+ * | login    | SIGN_IN_ATTEMPTS_PER_ADDRESS (30)     | SIGN_IN_ATTEMPTS_PER_ACCOUNT (10)     |
+ * | register | REGISTRATIONS_PER_ADDRESS (10)        | REGISTRATIONS_PER_ACCOUNT (5)         |
+ *
+ * The client address is the request's, which is the `X-Forwarded-For` one only behind a proxy that
+ * TRUST_PROXY names.
  *
  * Every attempt counts, successful or not: counting only failures would let a guesser spread its
  * tries between successful sign-ins of its own account.
  */
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import type { SignInBudgets } from '../../config.ts';
 import { RateLimited } from '../../errors.ts';
 
-export type AttemptKind = 'login' | 'register';
+export type AttemptKind = keyof SignInBudgets;
 
 const WINDOW_S = 60;
-export const ATTEMPT_BUDGETS: Record<AttemptKind, { perAddress: number; perAccount: number }> = {
-  login: { perAddress: 30, perAccount: 10 },
-  register: { perAddress: 10, perAccount: 5 },
-};
 
 /** Counts one attempt under `key`; the count within the current window and the seconds left in it. */
 async function spend(db: Database, key: string): Promise<{ count: number; secondsLeft: number }> {
@@ -37,11 +38,14 @@ async function spend(db: Database, key: string): Promise<{ count: number; second
 }
 
 export class AttemptBudget {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly budgets: SignInBudgets,
+  ) {}
 
   /** Spends one attempt of `kind` from the address's and the account's budgets; RateLimited when either is spent. */
   async spend(kind: AttemptKind, address: string, account: string): Promise<void> {
-    const budget = ATTEMPT_BUDGETS[kind];
+    const budget = this.budgets[kind];
     const [byAddress, byAccount] = await Promise.all([
       spend(this.db, `${kind}:address:${address}`),
       spend(this.db, `${kind}:account:${account.toLowerCase()}`),
