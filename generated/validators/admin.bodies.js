@@ -259,11 +259,11 @@ return errors === 0;
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const putIdentityProvider_body = validate24;
-const schema35 = {"$ref":"#/$defs/IdentityProviderInput","$defs":{"AttributeMapping":{"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}},"IdentityProviderInput":{"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}},"RoleMapping":{"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}}},"$id":"putIdentityProvider_body"};
-const schema36 = {"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}};
-const schema37 = {"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}};
-const schema38 = {"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}};
-const pattern6 = new RegExp("^[A-Z][A-Z0-9_]{0,63}$", "u");
+const schema35 = {"$ref":"#/$defs/IdentityProviderInput","$defs":{"AttributeMapping":{"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}},"IdentityProviderInput":{"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}},"RoleMapping":{"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_body"};
+const schema36 = {"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}};
+const schema38 = {"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}};
+const schema39 = {"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}};
+const pattern7 = new RegExp("^[A-Z][A-Z0-9_]{0,63}$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -287,7 +287,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "protocol") || (key0 === "saml")) || (key0 === "metadataXml")) || (key0 === "metadataUrl")) || (key0 === "oidc")) || (key0 === "attributeMapping")) || (key0 === "roleMapping"))){
+if(!((((((((key0 === "tenantId") || (key0 === "protocol")) || (key0 === "saml")) || (key0 === "metadataXml")) || (key0 === "metadataUrl")) || (key0 === "oidc")) || (key0 === "attributeMapping")) || (key0 === "roleMapping"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -298,10 +298,11 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.protocol !== undefined){
-let data0 = data.protocol;
-if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -310,8 +311,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!((data0 === "saml") || (data0 === "oidc"))){
-const err3 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema36.properties.protocol.enum},message:"must be equal to one of the allowed values"};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -320,12 +321,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.saml !== undefined){
-let data1 = data.saml;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.entityId === undefined){
-const err4 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/required",keyword:"required",params:{missingProperty: "entityId"},message:"must have required property '"+"entityId"+"'"};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -334,8 +331,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.ssoUrl === undefined){
-const err5 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/required",keyword:"required",params:{missingProperty: "ssoUrl"},message:"must have required property '"+"ssoUrl"+"'"};
+}
+else {
+const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -344,8 +342,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.certificate === undefined){
-const err6 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/required",keyword:"required",params:{missingProperty: "certificate"},message:"must have required property '"+"certificate"+"'"};
+}
+if(data.protocol !== undefined){
+let data1 = data.protocol;
+if(typeof data1 !== "string"){
+const err6 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -354,9 +355,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key1 in data1){
-if(!((((((((key1 === "entityId") || (key1 === "ssoUrl")) || (key1 === "sloUrl")) || (key1 === "certificate")) || (key1 === "certificateBackup")) || (key1 === "nameIdFormat")) || (key1 === "signedAssertions")) || (key1 === "signedResponses"))){
-const err7 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(!((data1 === "saml") || (data1 === "oidc"))){
+const err7 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema36.properties.protocol.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -366,11 +366,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data1.entityId !== undefined){
-let data2 = data1.entityId;
-if(typeof data2 === "string"){
-if(func1(data2) > 1024){
-const err8 = {instancePath:instancePath+"/saml/entityId",schemaPath:"#/properties/saml/properties/entityId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(data.saml !== undefined){
+let data2 = data.saml;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.entityId === undefined){
+const err8 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/required",keyword:"required",params:{missingProperty: "entityId"},message:"must have required property '"+"entityId"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -379,9 +379,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/saml/entityId",schemaPath:"#/properties/saml/properties/entityId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.ssoUrl === undefined){
+const err9 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/required",keyword:"required",params:{missingProperty: "ssoUrl"},message:"must have required property '"+"ssoUrl"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -390,12 +389,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data1.ssoUrl !== undefined){
-let data3 = data1.ssoUrl;
-if(typeof data3 === "string"){
-if(func1(data3) > 2048){
-const err10 = {instancePath:instancePath+"/saml/ssoUrl",schemaPath:"#/properties/saml/properties/ssoUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(data2.certificate === undefined){
+const err10 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/required",keyword:"required",params:{missingProperty: "certificate"},message:"must have required property '"+"certificate"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -404,9 +399,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/saml/ssoUrl",schemaPath:"#/properties/saml/properties/ssoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data2){
+if(!((((((((key1 === "entityId") || (key1 === "ssoUrl")) || (key1 === "sloUrl")) || (key1 === "certificate")) || (key1 === "certificateBackup")) || (key1 === "nameIdFormat")) || (key1 === "signedAssertions")) || (key1 === "signedResponses"))){
+const err11 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -416,10 +411,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data1.sloUrl !== undefined){
-let data4 = data1.sloUrl;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err12 = {instancePath:instancePath+"/saml/sloUrl",schemaPath:"#/properties/saml/properties/sloUrl/type",keyword:"type",params:{type: schema36.properties.saml.properties.sloUrl.type},message:"must be string,null"};
+if(data2.entityId !== undefined){
+let data3 = data2.entityId;
+if(typeof data3 === "string"){
+if(func1(data3) > 1024){
+const err12 = {instancePath:instancePath+"/saml/entityId",schemaPath:"#/properties/saml/properties/entityId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -428,9 +424,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(func1(data4) > 2048){
-const err13 = {instancePath:instancePath+"/saml/sloUrl",schemaPath:"#/properties/saml/properties/sloUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+}
+else {
+const err13 = {instancePath:instancePath+"/saml/entityId",schemaPath:"#/properties/saml/properties/entityId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -440,12 +436,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data1.certificate !== undefined){
-let data5 = data1.certificate;
-if(typeof data5 === "string"){
-if(func1(data5) > 16384){
-const err14 = {instancePath:instancePath+"/saml/certificate",schemaPath:"#/properties/saml/properties/certificate/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"};
+if(data2.ssoUrl !== undefined){
+let data4 = data2.ssoUrl;
+if(typeof data4 === "string"){
+if(func1(data4) > 2048){
+const err14 = {instancePath:instancePath+"/saml/ssoUrl",schemaPath:"#/properties/saml/properties/ssoUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -456,7 +451,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/saml/certificate",schemaPath:"#/properties/saml/properties/certificate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/saml/ssoUrl",schemaPath:"#/properties/saml/properties/ssoUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -466,10 +461,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data1.certificateBackup !== undefined){
-let data6 = data1.certificateBackup;
-if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/saml/certificateBackup",schemaPath:"#/properties/saml/properties/certificateBackup/type",keyword:"type",params:{type: schema36.properties.saml.properties.certificateBackup.type},message:"must be string,null"};
+if(data2.sloUrl !== undefined){
+let data5 = data2.sloUrl;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err16 = {instancePath:instancePath+"/saml/sloUrl",schemaPath:"#/properties/saml/properties/sloUrl/type",keyword:"type",params:{type: schema36.properties.saml.properties.sloUrl.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -478,9 +473,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data6 === "string"){
-if(func1(data6) > 16384){
-const err17 = {instancePath:instancePath+"/saml/certificateBackup",schemaPath:"#/properties/saml/properties/certificateBackup/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"};
+if(typeof data5 === "string"){
+if(func1(data5) > 2048){
+const err17 = {instancePath:instancePath+"/saml/sloUrl",schemaPath:"#/properties/saml/properties/sloUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -491,11 +486,11 @@ errors++;
 }
 }
 }
-if(data1.nameIdFormat !== undefined){
-let data7 = data1.nameIdFormat;
-if(typeof data7 === "string"){
-if(func1(data7) > 256){
-const err18 = {instancePath:instancePath+"/saml/nameIdFormat",schemaPath:"#/properties/saml/properties/nameIdFormat/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(data2.certificate !== undefined){
+let data6 = data2.certificate;
+if(typeof data6 === "string"){
+if(func1(data6) > 16384){
+const err18 = {instancePath:instancePath+"/saml/certificate",schemaPath:"#/properties/saml/properties/certificate/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -506,7 +501,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/saml/nameIdFormat",schemaPath:"#/properties/saml/properties/nameIdFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/saml/certificate",schemaPath:"#/properties/saml/properties/certificate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -516,9 +511,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data1.signedAssertions !== undefined){
-if(typeof data1.signedAssertions !== "boolean"){
-const err20 = {instancePath:instancePath+"/saml/signedAssertions",schemaPath:"#/properties/saml/properties/signedAssertions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data2.certificateBackup !== undefined){
+let data7 = data2.certificateBackup;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err20 = {instancePath:instancePath+"/saml/certificateBackup",schemaPath:"#/properties/saml/properties/certificateBackup/type",keyword:"type",params:{type: schema36.properties.saml.properties.certificateBackup.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -527,10 +523,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data1.signedResponses !== undefined){
-if(typeof data1.signedResponses !== "boolean"){
-const err21 = {instancePath:instancePath+"/saml/signedResponses",schemaPath:"#/properties/saml/properties/signedResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data7 === "string"){
+if(func1(data7) > 16384){
+const err21 = {instancePath:instancePath+"/saml/certificateBackup",schemaPath:"#/properties/saml/properties/certificateBackup/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -541,8 +536,11 @@ errors++;
 }
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2.nameIdFormat !== undefined){
+let data8 = data2.nameIdFormat;
+if(typeof data8 === "string"){
+if(func1(data8) > 256){
+const err22 = {instancePath:instancePath+"/saml/nameIdFormat",schemaPath:"#/properties/saml/properties/nameIdFormat/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -552,11 +550,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.metadataXml !== undefined){
-let data10 = data.metadataXml;
-if(typeof data10 === "string"){
-if(func1(data10) > 1048576){
-const err23 = {instancePath:instancePath+"/metadataXml",schemaPath:"#/properties/metadataXml/maxLength",keyword:"maxLength",params:{limit: 1048576},message:"must NOT have more than 1048576 characters"};
+else {
+const err23 = {instancePath:instancePath+"/saml/nameIdFormat",schemaPath:"#/properties/saml/properties/nameIdFormat/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -566,8 +561,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/metadataXml",schemaPath:"#/properties/metadataXml/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.signedAssertions !== undefined){
+if(typeof data2.signedAssertions !== "boolean"){
+const err24 = {instancePath:instancePath+"/saml/signedAssertions",schemaPath:"#/properties/saml/properties/signedAssertions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -577,11 +573,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.metadataUrl !== undefined){
-let data11 = data.metadataUrl;
-if(typeof data11 === "string"){
-if(func1(data11) > 2048){
-const err25 = {instancePath:instancePath+"/metadataUrl",schemaPath:"#/properties/metadataUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(data2.signedResponses !== undefined){
+if(typeof data2.signedResponses !== "boolean"){
+const err25 = {instancePath:instancePath+"/saml/signedResponses",schemaPath:"#/properties/saml/properties/signedResponses/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -591,8 +585,9 @@ vErrors.push(err25);
 errors++;
 }
 }
+}
 else {
-const err26 = {instancePath:instancePath+"/metadataUrl",schemaPath:"#/properties/metadataUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/saml",schemaPath:"#/properties/saml/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -602,11 +597,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.oidc !== undefined){
-let data12 = data.oidc;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.issuer === undefined){
-const err27 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
+if(data.metadataXml !== undefined){
+let data11 = data.metadataXml;
+if(typeof data11 === "string"){
+if(func1(data11) > 1048576){
+const err27 = {instancePath:instancePath+"/metadataXml",schemaPath:"#/properties/metadataXml/maxLength",keyword:"maxLength",params:{limit: 1048576},message:"must NOT have more than 1048576 characters"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -615,8 +610,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data12.clientId === undefined){
-const err28 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "clientId"},message:"must have required property '"+"clientId"+"'"};
+}
+else {
+const err28 = {instancePath:instancePath+"/metadataXml",schemaPath:"#/properties/metadataXml/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -625,9 +621,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-for(const key2 in data12){
-if(!(((((key2 === "issuer") || (key2 === "clientId")) || (key2 === "clientSecret")) || (key2 === "discoveryUrl")) || (key2 === "scopes"))){
-const err29 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data.metadataUrl !== undefined){
+let data12 = data.metadataUrl;
+if(typeof data12 === "string"){
+if(func1(data12) > 2048){
+const err29 = {instancePath:instancePath+"/metadataUrl",schemaPath:"#/properties/metadataUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -637,11 +636,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data12.issuer !== undefined){
-let data13 = data12.issuer;
-if(typeof data13 === "string"){
-if(func1(data13) > 2048){
-const err30 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+else {
+const err30 = {instancePath:instancePath+"/metadataUrl",schemaPath:"#/properties/metadataUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -651,8 +647,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.oidc !== undefined){
+let data13 = data.oidc;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.issuer === undefined){
+const err31 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -661,12 +660,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data12.clientId !== undefined){
-let data14 = data12.clientId;
-if(typeof data14 === "string"){
-if(func1(data14) > 512){
-const err32 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(data13.clientId === undefined){
+const err32 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "clientId"},message:"must have required property '"+"clientId"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -675,9 +670,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data13){
+if(!(((((key2 === "issuer") || (key2 === "clientId")) || (key2 === "clientSecret")) || (key2 === "discoveryUrl")) || (key2 === "scopes"))){
+const err33 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -687,11 +682,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data12.clientSecret !== undefined){
-let data15 = data12.clientSecret;
-if(typeof data15 === "string"){
-if(func1(data15) > 1024){
-const err34 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(data13.issuer !== undefined){
+let data14 = data13.issuer;
+if(typeof data14 === "string"){
+if(func1(data14) > 2048){
+const err34 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -702,7 +697,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err35 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -712,11 +707,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data12.discoveryUrl !== undefined){
-let data16 = data12.discoveryUrl;
-if(typeof data16 === "string"){
-if(func1(data16) > 2048){
-const err36 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(data13.clientId !== undefined){
+let data15 = data13.clientId;
+if(typeof data15 === "string"){
+if(func1(data15) > 512){
+const err36 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -727,7 +722,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err37 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -737,11 +732,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data12.scopes !== undefined){
-let data17 = data12.scopes;
-if(Array.isArray(data17)){
-if(data17.length > 20){
-const err38 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(data13.clientSecret !== undefined){
+let data16 = data13.clientSecret;
+if(typeof data16 === "string"){
+if(func1(data16) > 1024){
+const err38 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -750,12 +745,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-const len0 = data17.length;
-for(let i0=0; i0<len0; i0++){
-let data18 = data17[i0];
-if(typeof data18 === "string"){
-if(func1(data18) > 100){
-const err39 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+}
+else {
+const err39 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -765,8 +757,11 @@ vErrors.push(err39);
 errors++;
 }
 }
-else {
-const err40 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.discoveryUrl !== undefined){
+let data17 = data13.discoveryUrl;
+if(typeof data17 === "string"){
+if(func1(data17) > 2048){
+const err40 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -776,9 +771,8 @@ vErrors.push(err40);
 errors++;
 }
 }
-}
 else {
-const err41 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err41 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -788,9 +782,11 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.scopes !== undefined){
+let data18 = data13.scopes;
+if(Array.isArray(data18)){
+if(data18.length > 20){
+const err42 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -799,13 +795,12 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data.attributeMapping !== undefined){
-let data19 = data.attributeMapping;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-for(const key3 in data19){
-if(!(((((key3 === "email") || (key3 === "firstName")) || (key3 === "lastName")) || (key3 === "groups")) || (key3 === "department"))){
-const err43 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+if(typeof data19 === "string"){
+if(func1(data19) > 100){
+const err43 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -815,11 +810,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data19.email !== undefined){
-let data20 = data19.email;
-if(typeof data20 === "string"){
-if(func1(data20) > 256){
-const err44 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+else {
+const err44 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -829,8 +821,9 @@ vErrors.push(err44);
 errors++;
 }
 }
+}
 else {
-const err45 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err45 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -840,11 +833,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data19.firstName !== undefined){
-let data21 = data19.firstName;
-if(typeof data21 === "string"){
-if(func1(data21) > 256){
-const err46 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+else {
+const err46 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -854,8 +845,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.attributeMapping !== undefined){
+let data20 = data.attributeMapping;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key3 in data20){
+if(!(((((key3 === "email") || (key3 === "firstName")) || (key3 === "lastName")) || (key3 === "groups")) || (key3 === "department"))){
+const err47 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -865,11 +860,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data19.lastName !== undefined){
-let data22 = data19.lastName;
-if(typeof data22 === "string"){
-if(func1(data22) > 256){
-const err48 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(data20.email !== undefined){
+let data21 = data20.email;
+if(typeof data21 === "string"){
+if(func1(data21) > 256){
+const err48 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -880,7 +875,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err49 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -890,11 +885,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data19.groups !== undefined){
-let data23 = data19.groups;
-if(typeof data23 === "string"){
-if(func1(data23) > 256){
-const err50 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(data20.firstName !== undefined){
+let data22 = data20.firstName;
+if(typeof data22 === "string"){
+if(func1(data22) > 256){
+const err50 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -905,7 +900,7 @@ errors++;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err51 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -915,11 +910,11 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data19.department !== undefined){
-let data24 = data19.department;
-if(typeof data24 === "string"){
-if(func1(data24) > 256){
-const err52 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(data20.lastName !== undefined){
+let data23 = data20.lastName;
+if(typeof data23 === "string"){
+if(func1(data23) > 256){
+const err52 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -930,7 +925,7 @@ errors++;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err53 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -940,9 +935,11 @@ vErrors.push(err53);
 errors++;
 }
 }
-}
-else {
-const err54 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.groups !== undefined){
+let data24 = data20.groups;
+if(typeof data24 === "string"){
+if(func1(data24) > 256){
+const err54 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -952,11 +949,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data.roleMapping !== undefined){
-let data25 = data.roleMapping;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(Object.keys(data25).length > 200){
-const err55 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
+else {
+const err55 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -965,11 +959,12 @@ vErrors.push(err55);
 }
 errors++;
 }
-for(const key4 in data25){
-let data26 = data25[key4];
-if(typeof data26 === "string"){
-if(!pattern6.test(data26)){
-const err56 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{0,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{0,63}$"+"\""};
+}
+if(data20.department !== undefined){
+let data25 = data20.department;
+if(typeof data25 === "string"){
+if(func1(data25) > 256){
+const err56 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -980,7 +975,7 @@ errors++;
 }
 }
 else {
-const err57 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err57 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -992,7 +987,7 @@ errors++;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err58 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1002,14 +997,64 @@ vErrors.push(err58);
 errors++;
 }
 }
-}
-else {
-const err59 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.roleMapping !== undefined){
+let data26 = data.roleMapping;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(Object.keys(data26).length > 200){
+const err59 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
 if(vErrors === null){
 vErrors = [err59];
 }
 else {
 vErrors.push(err59);
+}
+errors++;
+}
+for(const key4 in data26){
+let data27 = data26[key4];
+if(typeof data27 === "string"){
+if(!pattern7.test(data27)){
+const err60 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{0,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
 }
 errors++;
 }
@@ -1040,7 +1085,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const sendDomainVerificationMail_body = validate27;
-const schema39 = {"type":"object","required":["to"],"additionalProperties":false,"properties":{"to":{"type":"string","maxLength":254,"description":"An administrator mailbox of the domain."}},"$id":"sendDomainVerificationMail_body"};
+const schema40 = {"type":"object","required":["to"],"additionalProperties":false,"properties":{"to":{"type":"string","maxLength":254,"description":"An administrator mailbox of the domain."}},"$id":"sendDomainVerificationMail_body"};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="sendDomainVerificationMail_body" */;
@@ -1118,7 +1163,7 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateDomain_body = validate28;
-const schema40 = {"type":"object","required":["enforceSso"],"additionalProperties":false,"properties":{"enforceSso":{"type":"boolean","description":"Whether password sign-in is refused for the domain."}},"$id":"updateDomain_body"};
+const schema41 = {"type":"object","required":["enforceSso"],"additionalProperties":false,"properties":{"enforceSso":{"type":"boolean","description":"Whether password sign-in is refused for the domain."}},"$id":"updateDomain_body"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateDomain_body" */;
@@ -1183,7 +1228,7 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const verifyDomain_body = validate29;
-const schema41 = {"type":"object","additionalProperties":false,"properties":{"method":{"type":"string","enum":["dns","mail"],"description":"How to verify (default dns)."},"code":{"type":"string","maxLength":32,"description":"The mailed code (method mail)."}},"$id":"verifyDomain_body"};
+const schema42 = {"type":"object","additionalProperties":false,"properties":{"method":{"type":"string","enum":["dns","mail"],"description":"How to verify (default dns)."},"code":{"type":"string","maxLength":32,"description":"The mailed code (method mail)."}},"$id":"verifyDomain_body"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="verifyDomain_body" */;
@@ -1222,7 +1267,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!((data0 === "dns") || (data0 === "mail"))){
-const err2 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema41.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema42.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }

@@ -3,6 +3,7 @@
  * ADMIN-only by the document.
  */
 import type { operations } from '../../generated/openapi/admin.ts';
+import { validationFailed } from '../errors.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
 import { parseSort } from '../http/sort-params.ts';
 import type { Services } from '../services.ts';
@@ -51,7 +52,16 @@ export function adminHandlers(
 
     getIdentityProvider: async (request) => toIdentityProvider(await identityProviders.get(request.params.tenantId), baseUrl),
 
-    putIdentityProvider: async (request) => toIdentityProvider(await identityProviders.put(request.params.tenantId, request.body), baseUrl),
+    putIdentityProvider: async (request) => {
+      // The configuration object may name its tenant (the interface document's shape); it must be this one.
+      const { tenantId: named, ...settings } = request.body;
+      if (named !== undefined && named !== request.params.tenantId) {
+        throw validationFailed([
+          { field: ['tenantId'], message: `must be the tenant of the path (${request.params.tenantId}) when given` },
+        ]);
+      }
+      return toIdentityProvider(await identityProviders.put(request.params.tenantId, settings), baseUrl);
+    },
 
     deleteIdentityProvider: async (request, reply) => {
       await identityProviders.remove(request.params.tenantId);

@@ -53,6 +53,23 @@ t.test('set-up from metadata XML keeps both certificates; the SP metadata names 
     },
   });
   t.equal(doctype.status, 400, 'metadata with a DOCTYPE is refused');
+
+  // The interface document's configuration object, tenantId and every field included.
+  const documented = {
+    tenantId: 'acme',
+    protocol: 'saml',
+    saml: { ...idp.settings(), nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress', signedResponses: false },
+    attributeMapping: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups', department: 'department' },
+    roleMapping: { admins: 'ADMIN' },
+  };
+  const accepted = await acme.server.api.put('/api/v1/admin/tenants/acme/identity-provider', { token, body: documented, expect: 200 });
+  t.equal(accepted.body.tenantId, 'acme', 'the documented shape, tenantId included, is accepted');
+  const elsewhere = await acme.server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
+    token,
+    body: { ...documented, tenantId: 'globex' },
+    expect: 400,
+  });
+  t.match(elsewhere.body.errors, [{ field: '/tenantId', message: /must be the tenant of the path \(acme\)/ }]);
 });
 
 t.test('SP-initiated sign-in with the current and with the backup certificate; JIT provisioning and roles', async (t) => {

@@ -525,6 +525,8 @@ export interface components {
                 /** @description Single sign-on URL (HTTP-Redirect binding). */
                 ssoUrl: string;
             };
+            /** @description The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`). */
+            tenantId?: components["schemas"]["TenantId"];
         };
         /** @description A newly issued SCIM token, with its value. */
         IssuedScimToken: {
