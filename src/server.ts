@@ -4,6 +4,7 @@
  * build the application (which creates the authenticator over its services). It does not listen.
  */
 import { resolveJwtSecret, resolveSecretsKey } from './auth/secret.ts';
+import { SecretBox } from './auth/secret-box.ts';
 import type { MailTransport } from './identity/domains/mail-transport.ts';
 import { buildApp, type App, type AppDependencies } from './app.ts';
 import type { Config } from './config.ts';
@@ -12,6 +13,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { deriveCursorSecret } from './http/cursor.ts';
 import { startMetricsListener, type MetricsListener } from './ops/metrics-listener.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
+import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
 
 export interface Server {
@@ -72,6 +74,8 @@ export interface ServerOptions {
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
   const database = await openMigrated(config);
   try {
+    const secretBox = new SecretBox(resolveSecretsKey(config));
+    await sealPlainSecrets(database.db, secretBox);
     const app = await buildServerApp(config, database, options.mail ? { mail: options.mail } : {});
     if (config.webhookAllowPrivateTargets) {
       app.http.log.warn(
@@ -84,6 +88,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           database,
           log: app.http.log,
           metrics: app.metrics.webhooks,
+          secretBox,
           ...(options.webhookCa ? { ca: options.webhookCa } : {}),
           ...(options.webhookNotifier ? { notifier: options.webhookNotifier } : {}),
         })

@@ -25,7 +25,7 @@ import { IdentityProvidersService } from './identity/providers/identity-provider
 import { OidcConfigurations } from './identity/oidc/oidc-configurations.ts';
 import { OidcSignOn } from './identity/oidc/oidc-sign-on.ts';
 import { SamlSignOn } from './identity/saml/saml-sign-on.ts';
-import { SecretBox } from './identity/secret-box.ts';
+import { SecretBox } from './auth/secret-box.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -87,7 +87,8 @@ export function createServices(
   const tenants = new TenantsService(db);
   const sessions = new SessionsService(db, config.authSessionTtlS);
   const oidcConfigurations = new OidcConfigurations(config.allowInsecureIdp);
-  const identityProviders = new IdentityProvidersService(db, tenants, new SecretBox(dependencies.secretsKey), {
+  const secretBox = new SecretBox(dependencies.secretsKey);
+  const identityProviders = new IdentityProvidersService(db, tenants, secretBox, {
     allowInsecureIdp: config.allowInsecureIdp,
     checkOidc: oidcConfigurations.check,
   });
@@ -113,6 +114,7 @@ export function createServices(
       resolve: createNameResolver(config.dnsResolver),
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       secretOverlapS: config.webhookSecretOverlapS,
+      secretBox,
     }),
     identityProviders,
     domains,

@@ -6,10 +6,13 @@
  * Migrations are applied as the server applies them, so a worker may start first.
  */
 import { pino } from 'pino';
+import { resolveSecretsKey } from './auth/secret.ts';
+import { SecretBox } from './auth/secret-box.ts';
 import { fail, loadConfigOrExit } from './process-entry.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
+import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 
 const config = loadConfigOrExit();
 if (config.database.kind !== 'postgres') {
@@ -26,7 +29,9 @@ if (config.webhookAllowPrivateTargets) {
 const database = await openDatabase(config.database).catch((error: Error) => fail(`cannot open the database: ${error.message}`));
 database.onConnectionError((error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
 await migrateToLatest(database.db);
-const worker = await startDeliveryWorker({ config, database, log });
+const secretBox = new SecretBox(resolveSecretsKey(config));
+await sealPlainSecrets(database.db, secretBox);
+const worker = await startDeliveryWorker({ config, database, log, secretBox });
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

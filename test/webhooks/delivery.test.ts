@@ -4,6 +4,9 @@
  * order per resource; rotation signs with both secrets during the overlap; test and replay deliver.
  */
 import t from 'tap';
+import { resolveSecretsKey } from '../../src/auth/secret.ts';
+import { SecretBox } from '../../src/auth/secret-box.ts';
+import { sealPlainSecrets } from '../../src/webhooks/endpoint-secrets.ts';
 import { contractRegistry } from '../helpers/contract.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
@@ -142,6 +145,30 @@ t.test('orders and products reach the endpoint signed, documented and in order',
     new Set(received.map((e) => e.id)),
     'every delivery is in the attempts list once',
   );
+});
+
+t.test('signing secrets are sealed at rest; rows written before sealing are sealed at start and still sign', async (t) => {
+  const server = await startWebhookServer(t);
+  const receiver = await startReceiver(t);
+  const secret = 'sealed-secret-of-24-chars-or-more';
+  const endpoint = await registerEndpoint(server, `${receiver.origin}/sealed`, { events: ['product.created'], secret });
+  t.equal(endpoint.secret, secret, 'the response shows it once, in plain text');
+  const row = () =>
+    server.database.db.selectFrom('webhook_endpoints').select(['secret']).where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+  const stored = (await row()).secret;
+  t.notOk(stored.includes(secret), 'the database holds no plain secret');
+  t.match(stored, /^v1\./, 'but a sealed one');
+
+  // An endpoint as a version before sealing wrote it: plain text. It still signs, and the next start seals it.
+  await server.database.db.updateTable('webhook_endpoints').set({ secret }).where('id', '=', endpoint.id).execute();
+  await createProduct(server);
+  const [plainSigned] = await receiver.waitFor(1);
+  t.equal(signaturesOf(plainSigned!)[0], expectedSignature(secret, plainSigned!));
+  t.equal(await sealPlainSecrets(server.database.db, new SecretBox(resolveSecretsKey(server.config))), 1, 'one row sealed');
+  t.match((await row()).secret, /^v1\./);
+  await createProduct(server);
+  const [, sealedSigned] = await receiver.waitFor(2);
+  t.equal(signaturesOf(sealedSigned!)[0], expectedSignature(secret, sealedSigned!), 'the sealed secret signs as before');
 });
 
 t.test('rotation signs with both secrets during the overlap, then with the new one only', async (t) => {

@@ -3,11 +3,11 @@
  * SAML settings come field by field, or from metadata XML or a metadata URL (parsed into the same
  * fields); OpenID Connect settings are checked against the provider's discovery document before they
  * are stored, so a typo is a 400 now rather than a failed sign-in later. The client secret is sealed
- * (src/identity/secret-box.ts) and never returned.
+ * (src/auth/secret-box.ts) and never returned.
  */
 import type { Database } from '../../db/database.ts';
 import { notFound, validationFailed } from '../../errors.ts';
-import type { SecretBox } from '../secret-box.ts';
+import type { SecretBox } from '../../auth/secret-box.ts';
 import type { TenantsService } from '../tenants.service.ts';
 import { normalizeCertificate } from './certificates.ts';
 import { checkProviderUrl } from './identity-provider-urls.ts';

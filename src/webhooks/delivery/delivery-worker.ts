@@ -7,6 +7,7 @@
  * retries this one does not know of). Any number of workers, in any processes, share one queue.
  */
 import { randomUUID } from 'node:crypto';
+import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Config } from '../../config.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenToChannel, type ChannelListener } from '../../db/notifications.ts';
@@ -17,6 +18,7 @@ import { noMetrics, type EndpointNotifier, type WebhookMetrics } from '../webhoo
 import { classify } from './outcomes.ts';
 import { claimDeliveries, completeDelivery, type ClaimedDelivery, type Completion } from './queue.repository.ts';
 import { retryDelayMs } from './retry-schedule.ts';
+import { openEndpointSecret } from '../endpoint-secrets.ts';
 import { createTransport, type TransportResult } from './transport.ts';
 
 export interface WorkerLog {
@@ -44,6 +46,8 @@ export interface DeliveryWorkerOptions {
   notifier?: EndpointNotifier;
   /** Extra CAs the transport trusts (tests running receivers with a test CA in this process). */
   ca?: string;
+  /** Opens the endpoints' sealed signing secrets (SECRETS_KEY). */
+  secretBox: SecretBox;
   /** How often the queue is looked at without a notification; 1 s by default. */
   pollMs?: number;
 }
@@ -70,9 +74,10 @@ export function logNotifier(log: WorkerLog): EndpointNotifier {
   };
 }
 
-function signingSecrets(d: ClaimedDelivery, now: Date): string[] {
+function signingSecrets(box: SecretBox, d: ClaimedDelivery, now: Date): string[] {
   const overlap = d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > now;
-  return overlap ? [d.secret, d.previous_secret!] : [d.secret];
+  const stored = overlap ? [d.secret, d.previous_secret!] : [d.secret];
+  return stored.map((secret) => openEndpointSecret(box, d.endpoint_id, secret));
 }
 
 function describe(result: TransportResult): string {
@@ -133,7 +138,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         'content-type': 'application/json',
         'x-webhook-id': d.event_id,
         'x-webhook-timestamp': String(timestamp),
-        'x-webhook-signature': signatureHeader(signingSecrets(d, now), timestamp, body),
+        'x-webhook-signature': signatureHeader(signingSecrets(options.secretBox, d, now), timestamp, body),
       },
     });
     const outcome = classify(result, new Date());

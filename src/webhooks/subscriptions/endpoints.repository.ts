@@ -17,7 +17,7 @@ export function findEndpoint(db: Executor, id: string): Promise<EndpointRow | un
 
 export function insertEndpoint(
   db: Executor,
-  row: Pick<EndpointRow, 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'secret'>,
+  row: Pick<EndpointRow, 'id' | 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'secret'>,
 ): Promise<EndpointRow> {
   return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow();
 }

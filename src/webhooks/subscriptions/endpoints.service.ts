@@ -3,11 +3,13 @@
  * URL checked against the address policy after resolving its name, update, delete, re-enable,
  * rotate the secret, send a test event, replay an event, and read attempts, health and dead letters.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { addressRefusal } from '../address-policy.ts';
+import { sealEndpointSecret } from '../endpoint-secrets.ts';
 import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, type EventType } from '../event-types.ts';
 import { sampleEvent } from '../events/samples.ts';
 import { NameResolutionError, type NameResolver } from '../name-resolver.ts';
@@ -22,6 +24,8 @@ export interface EndpointsServiceOptions {
   allowPrivateTargets: boolean;
   /** WEBHOOK_SECRET_OVERLAP_S: how long a rotated-out secret still signs. */
   secretOverlapS: number;
+  /** Seals the signing secrets at rest (SECRETS_KEY). */
+  secretBox: SecretBox;
 }
 
 export interface NewEndpoint {
@@ -104,14 +108,19 @@ export class WebhookEndpointsService {
         { field: ['api_version'], message: 'unknown api_version' },
       ]);
     }
-    return repo.insertEndpoint(this.db, {
+    // The id is chosen here so that the sealed secret can be bound to it.
+    const id = randomUUID();
+    const secret = input.secret ?? generateSecret();
+    const row = await repo.insertEndpoint(this.db, {
+      id,
       url,
       events: normaliseEvents(input.events),
       description: input.description ?? null,
       api_version: apiVersion,
       payload: input.payload ?? 'fat',
-      secret: input.secret ?? generateSecret(),
+      secret: sealEndpointSecret(this.options.secretBox, id, secret),
     });
+    return { ...row, secret };
   }
 
   async get(id: string): Promise<repo.EndpointRow> {
@@ -147,15 +156,17 @@ export class WebhookEndpointsService {
     throw conflict(`Webhook endpoint ${id} is ${endpoint.status}, not disabled`, 'ENDPOINT_NOT_DISABLED');
   }
 
+  /** The endpoint with its new secret in plain text (for the response; it is stored sealed). */
   async rotateSecret(id: string, input: { secret?: string | null; overlap_seconds?: number }): Promise<repo.EndpointRow> {
+    const secret = input.secret ?? generateSecret();
     const rotated = await repo.rotateSecret(
       this.db,
       id,
-      input.secret ?? generateSecret(),
+      sealEndpointSecret(this.options.secretBox, id, secret),
       input.overlap_seconds ?? this.options.secretOverlapS,
     );
     if (!rotated) throw endpointNotFound(id);
-    return rotated;
+    return { ...rotated, secret };
   }
 
   async test(id: string, type: EventType): Promise<QueuedDelivery> {

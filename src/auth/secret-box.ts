@@ -1,7 +1,8 @@
 /**
- * Encryption of secrets kept in the database (identity provider client secrets): AES-256-GCM under
- * a key derived from SECRETS_KEY, so a copy of the database alone does not reveal them. The tenant id
- * is bound in as associated data: a ciphertext moved to another tenant's row does not decrypt.
+ * Encryption of secrets kept in the database (identity provider client secrets, webhook signing
+ * secrets): AES-256-GCM under a key derived from SECRETS_KEY, so a copy of the database alone does
+ * not reveal them. The owner (a tenant id, an endpoint id) is bound in as associated data: a
+ * ciphertext moved to another row does not decrypt.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
