@@ -6,6 +6,7 @@
  * user does to their posts, comments, customers with orders, and files (decision 67).
  */
 import t from 'tap';
+import { sql } from 'kysely';
 import { Readable } from 'node:stream';
 import { sharedServer } from '../helpers/server.ts';
 import { ENTERPRISE, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
@@ -181,6 +182,37 @@ t.test('SCIM users', async (t) => {
     await scim.patch(path, [{ op: 'replace', path: 'displayName', value: 'D' }], { headers: { 'if-match': '*' }, expect: 200 });
     await scim.delete(path, { headers: { 'if-match': 'W/"3"' }, expect: 412 });
     await scim.delete(path, { headers: { 'if-match': 'W/"1", W/"4"' }, expect: 204 });
+  });
+
+  await t.test('meta.lastModified and meta.created filters compare at the precision the representation shows', async (t) => {
+    const created = await scim.post('/Users', { userName: 'precise@example.com' }, { expect: 201 });
+    // PostgreSQL keeps microseconds; the representation shows milliseconds. Both columns get a
+    // sub-millisecond part, so the test does not depend on the database clock's resolution.
+    await server.database.db
+      .updateTable('users')
+      .set({
+        created_at: sql<Date>`created_at + interval '456 microseconds'`,
+        updated_at: sql<Date>`updated_at + interval '789 microseconds'`,
+      })
+      .where('id', '=', created.body.id)
+      .execute();
+    const { meta } = (await scim.get(`/Users/${created.body.id}`, { expect: 200 })).body;
+    const ids = async (filter: string) =>
+      (await scim.get(`/Users?filter=${encodeURIComponent(filter)}`, { expect: 200 })).body.Resources.map((r: { id: string }) => r.id);
+    for (const attribute of ['meta.lastModified', 'meta.created']) {
+      const value = attribute === 'meta.created' ? meta.created : meta.lastModified;
+      for (const [op, expected] of [
+        ['gt', false],
+        ['ge', true],
+        ['eq', true],
+        ['ne', false],
+        ['lt', false],
+        ['le', true],
+      ] as const) {
+        const found = (await ids(`${attribute} ${op} "${value}"`)).includes(created.body.id);
+        t.equal(found, expected, `${attribute} ${op} the value it shows`);
+      }
+    }
   });
 
   await t.test('a PATCH that changes nothing writes nothing', async (t) => {

@@ -168,7 +168,9 @@ function compare(path: string, operand: Operand, op: CompareOp, value: unknown):
       if (typeof value !== 'string' || !isDateTime(value)) {
         throw invalid(`${path} is a dateTime: ${JSON.stringify(value)} is not one such as "2026-01-31T09:30:00Z"`);
       }
-      return sql<SqlBool>`(${operand.sql} ${sql.raw(RELATIONS[op])} cast(${value} as timestamptz))`;
+      // The columns keep microseconds, the representation shows milliseconds: compared at the
+      // precision a client reads, `meta.lastModified gt "<the value it read>"` leaves that resource out.
+      return sql<SqlBool>`(date_trunc('milliseconds', ${operand.sql}) ${sql.raw(RELATIONS[op])} cast(${value} as timestamptz))`;
     case 'uuid':
     case 'string': {
       if (typeof value !== 'string') throw invalid(`${path} is a string: compare it with a quoted value`);
