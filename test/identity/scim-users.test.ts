@@ -126,8 +126,13 @@ t.test('SCIM users', async (t) => {
       .executeTakeFirstOrThrow();
     t.equal(primaryRow.email, 'p@example.com', 'the record e-mail follows the primary');
     const missing = await scim.post('/Users', { displayName: 'no userName' }, { expect: 400 });
-    t.equal(missing.body.scimType, 'invalidSyntax', 'a body that breaks the schema');
+    t.equal(missing.body.scimType, 'invalidValue', 'a required attribute missing (RFC 7644 §3.12)');
     t.match(missing.body.detail, /userName/);
+    const putMissing = await scim.put(`/Users/${accepted.body.id}`, { displayName: 'no userName' }, { expect: 400 });
+    t.equal(putMissing.body.scimType, 'invalidValue', 'PUT too');
+    t.match(putMissing.body.detail, /userName/);
+    const wrongType = await scim.post('/Users', { userName: 'typed@example.com', emails: 'not a list' }, { expect: 400 });
+    t.equal(wrongType.body.scimType, 'invalidSyntax', 'a body that breaks the schema otherwise stays invalidSyntax');
   });
 
   await t.test('enterprise extension and manager', async (t) => {
@@ -213,6 +218,21 @@ t.test('SCIM users', async (t) => {
         t.equal(found, expected, `${attribute} ${op} the value it shows`);
       }
     }
+  });
+
+  await t.test('a PATCH whose value filter matches nothing is 400 noTarget and writes nothing', async (t) => {
+    const created = await scim.post(
+      '/Users',
+      { userName: 'target@example.com', emails: [{ value: 'target@example.com', type: 'work', primary: true }] },
+      { expect: 201 },
+    );
+    const answer = await scim.patch(
+      `/Users/${created.body.id}`,
+      [{ op: 'replace', path: 'emails[type eq "none"].value', value: 'other@example.com' }],
+      { expect: 400 },
+    );
+    t.equal(answer.body.scimType, 'noTarget');
+    t.same((await scim.get(`/Users/${created.body.id}`)).body, created.body, 'nothing was written');
   });
 
   await t.test('a PATCH that changes nothing writes nothing', async (t) => {
