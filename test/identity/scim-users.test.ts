@@ -8,6 +8,7 @@
 import t from 'tap';
 import { sql } from 'kysely';
 import { Readable } from 'node:stream';
+import { gql } from '../graphql/gql.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { ENTERPRISE, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
 
@@ -34,7 +35,6 @@ t.test('SCIM users', async (t) => {
       id: String,
       externalId: 'okta-1',
       userName: 'Bjensen@Example.com',
-      displayName: 'Barbara Jensen',
       active: true,
       emails: [{ value: 'Barbara@Example.com', type: 'work', primary: true }],
       meta: { resourceType: 'User', version: 'W/"1"' },
@@ -44,6 +44,8 @@ t.test('SCIM users', async (t) => {
     t.notOk('nickName' in user, 'unsupported attributes are not kept');
     const row = await server.database.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
     t.match(row, { tenant_id: 'acme', source: 'scim', email: 'barbara@example.com', active: true });
+    t.notOk('displayName' in user, 'no displayName was sent, so none is answered');
+    t.match(row, { display_name: 'Barbara Jensen', display_name_derived: true }, 'the rest of the application shows the name parts');
 
     const read = await scim.get(`/Users/${user.id}`, { expect: 200 });
     t.same(read.body, user, 'GET answers what POST did');
@@ -55,7 +57,9 @@ t.test('SCIM users', async (t) => {
     );
     t.match(replaced.body, { id: user.id, userName: 'bjensen@example.com', displayName: 'Babs', active: true, meta: { version: 'W/"2"' } });
     t.notOk('externalId' in replaced.body || 'name' in replaced.body, 'PUT clears what it leaves out');
-    t.same(replaced.body.emails, [{ value: 'bjensen@example.com', primary: true }], 'without emails the userName is the address');
+    t.notOk('emails' in replaced.body, 'PUT without emails leaves none');
+    const replacedRow = await server.database.db.selectFrom('users').select('email').where('id', '=', user.id).executeTakeFirstOrThrow();
+    t.equal(replacedRow.email, 'bjensen@example.com', 'without emails the userName is the address of the user record');
     t.ok(replaced.body.meta.lastModified >= user.meta.lastModified);
 
     await scim.delete(`/Users/${user.id}`, { expect: 204 });
@@ -175,7 +179,7 @@ t.test('SCIM users', async (t) => {
       t.equal(answer.status, 412, `${label} with a stale version`);
       t.equal(answer.headers.get('etag'), 'W/"1"', `${label}: the 412 names the current version`);
     }
-    t.equal((await scim.get(path)).body.displayName, 'carol@example.com', 'nothing was written');
+    t.same((await scim.get(path)).body, created.body, 'nothing was written');
     await scim.patch(path, [{ op: 'replace', path: 'displayName', value: 'Carol' }], { headers: { 'if-match': 'garbage' }, expect: 412 });
     const patched = await scim.patch(path, [{ op: 'replace', path: 'displayName', value: 'Carol' }], {
       headers: { 'if-match': 'W/"1"' },
@@ -218,6 +222,62 @@ t.test('SCIM users', async (t) => {
         t.equal(found, expected, `${attribute} ${op} the value it shows`);
       }
     }
+  });
+
+  await t.test('SCIM returns what was provisioned: no derived displayName, no e-mail made from userName', async (t) => {
+    const profile = async (id: string) =>
+      (await gql(server, 'query($id: ID!) { user(id: $id) { displayName email } }', { id })).body.data.user as {
+        displayName: string;
+        email: string;
+      };
+    const filtered = async (filter: string) =>
+      (await scim.get(`/Users?filter=${encodeURIComponent(filter)}`, { expect: 200 })).body.Resources.map((r: { id: string }) => r.id);
+
+    const named = await scim.post(
+      '/Users',
+      { userName: 'Named@Example.com', name: { givenName: 'Ada', familyName: 'Lovelace' }, displayName: 'Countess' },
+      { expect: 201 },
+    );
+    const id = named.body.id as string;
+    t.equal(named.body.displayName, 'Countess');
+    const removed = await scim.patch(`/Users/${id}`, [{ op: 'Remove', path: 'displayName' }], { expect: 200 });
+    t.notOk('displayName' in removed.body, 'a removed displayName is not answered');
+    t.notOk('displayName' in (await scim.get(`/Users/${id}`)).body, 'nor read');
+    t.notOk((await filtered('displayName pr')).includes(id), 'nor matched by displayName pr');
+    t.ok((await filtered('displayName eq null')).includes(id), 'it is absent to filters');
+    t.equal((await profile(id)).displayName, 'Ada Lovelace', 'the content API still shows a name made from the name parts');
+    const again = await scim.patch(`/Users/${id}`, [{ op: 'replace', path: 'name.givenName', value: 'Augusta' }], { expect: 200 });
+    t.notOk('displayName' in again.body);
+    t.equal((await profile(id)).displayName, 'Augusta Lovelace', 'the derived name follows the name parts');
+    const chosen = await scim.patch(`/Users/${id}`, [{ op: 'add', path: 'displayName', value: 'Augusta Lovelace' }], { expect: 200 });
+    t.equal(chosen.body.displayName, 'Augusta Lovelace', 'a displayName equal to the derived one is still the client’s own');
+    t.ok((await filtered('displayName eq "augusta lovelace"')).includes(id));
+    await scim.patch(`/Users/${id}`, [{ op: 'remove', path: 'displayName' }], { expect: 200 });
+    const edited = await gql(
+      server,
+      'mutation($id: ID!) { updateUser(id: $id, input: { displayName: "Ada L." }) { displayName } }',
+      { id },
+      await server.token(id),
+    );
+    t.same(edited.body.data, { updateUser: { displayName: 'Ada L.' } });
+    t.equal((await scim.get(`/Users/${id}`)).body.displayName, 'Ada L.', 'a name the user chose in the content API is answered');
+
+    const bare = await scim.post('/Users', { userName: 'Bare@Example.com' }, { expect: 201 });
+    t.notOk('emails' in bare.body, 'a user created without emails has none');
+    t.notOk('emails' in (await scim.get(`/Users/${bare.body.id}`)).body);
+    t.notOk('displayName' in bare.body, 'nor a displayName made from userName');
+    t.notOk((await filtered('emails pr')).includes(bare.body.id), 'emails pr does not match it');
+    t.notOk((await filtered('emails.value eq "bare@example.com"')).includes(bare.body.id));
+    t.same(await filtered('userName eq "bare@example.com"'), [bare.body.id]);
+    t.same(await profile(bare.body.id), { displayName: 'Bare@Example.com', email: 'bare@example.com' }, 'the content API uses userName');
+    const unchanged = await scim.put(`/Users/${bare.body.id}`, { userName: 'Bare@Example.com' }, { expect: 200 });
+    t.equal(unchanged.body.meta.version, 'W/"1"', 'the same representation sent back is no change');
+    const withEmails = await scim.patch(
+      `/Users/${bare.body.id}`,
+      [{ op: 'add', path: 'emails', value: [{ value: 'work@example.com', type: 'work' }] }],
+      { expect: 200 },
+    );
+    t.same(withEmails.body.emails, [{ value: 'work@example.com', type: 'work' }], 'added e-mails are exactly those sent');
   });
 
   await t.test('a PATCH whose value filter matches nothing is 400 noTarget and writes nothing', async (t) => {

@@ -188,10 +188,13 @@ export interface paths {
          * @description Creates a user of the token's tenant (source `scim`). `userName` is
          *     unique per tenant regardless of case (409 `uniqueness`), as are the
          *     primary e-mail and `externalId`. When `emails` is absent and
-         *     `userName` is an e-mail address, it is the user's e-mail; otherwise a
+         *     `userName` is an e-mail address, it is the address the rest of the
+         *     service uses (the user is answered without `emails`); otherwise a
          *     missing e-mail is a 400 `invalidValue`, as is a body without
-         *     `userName`. `active` defaults to true. Attributes this service
-         *     provider does not support are ignored.
+         *     `userName`. A user is answered with the `displayName` and `emails`
+         *     the client sent, and without them when it sent none. `active`
+         *     defaults to true. Attributes this service provider does not support
+         *     are ignored.
          */
         post: operations["scimCreateUser"];
         delete?: never;
