@@ -347,6 +347,7 @@ export interface UsersTable {
   version: Generated<number>;
   password_hash: string | null;
   roles: Generated<string[]>;
+  display_name_derived: Generated<boolean>;
 }
 
 /** A users row as selected. */

@@ -188,9 +188,13 @@ export interface paths {
          * @description Creates a user of the token's tenant (source `scim`). `userName` is
          *     unique per tenant regardless of case (409 `uniqueness`), as are the
          *     primary e-mail and `externalId`. When `emails` is absent and
-         *     `userName` is an e-mail address, it is the user's e-mail; otherwise a
-         *     missing e-mail is a 400 `invalidValue`. `active` defaults to true.
-         *     Attributes this service provider does not support are ignored.
+         *     `userName` is an e-mail address, it is the address the rest of the
+         *     service uses (the user is answered without `emails`); otherwise a
+         *     missing e-mail is a 400 `invalidValue`, as is a body without
+         *     `userName`. A user is answered with the `displayName` and `emails`
+         *     the client sent, and without them when it sent none. `active`
+         *     defaults to true. Attributes this service provider does not support
+         *     are ignored.
          */
         post: operations["scimCreateUser"];
         delete?: never;
@@ -220,7 +224,8 @@ export interface paths {
         /**
          * Replace a user
          * @description Replaces the user's writable attributes with the body's: an attribute
-         *     left out is cleared (`active` defaults to true). Read-only attributes
+         *     left out is cleared (`active` defaults to true); a body without
+         *     `userName` is a 400 `invalidValue`. Read-only attributes
          *     (`id`, `meta`, `groups`) in the body are ignored.
          */
         put: operations["scimReplaceUser"];
@@ -241,7 +246,10 @@ export interface paths {
          *     `remove` (names case-insensitive), with or without `path`; paths may
          *     carry value filters (`emails[type eq "work"].value`) and schema URNs.
          *     A boolean may be sent as the string `"True"`/`"False"`. `replace`
-         *     of `active` with false deactivates the user.
+         *     of `active` with false deactivates the user. When a value filter
+         *     matches no value, `add` of a sub-attribute adds the value an `eq`
+         *     filter describes (`emails[type eq "work"].value` adds a work
+         *     address), `replace` is a 400 `noTarget` and `remove` changes nothing.
          */
         patch: operations["scimPatchUser"];
         trace?: never;
@@ -586,25 +594,20 @@ export interface components {
     };
     responses: {
         /**
-         * @description The request is invalid. `scimType`: `invalidSyntax` (malformed JSON,
-         *     a body that breaks the schema), `invalidValue`, `invalidFilter`,
-         *     `invalidPath`, `noTarget` or `mutability`.
+         * @description The request is invalid. `scimType` (RFC 7644 §3.12): `invalidSyntax`
+         *     (malformed JSON, a body whose structure breaks the schema),
+         *     `invalidValue` (a required attribute such as a user's `userName` or
+         *     a group's `displayName` missing, a value refused such as a manager
+         *     who is not a user of the tenant, a bad query parameter),
+         *     `invalidFilter`, `invalidPath`,
+         *     `noTarget` (a PATCH `replace` whose value filter matches no value, a
+         *     `remove` without `path`) or `mutability`.
          */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "schemas": [
-                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
-                 *       ],
-                 *       "status": "400",
-                 *       "scimType": "invalidFilter",
-                 *       "detail": "Unsupported operator \"co \" in filter at position 9"
-                 *     }
-                 */
                 "application/scim+json": components["schemas"]["Error"];
             };
         };

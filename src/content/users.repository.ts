@@ -89,9 +89,11 @@ export function insertUser(db: Executor, user: NewUser): Promise<UsersRow> {
 }
 
 export function updateUser(db: Executor, id: string, changes: UserChanges): Promise<UsersRow | undefined> {
+  // A display name the user chose is theirs, no longer one derived for a SCIM user who had none.
+  const chosen = changes.display_name !== undefined ? { display_name_derived: false } : {};
   return db
     .updateTable('users')
-    .set({ ...changes, updated_at: sql`now()` })
+    .set({ ...changes, ...chosen, updated_at: sql`now()` })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();

@@ -60,6 +60,9 @@ t.test('SCIM groups', async (t) => {
       const patched = await scim.patch(path, [{ op: 'add', path: 'members', value: [{ value }] }], { expect: 400 });
       t.equal(patched.body.scimType, 'invalidValue', `${label} by PATCH`);
     }
+    const nameless = await scim.post('/Groups', { members: [] }, { expect: 400 });
+    t.equal(nameless.body.scimType, 'invalidValue', 'a group without its required displayName');
+    t.match(nameless.body.detail, /displayName/);
     await scim
       .get(`/Groups?filter=${encodeURIComponent('displayName eq "With an unknown id"')}`)
       .then((r) => t.equal(r.body.totalResults, 0, 'nothing was created'));

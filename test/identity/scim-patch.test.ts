@@ -114,6 +114,12 @@ t.test('value filters in paths', async (t) => {
     'noTarget',
     'replace without a match',
   );
+  refusal(
+    t,
+    () => applyPatch(user(), 'User', [{ op: 'replace', path: 'emails[type eq "none"].value', value: 'x@example.com' }]),
+    'noTarget',
+    'replace of a sub-attribute without a match (RFC 7644 §3.5.2.3): only add creates the value a filter describes',
+  );
   t.same(
     applyPatch(user(), 'User', [{ op: 'remove', path: 'emails[type eq "none"]' }]).emails,
     user().emails,

@@ -6,7 +6,9 @@
  * user does to their posts, comments, customers with orders, and files (decision 67).
  */
 import t from 'tap';
+import { sql } from 'kysely';
 import { Readable } from 'node:stream';
+import { gql } from '../graphql/gql.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { ENTERPRISE, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
 
@@ -33,7 +35,6 @@ t.test('SCIM users', async (t) => {
       id: String,
       externalId: 'okta-1',
       userName: 'Bjensen@Example.com',
-      displayName: 'Barbara Jensen',
       active: true,
       emails: [{ value: 'Barbara@Example.com', type: 'work', primary: true }],
       meta: { resourceType: 'User', version: 'W/"1"' },
@@ -43,6 +44,8 @@ t.test('SCIM users', async (t) => {
     t.notOk('nickName' in user, 'unsupported attributes are not kept');
     const row = await server.database.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
     t.match(row, { tenant_id: 'acme', source: 'scim', email: 'barbara@example.com', active: true });
+    t.notOk('displayName' in user, 'no displayName was sent, so none is answered');
+    t.match(row, { display_name: 'Barbara Jensen', display_name_derived: true }, 'the rest of the application shows the name parts');
 
     const read = await scim.get(`/Users/${user.id}`, { expect: 200 });
     t.same(read.body, user, 'GET answers what POST did');
@@ -54,7 +57,9 @@ t.test('SCIM users', async (t) => {
     );
     t.match(replaced.body, { id: user.id, userName: 'bjensen@example.com', displayName: 'Babs', active: true, meta: { version: 'W/"2"' } });
     t.notOk('externalId' in replaced.body || 'name' in replaced.body, 'PUT clears what it leaves out');
-    t.same(replaced.body.emails, [{ value: 'bjensen@example.com', primary: true }], 'without emails the userName is the address');
+    t.notOk('emails' in replaced.body, 'PUT without emails leaves none');
+    const replacedRow = await server.database.db.selectFrom('users').select('email').where('id', '=', user.id).executeTakeFirstOrThrow();
+    t.equal(replacedRow.email, 'bjensen@example.com', 'without emails the userName is the address of the user record');
     t.ok(replaced.body.meta.lastModified >= user.meta.lastModified);
 
     await scim.delete(`/Users/${user.id}`, { expect: 204 });
@@ -125,8 +130,13 @@ t.test('SCIM users', async (t) => {
       .executeTakeFirstOrThrow();
     t.equal(primaryRow.email, 'p@example.com', 'the record e-mail follows the primary');
     const missing = await scim.post('/Users', { displayName: 'no userName' }, { expect: 400 });
-    t.equal(missing.body.scimType, 'invalidSyntax', 'a body that breaks the schema');
+    t.equal(missing.body.scimType, 'invalidValue', 'a required attribute missing (RFC 7644 §3.12)');
     t.match(missing.body.detail, /userName/);
+    const putMissing = await scim.put(`/Users/${accepted.body.id}`, { displayName: 'no userName' }, { expect: 400 });
+    t.equal(putMissing.body.scimType, 'invalidValue', 'PUT too');
+    t.match(putMissing.body.detail, /userName/);
+    const wrongType = await scim.post('/Users', { userName: 'typed@example.com', emails: 'not a list' }, { expect: 400 });
+    t.equal(wrongType.body.scimType, 'invalidSyntax', 'a body that breaks the schema otherwise stays invalidSyntax');
   });
 
   await t.test('enterprise extension and manager', async (t) => {
@@ -169,7 +179,7 @@ t.test('SCIM users', async (t) => {
       t.equal(answer.status, 412, `${label} with a stale version`);
       t.equal(answer.headers.get('etag'), 'W/"1"', `${label}: the 412 names the current version`);
     }
-    t.equal((await scim.get(path)).body.displayName, 'carol@example.com', 'nothing was written');
+    t.same((await scim.get(path)).body, created.body, 'nothing was written');
     await scim.patch(path, [{ op: 'replace', path: 'displayName', value: 'Carol' }], { headers: { 'if-match': 'garbage' }, expect: 412 });
     const patched = await scim.patch(path, [{ op: 'replace', path: 'displayName', value: 'Carol' }], {
       headers: { 'if-match': 'W/"1"' },
@@ -181,6 +191,108 @@ t.test('SCIM users', async (t) => {
     await scim.patch(path, [{ op: 'replace', path: 'displayName', value: 'D' }], { headers: { 'if-match': '*' }, expect: 200 });
     await scim.delete(path, { headers: { 'if-match': 'W/"3"' }, expect: 412 });
     await scim.delete(path, { headers: { 'if-match': 'W/"1", W/"4"' }, expect: 204 });
+  });
+
+  await t.test('meta.lastModified and meta.created filters compare at the precision the representation shows', async (t) => {
+    const created = await scim.post('/Users', { userName: 'precise@example.com' }, { expect: 201 });
+    // PostgreSQL keeps microseconds; the representation shows milliseconds. Both columns get a
+    // sub-millisecond part, so the test does not depend on the database clock's resolution.
+    await server.database.db
+      .updateTable('users')
+      .set({
+        created_at: sql<Date>`created_at + interval '456 microseconds'`,
+        updated_at: sql<Date>`updated_at + interval '789 microseconds'`,
+      })
+      .where('id', '=', created.body.id)
+      .execute();
+    const { meta } = (await scim.get(`/Users/${created.body.id}`, { expect: 200 })).body;
+    const ids = async (filter: string) =>
+      (await scim.get(`/Users?filter=${encodeURIComponent(filter)}`, { expect: 200 })).body.Resources.map((r: { id: string }) => r.id);
+    for (const attribute of ['meta.lastModified', 'meta.created']) {
+      const value = attribute === 'meta.created' ? meta.created : meta.lastModified;
+      for (const [op, expected] of [
+        ['gt', false],
+        ['ge', true],
+        ['eq', true],
+        ['ne', false],
+        ['lt', false],
+        ['le', true],
+      ] as const) {
+        const found = (await ids(`${attribute} ${op} "${value}"`)).includes(created.body.id);
+        t.equal(found, expected, `${attribute} ${op} the value it shows`);
+      }
+    }
+  });
+
+  await t.test('SCIM returns what was provisioned: no derived displayName, no e-mail made from userName', async (t) => {
+    const profile = async (id: string) =>
+      (await gql(server, 'query($id: ID!) { user(id: $id) { displayName email } }', { id })).body.data.user as {
+        displayName: string;
+        email: string;
+      };
+    const filtered = async (filter: string) =>
+      (await scim.get(`/Users?filter=${encodeURIComponent(filter)}`, { expect: 200 })).body.Resources.map((r: { id: string }) => r.id);
+
+    const named = await scim.post(
+      '/Users',
+      { userName: 'Named@Example.com', name: { givenName: 'Ada', familyName: 'Lovelace' }, displayName: 'Countess' },
+      { expect: 201 },
+    );
+    const id = named.body.id as string;
+    t.equal(named.body.displayName, 'Countess');
+    const removed = await scim.patch(`/Users/${id}`, [{ op: 'Remove', path: 'displayName' }], { expect: 200 });
+    t.notOk('displayName' in removed.body, 'a removed displayName is not answered');
+    t.notOk('displayName' in (await scim.get(`/Users/${id}`)).body, 'nor read');
+    t.notOk((await filtered('displayName pr')).includes(id), 'nor matched by displayName pr');
+    t.ok((await filtered('displayName eq null')).includes(id), 'it is absent to filters');
+    t.equal((await profile(id)).displayName, 'Ada Lovelace', 'the content API still shows a name made from the name parts');
+    const again = await scim.patch(`/Users/${id}`, [{ op: 'replace', path: 'name.givenName', value: 'Augusta' }], { expect: 200 });
+    t.notOk('displayName' in again.body);
+    t.equal((await profile(id)).displayName, 'Augusta Lovelace', 'the derived name follows the name parts');
+    const chosen = await scim.patch(`/Users/${id}`, [{ op: 'add', path: 'displayName', value: 'Augusta Lovelace' }], { expect: 200 });
+    t.equal(chosen.body.displayName, 'Augusta Lovelace', 'a displayName equal to the derived one is still the client’s own');
+    t.ok((await filtered('displayName eq "augusta lovelace"')).includes(id));
+    await scim.patch(`/Users/${id}`, [{ op: 'remove', path: 'displayName' }], { expect: 200 });
+    const edited = await gql(
+      server,
+      'mutation($id: ID!) { updateUser(id: $id, input: { displayName: "Ada L." }) { displayName } }',
+      { id },
+      await server.token(id),
+    );
+    t.same(edited.body.data, { updateUser: { displayName: 'Ada L.' } });
+    t.equal((await scim.get(`/Users/${id}`)).body.displayName, 'Ada L.', 'a name the user chose in the content API is answered');
+
+    const bare = await scim.post('/Users', { userName: 'Bare@Example.com' }, { expect: 201 });
+    t.notOk('emails' in bare.body, 'a user created without emails has none');
+    t.notOk('emails' in (await scim.get(`/Users/${bare.body.id}`)).body);
+    t.notOk('displayName' in bare.body, 'nor a displayName made from userName');
+    t.notOk((await filtered('emails pr')).includes(bare.body.id), 'emails pr does not match it');
+    t.notOk((await filtered('emails.value eq "bare@example.com"')).includes(bare.body.id));
+    t.same(await filtered('userName eq "bare@example.com"'), [bare.body.id]);
+    t.same(await profile(bare.body.id), { displayName: 'Bare@Example.com', email: 'bare@example.com' }, 'the content API uses userName');
+    const unchanged = await scim.put(`/Users/${bare.body.id}`, { userName: 'Bare@Example.com' }, { expect: 200 });
+    t.equal(unchanged.body.meta.version, 'W/"1"', 'the same representation sent back is no change');
+    const withEmails = await scim.patch(
+      `/Users/${bare.body.id}`,
+      [{ op: 'add', path: 'emails', value: [{ value: 'work@example.com', type: 'work' }] }],
+      { expect: 200 },
+    );
+    t.same(withEmails.body.emails, [{ value: 'work@example.com', type: 'work' }], 'added e-mails are exactly those sent');
+  });
+
+  await t.test('a PATCH whose value filter matches nothing is 400 noTarget and writes nothing', async (t) => {
+    const created = await scim.post(
+      '/Users',
+      { userName: 'target@example.com', emails: [{ value: 'target@example.com', type: 'work', primary: true }] },
+      { expect: 201 },
+    );
+    const answer = await scim.patch(
+      `/Users/${created.body.id}`,
+      [{ op: 'replace', path: 'emails[type eq "none"].value', value: 'other@example.com' }],
+      { expect: 400 },
+    );
+    t.equal(answer.body.scimType, 'noTarget');
+    t.same((await scim.get(`/Users/${created.body.id}`)).body, created.body, 'nothing was written');
   });
 
   await t.test('a PATCH that changes nothing writes nothing', async (t) => {

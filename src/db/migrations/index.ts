@@ -11,6 +11,7 @@ import * as m0009 from './0009_scim_resources.ts';
 import * as m0010 from './0010_sessions.ts';
 import * as m0011 from './0011_webhooks.ts';
 import * as m0012 from './0012_single_sign_on.ts';
+import * as m0013 from './0013_scim_provisioned_values.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_sessions': m0010,
   '0011_webhooks': m0011,
   '0012_single_sign_on': m0012,
+  '0013_scim_provisioned_values': m0013,
 };

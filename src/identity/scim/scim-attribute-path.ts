@@ -3,6 +3,7 @@
  * one attribute table (scim-schema.ts), case-insensitively: what filters, `sortBy` and
  * `attributes`/`excludedAttributes` name.
  */
+import { sql, type Expression } from 'kysely';
 import { findAttribute, RESOURCE_SCHEMAS, type AttributeDefinition, type ResourceKind, type ResourceSchema } from './scim-schema.ts';
 
 /** What an attribute path names: a schema, one of its attributes and maybe one sub-attribute. */
@@ -40,10 +41,11 @@ export function resolvePath(kind: ResourceKind, path: string): ResolvedPath | { 
   return undefined;
 }
 
-/** An attribute kept in a column of the resource's table, with that column qualified (`users.username`). */
+/** An attribute kept in a column of the resource's table, and the SQL of its value (`users.username`). */
 export interface StoredAttribute {
   attribute: AttributeDefinition;
-  column: string;
+  /** The value as a client reads it: the column, or null where the server derived it (see `derivedWhen`). */
+  value: Expression<unknown>;
   uuid: boolean;
 }
 
@@ -53,8 +55,13 @@ const TABLES: Record<ResourceKind, 'users' | 'groups'> = { User: 'users', Group:
 export function storedAttributes(kind: ResourceKind): Record<string, StoredAttribute> {
   const out: Record<string, StoredAttribute> = {};
   const add = (path: string, attribute: AttributeDefinition) => {
-    if (attribute.stored)
-      out[path] = { attribute, column: `${TABLES[kind]}.${attribute.stored.column}`, uuid: attribute.stored.uuid ?? false };
+    if (!attribute.stored) return;
+    const { column, uuid = false, derivedWhen } = attribute.stored;
+    const qualified = `${TABLES[kind]}.${column}`;
+    const value = derivedWhen
+      ? sql`(case when ${sql.ref(`${TABLES[kind]}.${derivedWhen}`)} then null else ${sql.ref(qualified)} end)`
+      : sql.ref(qualified);
+    out[path] = { attribute, value, uuid };
   };
   for (const schema of RESOURCE_SCHEMAS[kind]) {
     for (const attribute of schema.attributes) {

@@ -4,10 +4,10 @@
  * validators' violations, Fastify's body parsing refusals, and anything unexpected (500).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, VersionMismatch, type AppErrorCode } from '../../errors.ts';
+import { AppError, VersionMismatch, type AppErrorCode, type Violation } from '../../errors.ts';
 import { isScimType, type ScimType } from './scim-errors.ts';
 import { ScimQueryError } from './scim-query-error.ts';
-import { ERROR_SCHEMA } from './scim-schema.ts';
+import { ERROR_SCHEMA, SCHEMAS } from './scim-schema.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
 import { weakTag } from './scim-users.model.ts';
 
@@ -43,6 +43,22 @@ const FRAMEWORK: Record<string, [number, ScimType | undefined, string]> = {
   FST_ERR_MAX_PARAM_LENGTH: [414, undefined, 'A path segment is longer than 100 characters'],
 };
 
+/** The attributes a User or Group must have (`userName`, a group's `displayName`). */
+const REQUIRED_ATTRIBUTES: ReadonlySet<string> = new Set(SCHEMAS.flatMap((s) => s.attributes.filter((a) => a.required).map((a) => a.name)));
+
+/**
+ * The generated validators' refusals: a bad parameter is invalidValue; a body missing a required
+ * attribute is invalidValue too (RFC 7644 §3.12: "a required value was missing"); any other body that
+ * breaks the schema, a PatchOp without `Operations` included, is invalidSyntax (its structure).
+ */
+function validatorScimType(violations: readonly Violation[]): ScimType {
+  if (violations.some((v) => (v.source ?? 'input') !== 'input')) return 'invalidValue';
+  // openapi-routes.ts reports a missing property as the path to it with the message "is required".
+  const missingAttribute = (v: Violation) =>
+    v.field.length === 1 && v.message === 'is required' && REQUIRED_ATTRIBUTES.has(String(v.field[0]));
+  return violations.some(missingAttribute) ? 'invalidValue' : 'invalidSyntax';
+}
+
 export function scimError(status: number, detail: string, scimType?: ScimType): ScimErrorBody {
   return { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
 }
@@ -56,8 +72,7 @@ function toScimError(error: unknown): ScimErrorBody {
       const detail = error.violations.length
         ? error.violations.map((v) => `${v.field.join('.') || 'body'}: ${v.message}`).join('; ')
         : error.message;
-      const body = error.violations.every((v) => (v.source ?? 'input') === 'input');
-      return scimError(400, detail, body ? 'invalidSyntax' : 'invalidValue');
+      return scimError(400, detail, validatorScimType(error.violations));
     }
     if (error.code === 'CONFLICT') return scimError(status, error.message, 'uniqueness');
     return scimError(status, error.message, isScimType(error.reason) ? error.reason : undefined);

@@ -2,7 +2,7 @@
  * Translates a parsed SCIM filter into one SQL condition over `users` or `groups`, so the database
  * does the filtering (never the application after loading a tenant). Values only ever reach the SQL
  * as parameters; LIKE patterns are escaped. Multi-valued attributes become `exists` sub-queries:
- * `emails` over the stored jsonb array (or, when the user has none, the one `users.email`),
+ * `emails` over the stored jsonb array (or, for a user SCIM never wrote, the one `users.email`),
  * `groups` and `members` over group_members, joined to rows of the same tenant only.
  *
  * Logic is two-valued, as a SCIM client expects: a comparison with an absent attribute is false, so
@@ -41,12 +41,12 @@ const col = (name: string) => sql.ref(name);
 /** The single-valued attributes kept in columns (the attribute table's storage facts), by canonical path. */
 function scalarOperands(kind: ResourceKind): Record<string, Operand> {
   const operands: Record<string, Operand> = {};
-  for (const [path, { attribute, column, uuid }] of Object.entries(storedAttributes(kind))) {
+  for (const [path, { attribute, value, uuid }] of Object.entries(storedAttributes(kind))) {
     if (attribute.multiValued) continue;
     const type = uuid ? 'uuid' : attribute.type;
     // A uuid's hex digits compare in any case.
     if (type === 'string' || type === 'uuid' || type === 'boolean' || type === 'dateTime') {
-      operands[path] = { sql: col(column), type, caseExact: !uuid && attribute.caseExact };
+      operands[path] = { sql: value, type, caseExact: !uuid && attribute.caseExact };
     }
   }
   return operands;
@@ -56,7 +56,8 @@ function scalarOperands(kind: ResourceKind): Record<string, Operand> {
 function storage(kind: ResourceKind, tenantId: string) {
   const scalars = scalarOperands(kind);
   if (kind === 'User') {
-    // A user without stored `emails` has exactly one: `users.email`, primary (see MAPPING).
+    // A user SCIM never wrote (`emails` null) has exactly one: `users.email`, primary (see MAPPING);
+    // one written without `emails` has `[]`, and none.
     const emailElements = sql`jsonb_array_elements(case when jsonb_typeof(users.emails) = 'array' then users.emails else jsonb_build_array(jsonb_build_object('value', users.email, 'primary', true)) end)`;
     const element = (key: string) => sql`(e.value ->> ${sql.lit(key)})`;
     const multi: Record<string, MultiValued> = {
@@ -168,7 +169,9 @@ function compare(path: string, operand: Operand, op: CompareOp, value: unknown):
       if (typeof value !== 'string' || !isDateTime(value)) {
         throw invalid(`${path} is a dateTime: ${JSON.stringify(value)} is not one such as "2026-01-31T09:30:00Z"`);
       }
-      return sql<SqlBool>`(${operand.sql} ${sql.raw(RELATIONS[op])} cast(${value} as timestamptz))`;
+      // The columns keep microseconds, the representation shows milliseconds: compared at the
+      // precision a client reads, `meta.lastModified gt "<the value it read>"` leaves that resource out.
+      return sql<SqlBool>`(date_trunc('milliseconds', ${operand.sql}) ${sql.raw(RELATIONS[op])} cast(${value} as timestamptz))`;
     case 'uuid':
     case 'string': {
       if (typeof value !== 'string') throw invalid(`${path} is a string: compare it with a quoted value`);

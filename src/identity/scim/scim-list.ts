@@ -41,7 +41,7 @@ interface Ordering {
  * its `value`) sorts by its primary value (RFC 7644 §3.4.2.3), which its column holds (`users.email`).
  * Strings with `caseExact: false` sort by `lower()`, so `alice` and `Bob` sort as a person expects.
  */
-function sortColumn(kind: ResourceKind, sortBy: string): { column: string; lower: boolean } | undefined {
+function sortColumn(kind: ResourceKind, sortBy: string): { value: Expression<unknown>; lower: boolean } | undefined {
   const resolved = resolvePath(kind, sortBy);
   if (!resolved || !('attribute' in resolved)) return undefined;
   const { attribute, subAttribute } = resolved;
@@ -49,7 +49,7 @@ function sortColumn(kind: ResourceKind, sortBy: string): { column: string; lower
   const stored = storedAttributes(kind)[subAttribute && !primary ? `${attribute.name}.${subAttribute.name}` : attribute.name];
   if (!stored || (attribute.multiValued && !primary)) return undefined;
   const compared = primary ? findAttribute(attribute.subAttributes, 'value')! : stored.attribute;
-  return { column: stored.column, lower: compared.type === 'string' && !compared.caseExact && !stored.uuid };
+  return { value: stored.value, lower: compared.type === 'string' && !compared.caseExact && !stored.uuid };
 }
 
 function ordering(kind: ResourceKind, table: 'users' | 'groups', query: ScimListQuery): Ordering {
@@ -57,8 +57,7 @@ function ordering(kind: ResourceKind, table: 'users' | 'groups', query: ScimList
   if (query.sortBy === undefined) return { key: sql.ref(`${table}.created_at`), direction };
   const sortKey = sortColumn(kind, query.sortBy);
   if (!sortKey) throw new ScimQueryError('invalidValue', `sortBy: ${query.sortBy} is not a sortable attribute of a ${kind}`);
-  const ref = sql.ref(sortKey.column);
-  return { key: sortKey.lower ? sql`lower(${ref})` : ref, direction };
+  return { key: sortKey.lower ? sql`lower(${sortKey.value})` : sortKey.value, direction };
 }
 
 function condition(kind: ResourceKind, query: ScimListQuery): Expression<SqlBool> {

@@ -165,7 +165,10 @@ function applyOne(resource: Json, kind: ResourceKind, op: 'add' | 'replace' | 'r
       demoteOtherPrimaries(current, matched);
       return;
     }
-    // `emails[type eq "work"].value` on a user without a work address adds one.
+    // `add` of `emails[type eq "work"].value` on a user without a work address adds one (what Entra ID
+    // sends); `replace` changes existing values only, so a filter matching none is `noTarget`
+    // (RFC 7644 §3.5.2.3).
+    if (op === 'replace' && filter) throw scimInvalid('noTarget', `No value matches ${path}`);
     const created = filter ? elementFromEqFilter(filter.parsed, attribute) : {};
     if (!created) throw scimInvalid('noTarget', `No value matches ${path}`);
     const element = { ...created, [sub.name]: value };

@@ -29,8 +29,10 @@ export interface AttributeDefinition {
   /**
    * Storage, not published: the column of the resource's table (`users`, `groups`) holding the
    * value (for a multi-valued attribute, its primary value), and whether it is a uuid there.
+   * `derivedWhen` names a boolean column that is true when the server made the value itself: the
+   * representation leaves it out, so filters and `sortBy` treat it as absent.
    */
-  stored?: { column: string; uuid?: boolean };
+  stored?: { column: string; uuid?: boolean; derivedWhen?: string };
 }
 
 type Spec = Partial<AttributeDefinition> & Pick<AttributeDefinition, 'name' | 'description'>;
@@ -83,8 +85,8 @@ const USER_ATTRIBUTES: AttributeDefinition[] = [
   }),
   attribute({
     name: 'displayName',
-    description: 'Name shown for the user; defaults to the name parts, else userName.',
-    stored: { column: 'display_name' },
+    description: 'Name shown for the user; absent unless the client sets it.',
+    stored: { column: 'display_name', derivedWhen: 'display_name_derived' },
   }),
   attribute({
     name: 'emails',

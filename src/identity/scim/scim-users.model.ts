@@ -20,8 +20,11 @@ export interface ScimUserRecord {
 export interface UserColumns {
   username: string;
   email: string;
-  emails: Json[] | null;
+  /** As sent; `[]` when the client sent none (null is left to users SCIM never wrote). */
+  emails: Json[];
   display_name: string;
+  /** The client sent no displayName: `display_name` is the server's, for the rest of the application. */
+  display_name_derived: boolean;
   given_name: string | null;
   family_name: string | null;
   external_id: string | null;
@@ -52,8 +55,11 @@ export function toScimUser({ row, groups, manager }: ScimUserRecord, baseUrl: st
   if (row.given_name !== null) name.givenName = row.given_name;
   if (row.family_name !== null) name.familyName = row.family_name;
   if (Object.keys(name).length) user.name = name;
-  user.displayName = row.display_name;
-  user.emails = Array.isArray(row.emails) ? row.emails : [{ value: row.email, primary: true }];
+  // What the client provisioned, not what the server derived for the content API (a name made of
+  // the name parts, the userName used as the address).
+  if (!row.display_name_derived) user.displayName = row.display_name;
+  const emails = shownEmails(row);
+  if (emails.length) user.emails = emails;
   user.active = row.active;
   if (groups.length) user.groups = groups.map((g) => ({ value: g.id, display: g.displayName, $ref: groupLocation(baseUrl, g.id) }));
   const enterprise: Json = {};
@@ -74,8 +80,16 @@ export function toScimUser({ row, groups, manager }: ScimUserRecord, baseUrl: st
   return user;
 }
 
-function emailsOf(value: unknown): Json[] | null {
-  if (value === undefined || value === null) return null;
+/**
+ * The `emails` a client reads: the list it wrote (maybe empty); for a user SCIM never wrote (signed
+ * up or signed in by SSO: `emails` null), its one address.
+ */
+export function shownEmails(row: Pick<UsersRow, 'emails' | 'email'>): unknown[] {
+  return Array.isArray(row.emails) ? row.emails : [{ value: row.email, primary: true }];
+}
+
+function emailsOf(value: unknown): Json[] {
+  if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw scimInvalid('invalidValue', 'emails must be an array');
   const emails = value.map((item, i) => {
     if (!isObject(item) || typeof item.value !== 'string' || item.value.trim() === '')
@@ -83,12 +97,13 @@ function emailsOf(value: unknown): Json[] | null {
     return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== null && v !== undefined));
   });
   if (emails.filter((e) => e.primary === true).length > 1) throw scimInvalid('invalidValue', 'emails: at most one address may be primary');
-  return emails.length ? emails : null;
+  return emails;
 }
 
 /**
  * The columns a canonical representation (scim-values.ts) becomes. E-mail: the primary address, else
  * the first; without `emails`, a userName that is an e-mail address; otherwise 400 naming `emails`.
+ * Without `displayName`, the name parts, else userName, flagged as derived (SCIM does not answer it).
  */
 export function userColumnsFrom(resource: Json): UserColumns {
   const username = text(resource.userName, 'userName');
@@ -96,13 +111,13 @@ export function userColumnsFrom(resource: Json): UserColumns {
   if (username.length > 256) throw scimInvalid('invalidValue', 'userName is longer than 256 characters');
   const emails = emailsOf(resource.emails);
   let email: string;
-  if (emails) email = String((emails.find((e) => e.primary === true) ?? emails[0]!).value);
+  if (emails.length) email = String((emails.find((e) => e.primary === true) ?? emails[0]!).value);
   else if (EMAIL_ADDRESS.test(username)) email = username;
   else throw scimInvalid('invalidValue', 'emails is required: the user has no e-mail address and userName is not one');
   const name = isObject(resource.name) ? resource.name : {};
   const givenName = text(name.givenName, 'name.givenName');
   const familyName = text(name.familyName, 'name.familyName');
-  const displayName = text(resource.displayName, 'displayName') ?? ([givenName, familyName].filter(Boolean).join(' ') || username);
+  const displayName = text(resource.displayName, 'displayName');
   const enterprise = isObject(resource[ENTERPRISE_SCHEMA]) ? resource[ENTERPRISE_SCHEMA] : {};
   const manager = isObject(enterprise.manager) ? text(enterprise.manager.value, `${ENTERPRISE_SCHEMA}:manager.value`) : null;
   if (resource.active !== undefined && resource.active !== null && typeof resource.active !== 'boolean')
@@ -111,7 +126,8 @@ export function userColumnsFrom(resource: Json): UserColumns {
     username,
     email: email.toLowerCase(),
     emails,
-    display_name: displayName,
+    display_name: displayName ?? ([givenName, familyName].filter(Boolean).join(' ') || username),
+    display_name_derived: displayName === null,
     given_name: givenName,
     family_name: familyName,
     external_id: text(resource.externalId, 'externalId'),

@@ -10,7 +10,7 @@ import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { listUserIds, type ScimListQuery } from './scim-list.ts';
 import { applyPatch, type PatchOperation } from './scim-patch.ts';
-import { toScimUser, userColumnsFrom, type ScimUserRecord, type UserColumns } from './scim-users.model.ts';
+import { shownEmails, toScimUser, userColumnsFrom, type ScimUserRecord, type UserColumns } from './scim-users.model.ts';
 import * as repo from './scim-users.repository.ts';
 import { canonicalResource } from './scim-values.ts';
 
@@ -114,11 +114,10 @@ export class ScimUsersService {
 
 /** Whether writing `columns` would change nothing a client can read (then nothing is written). */
 function unchanged(row: ScimUserRecord['row'], columns: UserColumns): boolean {
-  // A user without stored `emails` shows its one address; the same list sent back is no change.
-  const shownEmails = (emails: unknown, email: string) => JSON.stringify(emails ?? [{ value: email, primary: true }]);
+  // A user SCIM never wrote shows its one address; the same list sent back is no change.
   return (Object.keys(columns) as (keyof UserColumns)[]).every((key) =>
     key === 'emails'
-      ? shownEmails(row.emails, row.email) === shownEmails(columns.emails, columns.email)
+      ? JSON.stringify(shownEmails(row)) === JSON.stringify(columns.emails)
       : JSON.stringify(row[key]) === JSON.stringify(columns[key]),
   );
 }
