@@ -55,8 +55,13 @@ export interface SamlResponseOptions {
   responseId?: string;
   notBefore?: Date;
   notOnOrAfter?: Date;
+  /** The bearer SubjectConfirmationData's NotOnOrAfter, when not the same as the Conditions'. */
+  confirmationNotOnOrAfter?: Date;
   issueInstant?: Date;
   sessionIndex?: string;
+  /** The Response's top-level StatusCode (Success unless given) and a second-level one. */
+  statusCode?: string;
+  subStatusCode?: string;
 }
 
 const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -147,7 +152,7 @@ export class TestSamlIdp {
       `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.assertionId ?? samlId()}" Version="2.0" IssueInstant="${issueInstant}">`,
       `<saml:Issuer>${issuer}</saml:Issuer>`,
       `<saml:Subject><saml:NameID Format="${xml(options.nameIdFormat ?? EMAIL_FORMAT)}">${xml(options.nameId)}</saml:NameID>`,
-      `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${notOnOrAfter}" Recipient="${xml(options.recipient ?? options.acsUrl)}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>`,
+      `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${options.confirmationNotOnOrAfter?.toISOString() ?? notOnOrAfter}" Recipient="${xml(options.recipient ?? options.acsUrl)}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>`,
       `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${xml(options.audience ?? options.spEntityId)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>`,
       `<saml:AuthnStatement AuthnInstant="${issueInstant}" SessionIndex="${xml(options.sessionIndex ?? samlId())}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`,
       attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '',
@@ -158,7 +163,9 @@ export class TestSamlIdp {
     const response = [
       `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.responseId ?? samlId()}" Version="2.0" IssueInstant="${issueInstant}" Destination="${xml(options.destination ?? options.acsUrl)}"${inResponseTo}>`,
       `<saml:Issuer>${issuer}</saml:Issuer>`,
-      `<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>`,
+      `<samlp:Status><samlp:StatusCode Value="${xml(options.statusCode ?? 'urn:oasis:names:tc:SAML:2.0:status:Success')}"${
+        options.subStatusCode ? `><samlp:StatusCode Value="${xml(options.subStatusCode)}"/></samlp:StatusCode>` : '/>'
+      }</samlp:Status>`,
       signedAssertion,
       `</samlp:Response>`,
     ].join('');

@@ -179,6 +179,12 @@ t.test('a callback is good once; an unknown state or a provider error signs nobo
     redirect: 'manual',
   });
   t.equal(open.status, 400, 'returnTo elsewhere is refused');
+  for (const returnTo of ['/.//evil.example', '/%2e%2e//evil.example', '/./\\evil.example', `${server.baseUrl}//evil.example`]) {
+    const normalised = await fetch(`${server.baseUrl}/auth/oidc/globex/login?returnTo=${encodeURIComponent(returnTo)}`, {
+      redirect: 'manual',
+    });
+    t.equal(normalised.status, 400, `returnTo ${returnTo} (protocol-relative once normalised) is refused`);
+  }
 });
 
 t.test('a SCIM-deactivated user cannot sign in through OpenID Connect', async (t) => {

@@ -125,6 +125,27 @@ t.test('an unsolicited assertion issued too long ago (outside the short window)'
   await refused(t, acme.idp.response(options), undefined, /expired|too old|age/i);
 });
 
+t.test('a validly signed assertion in a Response that says no (Responder, AuthnFailed)', async (t) => {
+  const { login, options } = await solicited({
+    statusCode: 'urn:oasis:names:tc:SAML:2.0:status:Responder',
+    subStatusCode: 'urn:oasis:names:tc:SAML:2.0:status:AuthnFailed',
+  });
+  await refused(t, acme.idp.response(options), login.relayState, /the provider answered Responder \(AuthnFailed\), not Success/);
+});
+
+t.test('an unsolicited response whose subject confirmation has expired', async (t) => {
+  // Recent, its conditions still valid: only the SubjectConfirmationData's NotOnOrAfter has passed.
+  const options = acme.options(VICTIM, { confirmationNotOnOrAfter: new Date(Date.now() - 5 * 60_000) });
+  await refused(t, acme.idp.response(options), undefined, /SubjectConfirmationData has expired/);
+});
+
+t.test('elements nested 30,000 deep', async (t) => {
+  const { login, options } = await solicited();
+  const nested = `${'<x>'.repeat(30_000)}${'</x>'.repeat(30_000)}`;
+  const xml = acme.idp.responseXml(options).replace('</saml:Issuer>', `</saml:Issuer>${nested}`);
+  await refused(t, Buffer.from(xml).toString('base64'), login.relayState, /nested more than 64 deep/);
+});
+
 t.test('the wrong Audience', async (t) => {
   const { login, options } = await solicited({ audience: 'https://some-other-sp.example/metadata' });
   await refused(t, acme.idp.response(options), login.relayState, /audience/i);

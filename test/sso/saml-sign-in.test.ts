@@ -133,6 +133,11 @@ t.test('IdP-initiated sign-in: relay state is a path on this server, the asserti
   const before = await sessionCount(acme.server);
   const open = await acme.post(idp.response(acme.options('ida@acme.example')), 'https://evil.example/phish');
   t.equal(open.status, 401, 'a relay state elsewhere is refused (no open redirect)');
+  // Paths of this server as written that the URL parser turns into a protocol-relative `//evil.example`.
+  for (const relayState of ['/.//evil.example', '/%2e%2e//evil.example', '/./\\evil.example', `${acme.server.baseUrl}//evil.example`]) {
+    const normalised = await acme.post(idp.response(acme.options('ida@acme.example')), relayState);
+    t.equal(normalised.status, 401, `relay state ${relayState} is refused`);
+  }
   t.equal(await sessionCount(acme.server), before);
 });
 

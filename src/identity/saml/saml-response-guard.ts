@@ -15,7 +15,14 @@
  * - every SignatureMethod and DigestMethod is SHA-256 or stronger (SHA-1 refused);
  * - the NameID has the configured format;
  * - the Assertion's Issuer, and the Response's when it has one, is the tenant's provider;
- * - no EncryptedAssertion (not supported: the service provider publishes no encryption key).
+ * - no EncryptedAssertion (not supported: the service provider publishes no encryption key);
+ * - the Response's StatusCode is Success: a provider that says no (Responder, AuthnFailed) may still
+ *   send a validly signed assertion, which must not sign anybody in;
+ * - the bearer SubjectConfirmationData's NotBefore and NotOnOrAfter hold now (with the clock skew):
+ *   node-saml checks them only for responses answering a request, and an unsolicited one must not
+ *   be replayable past its window;
+ * - elements nest at most MAX_XML_DEPTH deep, checked without recursion before anything walks the
+ *   tree (xmldom's own searches recurse: 30,000 nested elements overflowed the stack).
  */
 import { DOMParser, XMLSerializer, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { AppError } from '../../errors.ts';
@@ -25,6 +32,10 @@ const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+
+/** A signed SAML response nests about ten levels; anything much deeper is not one. */
+export const MAX_XML_DEPTH = 64;
 
 const STRONG_SIGNATURES = new Set([
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
@@ -53,6 +64,9 @@ export class SamlRejected extends AppError {
 
 export interface SamlExpectations {
   acsUrl: string;
+  /** Now, and the clock skew allowed around the assertion's time conditions. */
+  now: Date;
+  clockSkewMs: number;
   /** The provider's entity id, which the Assertion's Issuer (and the Response's, when present) must be. */
   idpEntityId: string;
   nameIdFormat: string;
@@ -88,16 +102,44 @@ function only(parent: Element, ns: string, name: string, what: string): Element 
   return found[0]!;
 }
 
-/** Comments, processing instructions and DOCTYPE nodes anywhere in the document. */
-function findForbiddenNode(node: Node): string | null {
-  for (let child = node.firstChild; child; child = child.nextSibling) {
-    if (child.nodeType === 8) return 'an XML comment';
-    if (child.nodeType === 7) return 'a processing instruction';
-    if (child.nodeType === 10) return 'a DOCTYPE';
-    const inner = findForbiddenNode(child);
-    if (inner) return inner;
+/**
+ * Comments, processing instructions and DOCTYPE nodes anywhere in the document, and nesting deeper
+ * than MAX_XML_DEPTH: one walk with an explicit stack, so no document can exhaust the call stack.
+ */
+function findForbiddenNode(root: Node): string | null {
+  const stack: [Node, number][] = [[root, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 8) return 'an XML comment';
+      if (child.nodeType === 7) return 'a processing instruction';
+      if (child.nodeType === 10) return 'a DOCTYPE';
+      if (child.firstChild) {
+        if (depth + 1 > MAX_XML_DEPTH) return `elements nested more than ${MAX_XML_DEPTH} deep`;
+        stack.push([child, depth + 1]);
+      }
+    }
   }
   return null;
+}
+
+function checkStatus(root: Element): void {
+  const status = only(root, PROTOCOL, 'Status', 'Status');
+  const code = only(status, PROTOCOL, 'StatusCode', 'StatusCode');
+  const value = code.getAttribute('Value') ?? '';
+  if (value !== SUCCESS) {
+    const detail = childElements(code, PROTOCOL, 'StatusCode')[0]?.getAttribute('Value') ?? '';
+    const name = (uri: string) => uri.split(':').at(-1) ?? uri;
+    throw new SamlRejected(`the provider answered ${name(value)}${detail ? ` (${name(detail)})` : ''}, not Success`);
+  }
+}
+
+/** NotBefore and NotOnOrAfter of an element, against now with the skew. */
+function checkTimeWindow(element: Element, what: string, now: Date, skewMs: number): void {
+  const notBefore = Date.parse(element.getAttribute('NotBefore') ?? '');
+  const notOnOrAfter = Date.parse(element.getAttribute('NotOnOrAfter') ?? '');
+  if (!Number.isNaN(notBefore) && now.getTime() + skewMs < notBefore) throw new SamlRejected(`the ${what} is not valid yet`);
+  if (!Number.isNaN(notOnOrAfter) && now.getTime() - skewMs >= notOnOrAfter) throw new SamlRejected(`the ${what} has expired`);
 }
 
 function parse(xml: string): Document {
@@ -158,6 +200,7 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
   if (doc.getElementsByTagNameNS(ASSERTION, 'Assertion').length !== 1)
     throw new SamlRejected('the document must hold exactly one Assertion');
   const assertion = only(root, ASSERTION, 'Assertion', 'Assertion in the Response');
+  checkStatus(root);
 
   if (root.getAttribute('Destination') !== expect.acsUrl) {
     throw new SamlRejected(`Destination ${JSON.stringify(root.getAttribute('Destination'))} is not this tenant's assertion consumer URL`);
@@ -189,6 +232,7 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
   }
   const confirmedFor = data.getAttribute('InResponseTo') || null;
   if (confirmedFor !== inResponseTo) throw new SamlRejected('the InResponseTo of the Response and of its SubjectConfirmationData differ');
+  checkTimeWindow(data, 'SubjectConfirmationData', expect.now, expect.clockSkewMs);
 
   const conditions = childElements(assertion, ASSERTION, 'Conditions')[0];
   const responseSignature = childElements(root, DS, 'Signature')[0];

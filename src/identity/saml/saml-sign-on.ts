@@ -140,6 +140,8 @@ export class SamlSignOn {
     const relayState = typeof form.RelayState === 'string' ? form.RelayState : null;
     const facts = checkSamlResponse(form.SAMLResponse, {
       acsUrl,
+      now: new Date(),
+      clockSkewMs: CLOCK_SKEW_MS,
       idpEntityId: provider.saml.entityId,
       nameIdFormat: provider.saml.nameIdFormat,
       signedResponses: provider.saml.signedResponses,
