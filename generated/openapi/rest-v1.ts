@@ -1309,7 +1309,8 @@ export interface components {
         };
         /**
          * @description One page of products. JSON and XML carry the paged envelope; CSV
-         *     carries only the page's products (header `id,name,price,sku,category`).
+         *     carries only the page's products (header `id,name,price,sku,category`;
+         *     text cells that would start a spreadsheet formula get a leading `'`).
          */
         ProductPage: {
             headers: {
