@@ -1309,7 +1309,8 @@ export interface components {
         };
         /**
          * @description One page of products. JSON and XML carry the paged envelope; CSV
-         *     carries only the page's products (header `id,name,price,sku,category`).
+         *     carries only the page's products (header `id,name,price,sku,category`;
+         *     text cells that would start a spreadsheet formula get a leading `'`).
          */
         ProductPage: {
             headers: {
@@ -1480,6 +1481,11 @@ export interface components {
          * @example /api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         Location: string;
+        /**
+         * @description `nosniff`: the browser uses the `Content-Type` as sent and never guesses
+         *     another (an uploaded text file is not run as HTML or script).
+         */
+        NoSniff: "nosniff";
     };
     pathItems: never;
 }
@@ -1658,8 +1664,12 @@ export interface operations {
             /** @description The file bytes. */
             200: {
                 headers: {
-                    /** @description `max-age=86400`. */
-                    "Cache-Control"?: "max-age=86400";
+                    /**
+                     * @description `private, max-age=86400`: a day, in the caller's own cache only
+                     *     (a download is per-user data; shared caches must not keep it).
+                     * @example private, max-age=86400
+                     */
+                    "Cache-Control"?: "private, max-age=86400";
                     /**
                      * @description `attachment; filename="<original name>"` (non-ASCII names also
                      *     get `filename*=UTF-8''<percent-encoded name>`).
@@ -1669,6 +1679,7 @@ export interface operations {
                     "Content-Length": components["headers"]["ContentLength"];
                     /** @description The stored content type. */
                     "Content-Type"?: string;
+                    "X-Content-Type-Options": components["headers"]["NoSniff"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2771,9 +2782,13 @@ export interface operations {
             /** @description The image bytes. */
             200: {
                 headers: {
-                    /** @description `public, max-age=86400` (images are immutable). */
+                    /**
+                     * @description `public, max-age=86400` (images are immutable).
+                     * @example public, max-age=86400
+                     */
                     "Cache-Control"?: string;
                     "Content-Length": components["headers"]["ContentLength"];
+                    "X-Content-Type-Options": components["headers"]["NoSniff"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -61,13 +61,25 @@ export function productPageXml(page: PagedProductResponse): string {
   return toXml('products', page, XML_MAPPING);
 }
 
+/** The leading characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 /**
- * CSV of one page: `id,name,price,sku,category`, the price written by formatPrice like XML's, RFC 4180
- * quoting by csv-stringify, CRLF line ends.
+ * A text cell a spreadsheet opening the CSV shows as text: one that could start a formula (a product
+ * named `=HYPERLINK(...)` would run in the reader's spreadsheet) gets a leading `'`, as OWASP recommends.
+ * Only for text cells: prices are numbers the server formats itself, never negative.
+ */
+function csvTextCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/**
+ * CSV of one page: `id,name,price,sku,category`, the price written by formatPrice like XML's, text cells
+ * neutralised by csvTextCell, RFC 4180 quoting by csv-stringify, CRLF line ends.
  */
 export function productPageCsv(page: ProductPage): string {
   return stringify(
-    page.items.map((p) => [p.id, p.name, formatPrice(decimalToPrice(p.price)), p.sku, p.category]),
+    page.items.map((p) => [p.id, csvTextCell(p.name), formatPrice(decimalToPrice(p.price)), csvTextCell(p.sku), csvTextCell(p.category)]),
     { header: true, columns: ['id', 'name', 'price', 'sku', 'category'], record_delimiter: 'windows' },
   );
 }

@@ -17,7 +17,9 @@ type FileHandlers = Pick<OperationHandlers<operations>, 'uploadFile' | 'download
 
 const JSON_ONLY = ['application/json'] as const;
 const CONFIG_CACHE = 'max-age=300';
-const FILE_CACHE = 'max-age=86400';
+// A download is one user's data: shared caches must not keep it (`private`); the interface document
+// fixes the lifetime at a day.
+const FILE_CACHE = 'private, max-age=86400';
 
 const filePath = (id: string) => `/api/v1/files/${id}`;
 
@@ -64,6 +66,9 @@ export function fileHandlers(services: Services): FileHandlers {
           .header('Content-Length', String(file.size))
           .header('Content-Disposition', attachment(file.filename))
           .header('Cache-Control', FILE_CACHE)
+          // The stored type is whatever the uploader declared: a browser must not sniff an HTML or script
+          // body out of a text/plain upload and run it in this origin.
+          .header('X-Content-Type-Options', 'nosniff')
           // One chunk read ahead at most: Readable.from's default would read 16 (8 MB) ahead of a slow client.
           .send(Readable.from(content, { highWaterMark: 1 }))
       );

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { typeDefs } from '../../generated/graphql/typedefs.ts';
+import { contentSecurityPolicy, sendPage, webSocketSource } from '../http/page-security.ts';
 import { problem } from '../http/problem.ts';
 
 const require = createRequire(import.meta.url);
@@ -130,7 +131,11 @@ export function registerGraphiQL(app: FastifyInstance): void {
       .send(problem('not-found', `No explorer asset ${name}`, url));
   const send = (reply: FastifyReply, type: string, body: Buffer) =>
     reply.type(`${type}; charset=utf-8`).header('Cache-Control', 'public, max-age=86400').send(body);
-  app.get('/graphiql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+  app.get('/graphiql', async (request, reply) => {
+    // HTTP requests go to /graphql on this origin; subscriptions to the WebSocket on the same host.
+    const webSocket = webSocketSource(request.host, request.protocol, '/graphql');
+    return sendPage(reply, PAGE, contentSecurityPolicy({ html: PAGE, connect: webSocket ? [webSocket] : [], dataFonts: true }));
+  });
   app.get<{ Params: { name: string } }>('/graphiql/assets/:name', async (request, reply) => {
     const file = files.get(request.params.name);
     return file ? send(reply, file.type, file.body) : notFound(reply, request.url, request.params.name);

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { documentNames } from '../../generated/openapi/index.ts';
+import { contentSecurityPolicy, sendPage } from '../http/page-security.ts';
 import { problem } from '../http/problem.ts';
 
 const require = createRequire(import.meta.url);
@@ -78,7 +79,9 @@ export function registerDocsPage(app: FastifyInstance, links: { graphiql: boolea
   const dir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const files = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { body: fs.readFileSync(path.join(dir, name)), type }]));
   const html = page(documentNames, links);
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
+  // Swagger UI fetches the documents from /openapi on this server and nothing from anywhere else.
+  const policy = contentSecurityPolicy({ html });
+  app.get('/docs', async (_request, reply) => sendPage(reply, html, policy));
   app.get<{ Params: { name: string } }>('/docs/assets/:name', async (request, reply) => {
     const file = files.get(request.params.name);
     if (!file) {

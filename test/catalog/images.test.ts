@@ -22,6 +22,7 @@ t.test('product images', async (t) => {
     t.equal(bytes.headers.get('content-type'), 'image/png');
     t.equal(bytes.headers.get('content-length'), String(ONE_PIXEL_PNG.length));
     t.equal(bytes.headers.get('cache-control'), 'public, max-age=86400');
+    t.equal(bytes.headers.get('x-content-type-options'), 'nosniff');
     t.same(Buffer.from(await bytes.arrayBuffer()), ONE_PIXEL_PNG);
     await api.get(r.body.url, { expect: 200 });
     const gif = await api.post(path, { raw: multipart('file', GIF_3X2, 'anim.gif'), token: user, expect: 201 });

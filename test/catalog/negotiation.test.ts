@@ -104,6 +104,46 @@ t.test('content negotiation of product resources', async (t) => {
     t.equal(byAccept.text.split('\r\n')[0], 'id,name,price,sku,category');
   });
 
+  t.test('CSV text cells that would start a spreadsheet formula get a leading quote; JSON is unchanged', async (t) => {
+    const formulas = [
+      { name: '=HYPERLINK("http://evil.example","x")', sku: 'FORMULA-1' },
+      { name: '@SUM(1+1)', sku: 'FORMULA-2' },
+      { name: '-2+3', sku: 'FORMULA-3' },
+      { name: '+1 tab\tinside', sku: '-FORMULA-4' },
+      { name: '\tTabbed', sku: 'FORMULA-5' },
+      { name: '\rReturned', sku: 'FORMULA-6' },
+    ];
+    const created: Awaited<ReturnType<typeof createProduct>>[] = [];
+    for (const body of formulas) created.push(await createProduct(server, { ...body, price: 3 }));
+    // Only this subtest's products, in creation order (the page holds the other subtests' products too).
+    const rows = (text: string) => {
+      const parsed = parse<Record<string, string>>(text, { columns: true });
+      return created.map((p) => parsed.find((row) => row.id === p.id));
+    };
+    const quoted = (text: string) => `'${text}`;
+    const expected = created.map((p) => ({
+      id: p.id,
+      name: quoted(p.name),
+      price: '3.00',
+      sku: p.sku.startsWith('-') ? quoted(p.sku) : p.sku,
+      category: 'OTHER',
+    }));
+    t.same(rows((await api.get('/api/v1/products?format=csv&size=100', { expect: 200 })).text), expected, 'format=csv');
+    const byAccept = await api.get('/api/v1/products?size=100', { headers: { accept: 'text/csv' }, expect: 200 });
+    t.same(rows(byAccept.text), expected, 'Accept: text/csv');
+    const search = await api.get('/api/v1/products/search?q=SUM&format=csv', { expect: 200 });
+    t.same(
+      parse<Record<string, string>>(search.text, { columns: true }).map((r) => r.name),
+      ["'@SUM(1+1)"],
+      'search',
+    );
+    t.ok(search.text.includes(`,'@SUM(1+1),3.00,`), 'the quote is inside the cell, the price is a plain number');
+    for (const product of created) {
+      t.equal((await api.get(`/api/v1/products/${product.id}`, { expect: 200 })).body.name, product.name, 'JSON keeps the name');
+      await api.delete(`/api/v1/products/${product.id}`, { token: await server.token('root', ['ADMIN']), expect: 204 });
+    }
+  });
+
   t.test('unsupported representations are 406 problems; error bodies are always problem+json', async (t) => {
     const single = await api.get(`/api/v1/products/${tricky.id}?format=csv`, { expect: 406 });
     t.equal(single.headers.get('content-type'), 'application/problem+json; charset=utf-8');

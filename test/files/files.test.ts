@@ -19,7 +19,8 @@ t.test('file upload and download', async (t) => {
     t.equal(d.headers.get('content-type'), 'text/plain');
     t.equal(d.headers.get('content-length'), String(content.length));
     t.equal(d.headers.get('content-disposition'), 'attachment; filename="report.txt"');
-    t.equal(d.headers.get('cache-control'), 'max-age=86400');
+    t.equal(d.headers.get('cache-control'), 'private, max-age=86400', 'per-user data: no shared cache');
+    t.equal(d.headers.get('x-content-type-options'), 'nosniff');
     t.equal(d.text, content.toString());
   });
 
@@ -39,6 +40,16 @@ t.test('file upload and download', async (t) => {
     t.equal(attachment('a "b" \\c.txt'), 'attachment; filename="a \\"b\\" \\\\c.txt"');
     t.equal(attachment("it's.txt"), 'attachment; filename="it\'s.txt"');
     t.equal(d.headers.get('content-type'), 'application/pdf');
+  });
+
+  t.test('an HTML body declared text/plain is served as text/plain, nosniff, as an attachment', async (t) => {
+    const html = Buffer.from('<!doctype html><script>alert(document.cookie)</script>');
+    const r = await api.post('/api/v1/files', { raw: multipart('file', html, 'notes.txt', 'text/plain'), token: alice, expect: 201 });
+    const d = await api.get(r.body.url, { token: alice, expect: 200 });
+    t.equal(d.headers.get('content-type'), 'text/plain');
+    t.equal(d.headers.get('x-content-type-options'), 'nosniff', 'the browser may not sniff HTML out of it');
+    t.match(d.headers.get('content-disposition'), /^attachment;/);
+    t.equal(d.headers.get('cache-control'), 'private, max-age=86400');
   });
 
   t.test('a missing content type is stored as application/octet-stream', async (t) => {

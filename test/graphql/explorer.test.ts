@@ -4,9 +4,11 @@
  * (Debian's Chromium through playwright-core) running a query in GraphiQL served from npm assets.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import { chromium } from 'playwright-core';
 import t from 'tap';
 import { typeDefs } from '../../generated/graphql/typedefs.ts';
+import { pageSecurityProblems, watchCspViolations } from '../helpers/page-security.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { seed } from './gql.ts';
 
@@ -23,6 +25,18 @@ t.test('schema printout and explorer are served when enabled', async (t) => {
   t.match(text, /directive @hasRole/);
   const page = await fetch(`${server.baseUrl}/graphiql`);
   t.equal(page.status, 200);
+  const webSocket = `${server.baseUrl.replace(/^http/, 'ws')}/graphql`;
+  t.same(pageSecurityProblems(Object.fromEntries(page.headers), { 'connect-src': [webSocket] }), [], 'CSP, nosniff, DENY');
+  t.match(page.headers.get('content-security-policy'), `connect-src 'self' ${webSocket};`, 'the WebSocket of this host');
+  // fetch sends the real Host; node:http sends whatever it is given.
+  const forged = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    http
+      .get(`${server.baseUrl}/graphiql`, { headers: { host: "evil.example; script-src 'unsafe-inline'" } }, (r) => resolve(r.resume()))
+      .on('error', reject),
+  );
+  const forgedHeaders = forged.headers as Record<string, string>;
+  t.same(pageSecurityProblems(forgedHeaders), [], 'a Host header CSP cannot carry adds nothing');
+  t.match(forgedHeaders['content-security-policy'], /connect-src 'self';/);
   const html = await page.text();
   t.match(html, /\/graphiql\/assets\/graphiql\.min\.js/);
   t.notMatch(html, /https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'no CDN: every asset is local');
@@ -92,7 +106,10 @@ t.test(
     page.on('request', (request) => {
       if (!request.url().startsWith(server.baseUrl)) external.push(request.url());
     });
-    await page.goto(`${server.baseUrl}/graphiql`);
+    const violations = await watchCspViolations(page);
+    const response = await page.goto(`${server.baseUrl}/graphiql`);
+    const webSocket = `${server.baseUrl.replace(/^http/, 'ws')}/graphql`;
+    t.same(pageSecurityProblems(response!.headers(), { 'connect-src': [webSocket] }), [], 'CSP, nosniff and X-Frame-Options: DENY');
     await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
     // Replace the editor's text through CodeMirror itself, as typing would, then run it.
     await page.evaluate(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(QUERY)})`);
@@ -102,6 +119,11 @@ t.test(
     t.match(await result.innerText(), /"username": "browser_user"/);
     await page.screenshot({ path: '/tmp/graphiql.png' });
     t.same(external, [], 'the page loads nothing from outside the server');
+    t.same(violations, [], 'the page works within its Content-Security-Policy');
+    // The policy is in force: a script injected into the page does not run, and is reported.
+    await page.addScriptTag({ content: 'window.injected = true;' }).catch(() => undefined);
+    t.equal(await page.evaluate('window.injected'), undefined, 'an injected inline script is refused');
+    t.ok(violations.length > 0, 'and reported as a violation');
   },
 );
 
@@ -120,6 +142,7 @@ t.test(
     const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
     const sockets: string[] = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
+    const violations = await watchCspViolations(page);
     await page.goto(`${server.baseUrl}/graphiql`);
     await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
     const subscription = `subscription { postCreated(authorId: ${JSON.stringify(author.id)}) { title author { username } } }`;
@@ -146,5 +169,6 @@ t.test(
     t.ok(seen, 'a post created after subscribing shows in the result pane');
     t.match(await result.innerText(), /"username": "live_author"/);
     t.same(sockets, [`${server.baseUrl.replace('http', 'ws')}/graphql`], 'one WebSocket, to /graphql on the same server');
+    t.same(violations, [], 'the WebSocket is allowed by the Content-Security-Policy');
   },
 );

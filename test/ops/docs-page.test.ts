@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import t from 'tap';
+import { pageSecurityProblems, watchCspViolations } from '../helpers/page-security.ts';
 import { sharedServer } from '../helpers/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -56,7 +57,9 @@ t.test(
     page.on('request', (request) => {
       if (!request.url().startsWith(server.baseUrl) && !request.url().startsWith('data:')) external.push(request.url());
     });
-    await page.goto(`${server.baseUrl}/docs?document=rest-v1`);
+    const violations = await watchCspViolations(page);
+    const response = await page.goto(`${server.baseUrl}/docs?document=rest-v1`);
+    t.same(pageSecurityProblems(response!.headers()), [], 'CSP, nosniff and X-Frame-Options: DENY');
     const operation = page.locator('#operations-products-createProduct');
     await operation.waitFor({ timeout: 30_000 });
     t.match(await page.locator('.information-container').innerText(), /catalog|product/i, 'the catalog document is open');
@@ -71,5 +74,10 @@ t.test(
     t.ok(await page.getByRole('link', { name: /GraphQL schema/ }).count(), 'the page links the SDL printout');
     await page.screenshot({ path: '/tmp/docs.png' });
     t.same(external, [], 'the page loads nothing from outside the server');
+    t.same(violations, [], 'the page works within its Content-Security-Policy');
+    // The policy is in force: a script injected into the page does not run, and is reported.
+    await page.addScriptTag({ content: 'window.injected = true;' }).catch(() => undefined);
+    t.equal(await page.evaluate('window.injected'), undefined, 'an injected inline script is refused');
+    t.ok(violations.length > 0, 'and reported as a violation');
   },
 );
