@@ -31,11 +31,6 @@ export function hasRole(principal: Principal | null | undefined, role: string): 
   return !!principal && principal.roles.includes(role);
 }
 
-/** Whether the principal holds `role` in `tenantId`: platform-wide, or granted by that tenant to its own user. */
-export function hasTenantRole(principal: Principal | null | undefined, role: string, tenantId: string): boolean {
-  return hasRole(principal, role) || (!!principal && principal.tenantId === tenantId && principal.tenantRoles.includes(role));
-}
-
 /** Whether the principal holds `role` in some tenant (its own) without holding it platform-wide. */
 export function hasRoleInOwnTenant(principal: Principal | null | undefined, role: string): principal is Principal & { tenantId: string } {
   return !!principal && principal.tenantId !== null && principal.tenantRoles.includes(role);
