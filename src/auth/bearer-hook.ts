@@ -5,17 +5,26 @@
  * handler. Whether an operation needs a caller at all is the operation's business (its `security`).
  */
 import type { onRequestHookHandler } from 'fastify';
-import { carriesCredential, type Authenticator } from './authenticate.ts';
+import { carriesCredential, StaleSessionCookie, type Authenticator } from './authenticate.ts';
 
 export function bearerAuthentication(authenticate: Authenticator): onRequestHookHandler {
   // Runs on every request of the scope, so it takes Fastify's callback form (no promise for the
   // hook itself), and a request with neither an Authorization header nor the session cookie is
   // anonymous without a round through passport.
-  return (request, _reply, done) => {
+  return (request, reply, done) => {
     if (!carriesCredential(request.raw)) return done();
-    authenticate(request.raw).then((principal) => {
-      request.principal = principal;
-      done();
-    }, done);
+    authenticate(request.raw).then(
+      (principal) => {
+        request.principal = principal;
+        done();
+      },
+      (error: unknown) => {
+        // A cookie with no valid session counts as no cookie (operations that need a caller then
+        // answer 401 as for anyone anonymous), and the answer removes it from the browser.
+        if (!(error instanceof StaleSessionCookie)) return done(error as Error);
+        reply.header('Set-Cookie', error.clearCookie);
+        done();
+      },
+    );
   };
 }

@@ -22,14 +22,20 @@ export class SessionCookieStrategy extends Strategy {
     super();
   }
 
+  /**
+   * A cookie that holds no valid session (junk, revoked, expired) fails here, and the authenticator
+   * then treats the request as anonymous and clears the cookie (src/auth/authenticate.ts). The
+   * cross-site check applies to a cookie that would act for a user.
+   */
   override authenticate(req: IncomingMessage): void {
     const token = sessionCookieOf(req);
     if (!token) return this.pass();
-    const refusal = crossSiteRefusal(req, this.allowedOrigin);
-    if (refusal) return this.error(forbidden(refusal));
     if (!token.startsWith(SESSION_TOKEN_PREFIX)) return this.fail({ message: 'the session cookie holds no session' }, 401);
     this.verifier.verify(token).then(
-      ({ principal }) => this.success(principal),
+      ({ principal }) => {
+        const refusal = crossSiteRefusal(req, this.allowedOrigin);
+        return refusal ? this.error(forbidden(refusal)) : this.success(principal);
+      },
       (error: unknown) => (error instanceof InvalidTokenError ? this.fail({ message: error.message }, 401) : this.error(error as Error)),
     );
   }

@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { fastifyCookie } from '@fastify/cookie';
+import type { FastifyReply } from 'fastify';
 
 export const SESSION_COOKIE = 'sf_session';
 
@@ -51,4 +52,18 @@ export function sessionCookieHeader(token: string, maxAgeS: number, { secure }: 
 
 export function clearedSessionCookieHeader({ secure }: CookieOptions): string {
   return fastifyCookie.serialize(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: 0 });
+}
+
+/**
+ * Sets the `Set-Cookie` header `header` for the cookie it names, replacing any earlier one for that
+ * cookie on this reply (the clearing of a stale session cookie, say) and keeping the others.
+ */
+export function replaceCookie(reply: FastifyReply, header: string): FastifyReply {
+  const name = header.slice(0, header.indexOf('='));
+  const existing = reply.getHeader('set-cookie');
+  const kept = (Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)]).filter(
+    (cookie) => !cookie.startsWith(`${name}=`),
+  );
+  reply.removeHeader('set-cookie');
+  return reply.header('Set-Cookie', [...kept, header]);
 }

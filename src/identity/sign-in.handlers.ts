@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { operations } from '../../generated/openapi/auth.ts';
-import { clearedSessionCookieHeader, sessionCookieHeader } from '../auth/session-cookie.ts';
+import { clearedSessionCookieHeader, replaceCookie, sessionCookieHeader } from '../auth/session-cookie.ts';
 import { findUserById } from '../content/users.repository.ts';
 import type { Database } from '../db/database.ts';
 import { unauthenticated } from '../errors.ts';
@@ -28,7 +28,7 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
   const setSessionCookie = (reply: FastifyReply, { session }: SignedIn) => {
     const maxAge = Math.max(0, Math.floor((session.record.expires_at.getTime() - Date.now()) / 1000));
     // The session token is a credential: no cache may keep a response that carries it.
-    reply.header('Set-Cookie', sessionCookieHeader(session.token, maxAge, cookie)).header('Cache-Control', 'no-store');
+    replaceCookie(reply, sessionCookieHeader(session.token, maxAge, cookie)).header('Cache-Control', 'no-store');
   };
 
   return {
@@ -69,7 +69,7 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
         providerLogoutUrl = await oidc.endSessionUrl(session.tenant_id);
       }
       await sessions.revoke(sessionId);
-      reply.header('Set-Cookie', clearedSessionCookieHeader(cookie)).header('Cache-Control', 'no-store');
+      replaceCookie(reply, clearedSessionCookieHeader(cookie)).header('Cache-Control', 'no-store');
       return { providerLogoutUrl };
     },
 

@@ -127,7 +127,14 @@ t.test('cookie-authenticated writes need an Origin of this server; bearer writes
     'the cookie is cleared',
   );
   t.equal((await sessionOf(t, server, token)).status, 401, 'the session is over');
-  t.equal((await graphql({ origin: server.baseUrl })).status, 401, 'and refused by GraphQL');
+  // The logged-out cookie is no cookie: the mutation runs for an anonymous caller, which it refuses.
+  const stale = await graphql({ origin: server.baseUrl });
+  t.match(await stale.json(), { data: null, errors: [{ extensions: { errorType: 'UNAUTHORIZED' } }] }, 'and refused by GraphQL');
+  t.match(
+    stale.headers.getSetCookie().find((c) => c.startsWith('sf_session=')),
+    /Max-Age=0/,
+    'which clears the stale cookie',
+  );
 });
 
 t.test('sign-in and registration budgets: 429 with Retry-After, per account and per address', async (t) => {
