@@ -277,6 +277,7 @@ export interface SsoRequestsTable {
   nonce: string | null;
   test: Generated<boolean>;
   expires_at: Date;
+  browser_binding: string | null;
 }
 
 /** A sso_requests row as selected. */

@@ -465,7 +465,8 @@ return errors === 0;
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const oidcCallback_query = validate27;
-const schema38 = {"type":"object","properties":{"code":{"type":"string","maxLength":4096},"state":{"type":"string","maxLength":512},"iss":{"type":"string","maxLength":2048},"session_state":{"type":"string","maxLength":2048},"error":{"type":"string","maxLength":256},"error_description":{"type":"string","maxLength":2048}},"required":[],"additionalProperties":false,"$id":"oidcCallback_query"};
+const schema38 = {"type":"object","properties":{"code":{"type":"string","maxLength":4096},"state":{"type":"string","maxLength":512},"iss":{"type":"string","maxLength":2048},"session_state":{"type":"string","maxLength":2048},"scope":{"type":"string","maxLength":2048},"authuser":{"type":"string","maxLength":64},"hd":{"type":"string","maxLength":256},"prompt":{"type":"string","maxLength":256},"error_uri":{"type":"string","maxLength":2048},"error":{"type":"string","maxLength":256},"error_description":{"type":"string","maxLength":2048}},"required":[],"additionalProperties":false,"$id":"oidcCallback_query"};
+const func2 = Object.prototype.hasOwnProperty;
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="oidcCallback_query" */;
@@ -480,7 +481,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!((((((key0 === "code") || (key0 === "state")) || (key0 === "iss")) || (key0 === "session_state")) || (key0 === "error")) || (key0 === "error_description"))){
+if(!(func2.call(schema38.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -691,8 +692,8 @@ errors++;
 }
 }
 }
-if(data.error !== undefined){
-let data4 = data.error;
+if(data.scope !== undefined){
+let data4 = data.scope;
 if(typeof data4 !== "string"){
 let dataType4 = typeof data4;
 let coerced4 = undefined;
@@ -711,7 +712,7 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err9 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -724,13 +725,13 @@ errors++;
 if(coerced4 !== undefined){
 data4 = coerced4;
 if(data !== undefined){
-data["error"] = coerced4;
+data["scope"] = coerced4;
 }
 }
 }
 if(typeof data4 === "string"){
-if(func1(data4) > 256){
-const err10 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(func1(data4) > 2048){
+const err10 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -741,8 +742,8 @@ errors++;
 }
 }
 }
-if(data.error_description !== undefined){
-let data5 = data.error_description;
+if(data.authuser !== undefined){
+let data5 = data.authuser;
 if(typeof data5 !== "string"){
 let dataType5 = typeof data5;
 let coerced5 = undefined;
@@ -761,7 +762,7 @@ else if(data5 === null){
 coerced5 = "";
 }
 else {
-const err11 = {instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/authuser",schemaPath:"#/properties/authuser/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -774,13 +775,13 @@ errors++;
 if(coerced5 !== undefined){
 data5 = coerced5;
 if(data !== undefined){
-data["error_description"] = coerced5;
+data["authuser"] = coerced5;
 }
 }
 }
 if(typeof data5 === "string"){
-if(func1(data5) > 2048){
-const err12 = {instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(func1(data5) > 64){
+const err12 = {instancePath:instancePath+"/authuser",schemaPath:"#/properties/authuser/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -791,14 +792,264 @@ errors++;
 }
 }
 }
+if(data.hd !== undefined){
+let data6 = data.hd;
+if(typeof data6 !== "string"){
+let dataType6 = typeof data6;
+let coerced6 = undefined;
+if(dataType6 == 'object' && Array.isArray(data6) && data6.length == 1){
+data6 = data6[0];
+dataType6 = typeof data6;
+if(typeof data6 === "string"){
+coerced6 = data6;
+}
+}
+if(!(coerced6 !== undefined)){
+if(dataType6 == "number" || dataType6 == "boolean"){
+coerced6 = "" + data6;
+}
+else if(data6 === null){
+coerced6 = "";
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath:instancePath+"/hd",schemaPath:"#/properties/hd/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+if(coerced6 !== undefined){
+data6 = coerced6;
+if(data !== undefined){
+data["hd"] = coerced6;
+}
+}
+}
+if(typeof data6 === "string"){
+if(func1(data6) > 256){
+const err14 = {instancePath:instancePath+"/hd",schemaPath:"#/properties/hd/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.prompt !== undefined){
+let data7 = data.prompt;
+if(typeof data7 !== "string"){
+let dataType7 = typeof data7;
+let coerced7 = undefined;
+if(dataType7 == 'object' && Array.isArray(data7) && data7.length == 1){
+data7 = data7[0];
+dataType7 = typeof data7;
+if(typeof data7 === "string"){
+coerced7 = data7;
+}
+}
+if(!(coerced7 !== undefined)){
+if(dataType7 == "number" || dataType7 == "boolean"){
+coerced7 = "" + data7;
+}
+else if(data7 === null){
+coerced7 = "";
+}
+else {
+const err15 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(coerced7 !== undefined){
+data7 = coerced7;
+if(data !== undefined){
+data["prompt"] = coerced7;
+}
+}
+}
+if(typeof data7 === "string"){
+if(func1(data7) > 256){
+const err16 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.error_uri !== undefined){
+let data8 = data.error_uri;
+if(typeof data8 !== "string"){
+let dataType8 = typeof data8;
+let coerced8 = undefined;
+if(dataType8 == 'object' && Array.isArray(data8) && data8.length == 1){
+data8 = data8[0];
+dataType8 = typeof data8;
+if(typeof data8 === "string"){
+coerced8 = data8;
+}
+}
+if(!(coerced8 !== undefined)){
+if(dataType8 == "number" || dataType8 == "boolean"){
+coerced8 = "" + data8;
+}
+else if(data8 === null){
+coerced8 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/error_uri",schemaPath:"#/properties/error_uri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced8 !== undefined){
+data8 = coerced8;
+if(data !== undefined){
+data["error_uri"] = coerced8;
+}
+}
+}
+if(typeof data8 === "string"){
+if(func1(data8) > 2048){
+const err18 = {instancePath:instancePath+"/error_uri",schemaPath:"#/properties/error_uri/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.error !== undefined){
+let data9 = data.error;
+if(typeof data9 !== "string"){
+let dataType9 = typeof data9;
+let coerced9 = undefined;
+if(dataType9 == 'object' && Array.isArray(data9) && data9.length == 1){
+data9 = data9[0];
+dataType9 = typeof data9;
+if(typeof data9 === "string"){
+coerced9 = data9;
+}
+}
+if(!(coerced9 !== undefined)){
+if(dataType9 == "number" || dataType9 == "boolean"){
+coerced9 = "" + data9;
+}
+else if(data9 === null){
+coerced9 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced9 !== undefined){
+data9 = coerced9;
+if(data !== undefined){
+data["error"] = coerced9;
+}
+}
+}
+if(typeof data9 === "string"){
+if(func1(data9) > 256){
+const err20 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+if(data.error_description !== undefined){
+let data10 = data.error_description;
+if(typeof data10 !== "string"){
+let dataType10 = typeof data10;
+let coerced10 = undefined;
+if(dataType10 == 'object' && Array.isArray(data10) && data10.length == 1){
+data10 = data10[0];
+dataType10 = typeof data10;
+if(typeof data10 === "string"){
+coerced10 = data10;
+}
+}
+if(!(coerced10 !== undefined)){
+if(dataType10 == "number" || dataType10 == "boolean"){
+coerced10 = "" + data10;
+}
+else if(data10 === null){
+coerced10 = "";
+}
+else {
+const err21 = {instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(coerced10 !== undefined){
+data10 = coerced10;
+if(data !== undefined){
+data["error_description"] = coerced10;
+}
+}
+}
+if(typeof data10 === "string"){
+if(func1(data10) > 2048){
+const err22 = {instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }

@@ -66,6 +66,13 @@ function row(name: string, concurrency: number, result: Timing): string {
   return `| ${name} | ${concurrency} | ${result.ms.length} | ${result.ok} | ${quantile(result.ms, 0.5).toFixed(1)} | ${p95.toFixed(1)} | ${quantile(result.ms, 0.99).toFixed(1)} | ${(result.ms.length / result.seconds).toFixed(0)} | ${target ? `< ${TARGET_P95_MS}` : '–'} | ${verdict} |`;
 }
 
+/** The `sf_signin` cookie a login answer sets (the sign-in is bound to the browser), as a Cookie header. */
+function signInCookieOf(login: Response): string {
+  const line = login.headers.getSetCookie().find((c) => c.startsWith('sf_signin='));
+  if (!line) throw new Error('sso bench: the login answer set no sign-in cookie');
+  return line.split(';')[0]!;
+}
+
 export async function run(ctx: BenchContext): Promise<SectionResult> {
   if (!ctx.runs('postgres')) return { name: 'Single sign-on', notes: ['Not run: measured over PostgreSQL (`--db postgres`).'], cases: [] };
   const count = ctx.quick ? 100 : 500;
@@ -99,7 +106,7 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
         const response = saml.response({ acsUrl, spEntityId: entityId, nameId, inResponseTo: request.id, attributes: { email: nameId } });
         const posted = await fetch(local(acsUrl), {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: signInCookieOf(login) },
           body: new URLSearchParams({ SAMLResponse: response, RelayState: request.relayState! }).toString(),
           redirect: 'manual',
         });
@@ -122,10 +129,11 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
           attributes: { email: `user${i % 200}@saml.example`, firstName: 'Bench', lastName: `User ${i}`, groups: ['staff'] },
         });
         const body = new URLSearchParams({ SAMLResponse: response, RelayState: request.relayState! }).toString();
+        const cookie = signInCookieOf(login);
         samlPosts.push(() =>
           fetch(local(acsUrl), {
             method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
             body,
             redirect: 'manual',
           }),
@@ -163,7 +171,8 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
         for (let i = done; i < Math.min(done + batch, count); i++) {
           const login = await fetch(`${server.url}/auth/oidc/bench-oidc/login`, { redirect: 'manual' });
           const callback = await idp.signIn(login.headers.get('location')!, `sub-${i % 200}`, new BrowserAgent());
-          callbacks.push(() => fetch(local(callback), { redirect: 'manual' }));
+          const cookie = signInCookieOf(login);
+          callbacks.push(() => fetch(local(callback), { redirect: 'manual', headers: { cookie } }));
         }
         const result = await timed(callbacks, 302, concurrency);
         all.ms.push(...result.ms);

@@ -72,7 +72,8 @@ export function adminHandlers(
       const { tenantId } = request.params;
       const provider = await identityProviders.get(tenantId);
       const expiresAt = new Date(Date.now() + TEST_SIGN_IN_TTL_MS).toISOString();
-      const url =
+      // A test sign-in signs nobody in, so it has no browser binding (the administrator's browser may differ).
+      const { url } =
         provider.protocol === 'saml'
           ? await saml.loginUrl(tenantId, '/', { test: true })
           : await oidc.loginUrl(tenantId, '/', { test: true });

@@ -12,12 +12,16 @@ import { unauthenticated } from '../errors.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
 import type { Services } from '../services.ts';
 import type { SignedIn } from './sign-in/accounts.service.ts';
+import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './sign-in/browser-binding.ts';
 import { toDiscovery, toSession, toSignedIn, toSignInReport } from './sign-in.representation.ts';
 
 export interface SignInOptions {
   baseUrl: string;
   db: Database;
 }
+
+/** How long the browser keeps a sign-in's binding cookie: as long as the sign-in may take. */
+const SIGN_IN_COOKIE_TTL_S = 10 * 60;
 
 const noSession = () => unauthenticated('This operation needs a session (sign in first; a JWT is not a session)');
 
@@ -29,6 +33,12 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
     const maxAge = Math.max(0, Math.floor((session.record.expires_at.getTime() - Date.now()) / 1000));
     // The session token is a credential: no cache may keep a response that carries it.
     replaceCookie(reply, sessionCookieHeader(session.token, maxAge, cookie)).header('Cache-Control', 'no-store');
+  };
+
+  /** The redirect to the provider, with the cookie that binds the sign-in to this browser. */
+  const startSignIn = (reply: FastifyReply, { url, binding }: SignInStart) => {
+    if (binding) replaceCookie(reply, bindingCookieHeader(binding.value, SIGN_IN_COOKIE_TTL_S, cookie.secure));
+    return reply.header('Cache-Control', 'no-store').redirect(url, 302);
   };
 
   return {
@@ -73,25 +83,27 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
       return { providerLogoutUrl };
     },
 
-    samlLogin: async (request, reply) => reply.redirect(await saml.loginUrl(request.params.tenantId, request.query.returnTo), 302),
+    samlLogin: async (request, reply) => startSignIn(reply, await saml.loginUrl(request.params.tenantId, request.query.returnTo)),
 
     samlCallback: async (request, reply) => {
-      const result = await saml.callback(request.params.tenantId, request.body);
+      const result = await saml.callback(request.params.tenantId, request.body, bindingOf(request.raw));
       if (result.kind === 'test') return toSignInReport(result.report);
       setSessionCookie(reply, result.signedIn);
+      replaceCookie(reply, clearedBindingCookieHeader(cookie.secure));
       return reply.redirect(result.returnTo, 302);
     },
 
     samlMetadata: async (request, reply) =>
       reply.type('application/samlmetadata+xml; charset=utf-8').send(await saml.metadata(request.params.tenantId)),
 
-    oidcLogin: async (request, reply) => reply.redirect(await oidc.loginUrl(request.params.tenantId, request.query.returnTo), 302),
+    oidcLogin: async (request, reply) => startSignIn(reply, await oidc.loginUrl(request.params.tenantId, request.query.returnTo)),
 
     oidcCallback: async (request, reply) => {
       const query = new URLSearchParams(request.url.split('?')[1] ?? '');
-      const result = await oidc.callback(request.params.tenantId, query);
+      const result = await oidc.callback(request.params.tenantId, query, bindingOf(request.raw));
       if (result.kind === 'test') return toSignInReport(result.report);
       setSessionCookie(reply, result.signedIn);
+      replaceCookie(reply, clearedBindingCookieHeader(cookie.secure));
       return reply.redirect(result.returnTo, 302);
     },
 

@@ -30,6 +30,7 @@ export function toIdentityProvider(provider: IdentityProvider, baseUrl: string):
         signedAssertions: saml.signedAssertions,
         signedResponses: saml.signedResponses,
         metadataUrl: saml.metadataUrl,
+        allowIdpInitiated: saml.allowIdpInitiated,
       },
       serviceProvider: serviceProviderOf(baseUrl, provider.tenantId),
     };

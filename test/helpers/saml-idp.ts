@@ -196,12 +196,15 @@ export class TestSamlIdp {
   }
 }
 
-/** Posts a SAMLResponse (and RelayState) to an assertion consumer URL, as a browser's auto-submitted form does. */
-export function postToAcs(acsUrl: string, samlResponse: string, relayState?: string): Promise<Response> {
+/**
+ * Posts a SAMLResponse (and RelayState) to an assertion consumer URL, as a browser's auto-submitted
+ * form does, with the browser's sign-in cookie when it has one.
+ */
+export function postToAcs(acsUrl: string, samlResponse: string, relayState?: string, signInCookie?: string | null): Promise<Response> {
   const body = new URLSearchParams({ SAMLResponse: samlResponse, ...(relayState !== undefined ? { RelayState: relayState } : {}) });
   return fetch(acsUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signInCookie ? { cookie: `sf_signin=${signInCookie}` } : {}) },
     body,
     redirect: 'manual',
   });

@@ -43,13 +43,13 @@ t.before(async () => {
   });
 });
 
-/** Signs `sub` in from our login endpoint to our callback; the callback's response and the browser. */
+/** Signs `sub` in from our login endpoint to our callback, in one browser; the callback's response and the browser. */
 async function signIn(sub: string, returnTo = '/home') {
   const agent = new BrowserAgent();
-  const start = await fetch(`${server.baseUrl}/auth/oidc/globex/login?returnTo=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
+  const start = await agent.fetch(`${server.baseUrl}/auth/oidc/globex/login?returnTo=${encodeURIComponent(returnTo)}`);
   const authorizationUrl = start.headers.get('location')!;
   const callback = await idp.signIn(authorizationUrl, sub, agent);
-  const response = await fetch(callback, { redirect: 'manual' });
+  const response = await agent.fetch(callback);
   return { agent, authorizationUrl, callback, response };
 }
 
@@ -158,6 +158,44 @@ t.test('test sign-in reports and signs nobody in; logout offers the provider’s
   const { response } = await signIn('u-1002');
   const out = await server.api.post('/auth/logout', { token: sessionCookie(response)!, expect: 200 });
   t.equal(out.body.providerLogoutUrl, `${idp.issuer}/session/end?client_id=${idp.clientId}`);
+});
+
+t.test('a callback is completed only in the browser that started the sign-in (login CSRF)', async (t) => {
+  // The attacker starts a sign-in and completes it at the provider with their own account...
+  const attacker = new BrowserAgent();
+  const start = await attacker.fetch(`${server.baseUrl}/auth/oidc/globex/login`);
+  t.match(
+    start.headers.getSetCookie().find((c) => c.startsWith('sf_signin='))!,
+    /HttpOnly/,
+    'the binding cookie is HttpOnly',
+  );
+  const callback = await idp.signIn(start.headers.get('location')!, 'u-1002', attacker);
+  // ...then has the victim's browser (which never started it) follow the callback.
+  const before = await sessionCount(server);
+  const victim = await new BrowserAgent().fetch(callback);
+  t.equal(victim.status, 401);
+  t.match(((await victim.json()) as { detail: string }).detail, /not started in this browser/);
+  t.equal(sessionCookie(victim), null);
+  t.equal(await sessionCount(server), before, 'no session');
+});
+
+t.test('the callback accepts the extra parameters providers add (scope, authuser, hd, prompt, session_state, iss)', async (t) => {
+  const agent = new BrowserAgent();
+  const start = await agent.fetch(`${server.baseUrl}/auth/oidc/globex/login`);
+  const callback = new URL(await idp.signIn(start.headers.get('location')!, 'u-1002', agent));
+  for (const [name, value] of Object.entries({
+    scope: 'openid email profile',
+    authuser: '0',
+    hd: 'globex.example',
+    prompt: 'consent',
+    session_state: 'abc.def',
+    error_uri: 'https://provider.example/errors',
+  })) {
+    callback.searchParams.set(name, value);
+  }
+  const response = await agent.fetch(callback.toString());
+  t.equal(response.status, 302, 'signed in');
+  t.ok(sessionCookie(response));
 });
 
 t.test('a callback is good once; an unknown state or a provider error signs nobody in', async (t) => {

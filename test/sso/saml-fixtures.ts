@@ -10,14 +10,26 @@ export interface SamlTenant {
   tenantId: string;
   acsUrl: string;
   spEntityId: string;
-  /** Starts an SP-initiated sign-in: the AuthnRequest id and relay state the response must answer. */
-  startLogin(returnTo?: string): Promise<{ id: string; relayState: string; location: string }>;
+  /** Starts an SP-initiated sign-in: the AuthnRequest id and relay state the response must answer, and its browser cookie. */
+  startLogin(returnTo?: string): Promise<{ id: string; relayState: string; location: string; cookie: string | null }>;
   /** Response options for this tenant (ACS, audience) and `nameId`, plus overrides. */
   options(nameId: string, overrides?: Partial<SamlResponseOptions>): SamlResponseOptions;
-  post(samlResponse: string, relayState?: string, tenantId?: string): Promise<Response>;
+  /** Posts as the browser of the last startLogin, unless `cookie` says which sign-in cookie to send (null: none). */
+  post(samlResponse: string, relayState?: string, tenantId?: string, cookie?: string | null): Promise<Response>;
 }
 
-export async function samlTenant(t: Test, idp: TestSamlIdp, tenantId = 'acme', server?: TestServer): Promise<SamlTenant> {
+/**
+ * A tenant whose provider is `idp`. The tests post provider-initiated responses as well, so the
+ * tenant accepts them unless `allowIdpInitiated: false`. Like a browser, it keeps the sign-in cookie
+ * the last `startLogin` was given and sends it with `post`.
+ */
+export async function samlTenant(
+  t: Test,
+  idp: TestSamlIdp,
+  tenantId = 'acme',
+  server?: TestServer,
+  { allowIdpInitiated = true }: { allowIdpInitiated?: boolean } = {},
+): Promise<SamlTenant> {
   const target = server ?? (await sharedServer({ baseUrlIsListenAddress: true }));
   await createTenant(target, tenantId);
   await target.api.put(`/api/v1/admin/tenants/${tenantId}/identity-provider`, {
@@ -27,9 +39,11 @@ export async function samlTenant(t: Test, idp: TestSamlIdp, tenantId = 'acme', s
       metadataXml: idp.metadataXml(),
       roleMapping: { admins: 'ADMIN', editors: 'EDITOR' },
       attributeMapping: { department: 'department' },
+      allowIdpInitiated,
     },
     expect: 200,
   });
+  let browserCookie: string | null = null;
   const acsUrl = `${target.baseUrl}/auth/saml/${tenantId}/callback`;
   const spEntityId = `${target.baseUrl}/saml/metadata/${tenantId}`;
   return {
@@ -43,9 +57,10 @@ export async function samlTenant(t: Test, idp: TestSamlIdp, tenantId = 'acme', s
         redirect: 'manual',
       });
       if (r.status !== 302) throw new Error(`login answered ${r.status}: ${await r.text()}`);
+      browserCookie = signInCookie(r);
       const location = r.headers.get('location')!;
       const request = TestSamlIdp.parseRedirect(location);
-      return { id: request.id, relayState: request.relayState!, location };
+      return { id: request.id, relayState: request.relayState!, location, cookie: browserCookie };
     },
     options: (nameId, overrides = {}) => ({
       acsUrl,
@@ -54,7 +69,16 @@ export async function samlTenant(t: Test, idp: TestSamlIdp, tenantId = 'acme', s
       attributes: { email: nameId, firstName: 'Sam', lastName: 'Lee', groups: ['admins', 'staff'], department: 'Research' },
       ...overrides,
     }),
-    post: (samlResponse, relayState, other) =>
-      postToAcs(other ? `${target.baseUrl}/auth/saml/${other}/callback` : acsUrl, samlResponse, relayState),
+    post: (samlResponse, relayState, other, cookie = browserCookie) =>
+      postToAcs(other ? `${target.baseUrl}/auth/saml/${other}/callback` : acsUrl, samlResponse, relayState, cookie),
   };
+}
+
+/** The `sf_signin` value a login response sets (the binding of the sign-in to the browser), or null. */
+export function signInCookie(response: { headers: Headers }): string | null {
+  for (const line of response.headers.getSetCookie()) {
+    const match = /^sf_signin=([^;]*)/.exec(line);
+    if (match) return match[1] || null;
+  }
+  return null;
 }

@@ -261,7 +261,7 @@ t.test('an unsigned Response for a tenant that wants signed responses (the asser
   await createTenant(server, 'strict');
   await server.api.put('/api/v1/admin/tenants/strict/identity-provider', {
     token: await adminToken(server),
-    body: { protocol: 'saml', saml: acme.idp.settings({ signedResponses: true }) },
+    body: { protocol: 'saml', saml: acme.idp.settings({ signedResponses: true }), allowIdpInitiated: true },
     expect: 200,
   });
   const acsUrl = `${server.baseUrl}/auth/saml/strict/callback`;

@@ -141,6 +141,39 @@ t.test('IdP-initiated sign-in: relay state is a path on this server, the asserti
   t.equal(await sessionCount(acme.server), before);
 });
 
+t.test('a response is accepted only from the browser that started the sign-in (login CSRF)', async (t) => {
+  const idp = await TestSamlIdp.create('csrf-idp');
+  const acme = await samlTenant(t, idp);
+  const before = await sessionCount(acme.server);
+  // A victim's browser: one without a sign-in cookie, and one with a sign-in of its own in progress.
+  const victim = await acme.startLogin();
+  for (const cookie of [null, victim.cookie]) {
+    // The attacker's sign-in, answered by the provider for the attacker's account, posted by the victim.
+    const attackers = await acme.startLogin();
+    const response = idp.response(acme.options('mallory@acme.example', { inResponseTo: attackers.id }));
+    const r = await acme.post(response, attackers.relayState, undefined, cookie);
+    t.equal(r.status, 401);
+    t.match(((await r.json()) as { detail: string }).detail, /not started in this browser/);
+  }
+  t.equal(await sessionCount(acme.server), before, 'no session');
+});
+
+t.test('provider-initiated sign-in only for a tenant that enables it', async (t) => {
+  const idp = await TestSamlIdp.create('strict-idp');
+  const acme = await samlTenant(t, idp, 'acme', undefined, { allowIdpInitiated: false });
+  const provider = await acme.server.api.get('/api/v1/admin/tenants/acme/identity-provider', {
+    token: await adminToken(acme.server),
+    expect: 200,
+  });
+  t.equal(provider.body.saml.allowIdpInitiated, false, 'off unless enabled');
+  const unsolicited = await acme.post(idp.response(acme.options('ida@acme.example')), '/welcome');
+  t.equal(unsolicited.status, 401);
+  t.match(((await unsolicited.json()) as { detail: string }).detail, /provider-initiated sign-in is not enabled/);
+  const login = await acme.startLogin();
+  const solicited = await acme.post(idp.response(acme.options('ida@acme.example', { inResponseTo: login.id })), login.relayState);
+  t.equal(solicited.status, 302, 'a sign-in started here still works');
+});
+
 t.test('test sign-in reports what would happen and signs nobody in; single logout URL', async (t) => {
   const idp = await TestSamlIdp.create('test-idp');
   const acme = await samlTenant(t, idp);
@@ -190,7 +223,7 @@ t.test('metadata read from a URL; SCIM group membership maps to roles as well', 
   const token = await adminToken(server);
   const stored = await server.api.put('/api/v1/admin/tenants/acme/identity-provider', {
     token,
-    body: { protocol: 'saml', metadataUrl, roleMapping: { admins: 'ADMIN', engineers: 'EDITOR' } },
+    body: { protocol: 'saml', metadataUrl, roleMapping: { admins: 'ADMIN', engineers: 'EDITOR' }, allowIdpInitiated: true },
     expect: 200,
   });
   t.equal(stored.body.saml.metadataUrl, metadataUrl);

@@ -19,7 +19,7 @@ t.test(
     const second = await startSecondInstance(t, acme.server);
     const login = await acme.startLogin('/after');
     const response = idp.response(acme.options('two@acme.example', { inResponseTo: login.id }));
-    const onSecond = await postToAcs(`${second.baseUrl}/auth/saml/acme/callback`, response, login.relayState);
+    const onSecond = await postToAcs(`${second.baseUrl}/auth/saml/acme/callback`, response, login.relayState, login.cookie);
     t.equal(onSecond.status, 302, 'the second instance knows the request the first one sent');
     t.equal(onSecond.headers.get('location'), '/after');
     const token = sessionCookie(onSecond)!;

@@ -441,6 +441,8 @@ export interface components {
             roleMapping: components["schemas"]["RoleMapping"];
             /** @description SAML settings. */
             saml?: {
+                /** @description Whether unsolicited (provider-initiated) responses sign users in. */
+                allowIdpInitiated: boolean;
                 /** @description Current signing certificate (PEM). */
                 certificate: string;
                 /** @description Backup signing certificate (PEM). */
@@ -482,6 +484,8 @@ export interface components {
         };
         /** @description A tenant's identity provider, as set (see putIdentityProvider). */
         IdentityProviderInput: {
+            /** @description SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly. */
+            allowIdpInitiated?: boolean;
             attributeMapping?: components["schemas"]["AttributeMapping"];
             /** @description SAML: where to read the provider's metadata instead of `saml`. */
             metadataUrl?: string;
@@ -1474,7 +1478,8 @@ export interface operations {
                      *         "nameIdFormat": "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
                      *         "signedAssertions": true,
                      *         "signedResponses": false,
-                     *         "metadataUrl": null
+                     *         "metadataUrl": null,
+                     *         "allowIdpInitiated": false
                      *       },
                      *       "attributeMapping": {
                      *         "email": "email",
@@ -1543,7 +1548,8 @@ export interface operations {
                      *         "nameIdFormat": "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
                      *         "signedAssertions": true,
                      *         "signedResponses": false,
-                     *         "metadataUrl": null
+                     *         "metadataUrl": null,
+                     *         "allowIdpInitiated": false
                      *       },
                      *       "attributeMapping": {
                      *         "email": "email",

@@ -767,6 +767,8 @@ export interface components {
             headers: {
                 /** @description The provider's sign-in URL. */
                 Location?: string;
+                /** @description `sf_signin=<random>; Path=/auth/; HttpOnly` (with `SameSite=None; Secure` over https), which binds the sign-in to this browser. */
+                "Set-Cookie"?: string;
                 [name: string]: unknown;
             };
             content?: never;
@@ -1070,6 +1072,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description Google's account index; not used.
+                 * @example 0
+                 */
+                authuser?: string;
+                /**
                  * @description The authorization code.
                  * @example SplxlOBeZQQYbYS6WxSbIA
                  */
@@ -1085,10 +1092,30 @@ export interface operations {
                  */
                 error_description?: string;
                 /**
+                 * @description A page about the provider's error (RFC 6749); not used.
+                 * @example https://login.acme.example/errors/access_denied
+                 */
+                error_uri?: string;
+                /**
+                 * @description Google's hosted domain of the account; not used (the ID token is what counts).
+                 * @example acme.example
+                 */
+                hd?: string;
+                /**
                  * @description The issuer (RFC 9207), when the provider sends it.
                  * @example https://login.acme.example
                  */
                 iss?: string;
+                /**
+                 * @description The prompt the provider showed (Google); not used.
+                 * @example consent
+                 */
+                prompt?: string;
+                /**
+                 * @description The scopes granted, which some providers (Google) repeat; not used.
+                 * @example openid email profile
+                 */
+                scope?: string;
                 /**
                  * @description The provider's session state, when it sends one; not used.
                  * @example c2Vzc2lvbi1zdGF0ZQ.1f2e3d

@@ -14,6 +14,7 @@ import type { IdentityProvidersService } from '../providers/identity-providers.s
 import type { IdentityProvider } from '../providers/provider-settings.ts';
 import type { SessionsService } from '../sessions.service.ts';
 import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
+import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
 import type { OidcConfigurations } from './oidc-configurations.ts';
@@ -56,7 +57,11 @@ export class OidcSignOn {
     private readonly baseUrl: string,
   ) {}
 
-  async loginUrl(tenantId: string, returnTo: string | undefined, options: { test?: boolean } = {}): Promise<string> {
+  /**
+   * The provider's authorization URL for a new sign-in, and the binding whose cookie the browser must
+   * bring back to the callback (none for an administrator's test sign-in, which signs nobody in).
+   */
+  async loginUrl(tenantId: string, returnTo: string | undefined, options: { test?: boolean } = {}): Promise<SignInStart> {
     const provider = await this.oidcProvider(tenantId);
     const target = safeReturnTo(returnTo, this.baseUrl);
     if (target === null) throw invalidReturnTo();
@@ -64,6 +69,7 @@ export class OidcSignOn {
     const codeVerifier = client.randomPKCECodeVerifier();
     const stateValue = client.randomState();
     const nonce = client.randomNonce();
+    const binding = options.test ? null : newBinding();
     await state.insertSsoRequest(this.db, {
       id: stateValue,
       tenant_id: tenantId,
@@ -73,9 +79,10 @@ export class OidcSignOn {
       code_verifier: codeVerifier,
       nonce,
       test: options.test ?? false,
+      browser_binding: binding?.digest ?? null,
       ttlS: REQUEST_TTL_S,
     });
-    return client
+    const url = client
       .buildAuthorizationUrl(configuration, {
         redirect_uri: redirectUriOf(this.baseUrl, tenantId),
         scope: provider.oidc.scopes.join(' '),
@@ -86,10 +93,11 @@ export class OidcSignOn {
         nonce,
       })
       .toString();
+    return { url, binding };
   }
 
-  /** Completes a sign-in from the callback's query string. */
-  async callback(tenantId: string, query: URLSearchParams): Promise<OidcCallbackResult> {
+  /** Completes a sign-in from the callback's query string, in the browser that brings `browserCookie`. */
+  async callback(tenantId: string, query: URLSearchParams, browserCookie: string | null): Promise<OidcCallbackResult> {
     const provider = await this.oidcProvider(tenantId);
     const stateValue = query.get('state');
     if (!stateValue) throw new OidcRejected('callback refused: it has no state');
@@ -100,6 +108,9 @@ export class OidcSignOn {
       throw new OidcRejected(
         `sign-in refused by the provider: ${error}${query.get('error_description') ? ` (${query.get('error_description')})` : ''}`,
       );
+    if (request.browser_binding !== null && !bindingMatches(browserCookie, request.browser_binding)) {
+      throw new OidcRejected('callback refused: the sign-in was not started in this browser');
+    }
     const configuration = await this.configuration(provider);
     const currentUrl = new URL(`${redirectUriOf(this.baseUrl, tenantId)}?${query.toString()}`);
     let claims: client.IDToken;

@@ -36,6 +36,8 @@ export interface IdentityProviderInput {
   };
   metadataXml?: string;
   metadataUrl?: string;
+  /** SAML: accept unsolicited (provider-initiated) responses; false unless said. */
+  allowIdpInitiated?: boolean;
   oidc?: { issuer: string; clientId: string; clientSecret?: string; discoveryUrl?: string; scopes?: string[] };
   attributeMapping?: Partial<AttributeMapping>;
   roleMapping?: RoleMapping;
@@ -96,6 +98,11 @@ export class IdentityProvidersService {
       return this.fromRow(row);
     }
     if (!input.oidc) throw validationFailed([{ field: ['oidc'], message: 'is required when protocol is oidc' }]);
+    if (input.allowIdpInitiated) {
+      throw validationFailed([
+        { field: ['allowIdpInitiated'], message: 'applies to SAML only: OpenID Connect sign-ins always start here' },
+      ]);
+    }
     const allow = this.options.allowInsecureIdp;
     const issuer = checkProviderUrl(input.oidc.issuer, ['oidc', 'issuer'], allow);
     const settings: OidcSettings = {
@@ -135,6 +142,7 @@ export class IdentityProvidersService {
     if (given !== 1) {
       throw validationFailed([{ field: ['saml'], message: 'give exactly one of saml, metadataXml or metadataUrl' }]);
     }
+    const allowIdpInitiated = input.allowIdpInitiated ?? false;
     // The checklist requires the assertion's own signature; a configuration that waives it is refused.
     if (input.saml?.signedAssertions === false) {
       throw validationFailed([{ field: ['saml', 'signedAssertions'], message: 'must be true: every assertion must be signed' }]);
@@ -153,6 +161,7 @@ export class IdentityProvidersService {
         signedAssertions: true,
         signedResponses: s.signedResponses ?? false,
         metadataUrl: null,
+        allowIdpInitiated,
       };
     }
     const metadataUrl = input.metadataUrl ? checkProviderUrl(input.metadataUrl, ['metadataUrl'], allow) : null;
@@ -167,6 +176,7 @@ export class IdentityProvidersService {
       signedAssertions: true,
       signedResponses: false,
       metadataUrl,
+      allowIdpInitiated,
     };
   }
 
@@ -177,7 +187,10 @@ export class IdentityProvidersService {
       roleMapping: row.role_mapping as RoleMapping,
       updatedAt: row.updated_at,
     };
-    if (row.protocol === 'saml') return { ...common, protocol: 'saml', saml: row.settings as SamlSettings };
+    if (row.protocol === 'saml') {
+      const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated'> & { allowIdpInitiated?: boolean };
+      return { ...common, protocol: 'saml', saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false } };
+    }
     const oidc = row.settings as OidcSettings;
     return { ...common, protocol: 'oidc', oidc: { ...oidc, clientSecret: this.secrets.open(row.client_secret_enc ?? '', row.tenant_id) } };
   }

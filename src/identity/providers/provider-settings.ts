@@ -21,6 +21,11 @@ export interface SamlSettings {
   signedResponses: boolean;
   /** Where the metadata was read from, when it came from a URL. */
   metadataUrl: string | null;
+  /**
+   * Whether unsolicited (provider-initiated) responses sign users in. They cannot be bound to the
+   * browser that receives them (login CSRF), so a tenant opts in; false for settings stored before.
+   */
+  allowIdpInitiated: boolean;
 }
 
 export interface OidcSettings {

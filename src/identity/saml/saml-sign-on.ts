@@ -22,6 +22,7 @@ import { notFound } from '../../errors.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { IdentityProvider, SamlSettings } from '../providers/provider-settings.ts';
 import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
+import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
 import { checkSamlResponse, SamlRejected } from './saml-response-guard.ts';
@@ -109,13 +110,17 @@ export class SamlSignOn {
     );
   }
 
-  /** The provider's sign-in URL for a new SP-initiated sign-in. */
-  async loginUrl(tenantId: string, returnTo: string | undefined, options: { test?: boolean } = {}): Promise<string> {
+  /**
+   * The provider's sign-in URL for a new SP-initiated sign-in, and the binding whose cookie the browser
+   * must bring back to the callback (none for an administrator's test sign-in, which signs nobody in).
+   */
+  async loginUrl(tenantId: string, returnTo: string | undefined, options: { test?: boolean } = {}): Promise<SignInStart> {
     const provider = await this.samlProvider(tenantId);
     const target = safeReturnTo(returnTo, this.baseUrl);
     if (target === null) throw invalidReturnTo();
     const requestId = `_${randomBytes(20).toString('hex')}`;
     const relayState = randomBytes(24).toString('base64url');
+    const binding = options.test ? null : newBinding();
     await state.insertSsoRequest(this.db, {
       id: requestId,
       tenant_id: tenantId,
@@ -125,15 +130,21 @@ export class SamlSignOn {
       code_verifier: null,
       nonce: null,
       test: options.test ?? false,
+      browser_binding: binding?.digest ?? null,
       ttlS: REQUEST_TTL_S,
     });
     const saml: SamlRequestContext = { provider, requestId, cache: new SsoRequestCache(this.db, tenantId) };
     const outcome = await runStrategy(this.strategy, { saml, query: { RelayState: relayState }, body: {}, headers: {} });
     if (outcome.kind !== 'redirect') throw new Error(`passport-saml did not redirect (${outcome.kind})`);
-    return outcome.url;
+    return { url: outcome.url, binding };
   }
 
-  async callback(tenantId: string, form: { SAMLResponse?: unknown; RelayState?: unknown }): Promise<SamlCallbackResult> {
+  /** Takes the provider's answer, posted by the browser that brings `browserCookie`. */
+  async callback(
+    tenantId: string,
+    form: { SAMLResponse?: unknown; RelayState?: unknown },
+    browserCookie: string | null,
+  ): Promise<SamlCallbackResult> {
     const provider = await this.samlProvider(tenantId);
     const { acsUrl } = serviceProviderOf(this.baseUrl, tenantId);
     if (typeof form.SAMLResponse !== 'string' || !form.SAMLResponse) throw new SamlRejected('the form has no SAMLResponse');
@@ -169,9 +180,14 @@ export class SamlSignOn {
       const request = saml.cache.consumed;
       if (!request || request.id !== facts.inResponseTo) throw new SamlRejected('InResponseTo names no sign-in in progress');
       if (request.relay_state !== relayState) throw new SamlRejected('RelayState is not the one this sign-in was started with');
+      if (request.browser_binding !== null && !bindingMatches(browserCookie, request.browser_binding)) {
+        throw new SamlRejected('the sign-in was not started in this browser');
+      }
       returnTo = request.return_to;
       test = request.test;
     } else {
+      // An unsolicited response cannot be bound to a browser: a tenant must choose to accept them.
+      if (!provider.saml.allowIdpInitiated) throw new SamlRejected('provider-initiated sign-in is not enabled for this tenant');
       const target = safeReturnTo(relayState, this.baseUrl);
       if (target === null) throw new SamlRejected('the RelayState of an unsolicited response must be a path on this server');
       returnTo = target;
