@@ -93,7 +93,7 @@ export function createServices(
     checkOidc: oidcConfigurations.check,
   });
   const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
-  const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db, config.signInBudgets));
+  const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db, config.signInBudgets), () => dependencies.mail);
   return {
     users: new UsersService(db),
     posts,

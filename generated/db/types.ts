@@ -349,6 +349,10 @@ export interface UsersTable {
   password_hash: string | null;
   roles: Generated<string[]>;
   display_name_derived: Generated<boolean>;
+  email_verified_at: Date | null;
+  email_code_sha256: string | null;
+  email_code_expires_at: Date | null;
+  email_code_attempts: Generated<number>;
 }
 
 /** A users row as selected. */

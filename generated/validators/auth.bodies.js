@@ -490,3 +490,118 @@ validate23.errors = vErrors;
 return errors === 0;
 }
 validate23.evaluated = {"props":{"SAMLResponse":true,"RelayState":true},"dynamicProps":false,"dynamicItems":false};
+
+export const verifyEmail_body = validate24;
+const schema38 = {"$ref":"#/$defs/VerifyEmailRequest","$defs":{"VerifyEmailRequest":{"description":"The code mailed to a new account's address.","type":"object","required":["email","code"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"The address registered."},"code":{"type":"string","pattern":"^\\s*[0-9]{8}\\s*$","description":"The 8 digits mailed to it."}},"example":{"email":"ada@acme.example","code":"04718265"}}},"$id":"verifyEmail_body"};
+const schema39 = {"description":"The code mailed to a new account's address.","type":"object","required":["email","code"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"The address registered."},"code":{"type":"string","pattern":"^\\s*[0-9]{8}\\s*$","description":"The 8 digits mailed to it."}},"example":{"email":"ada@acme.example","code":"04718265"}};
+const pattern5 = new RegExp("^\\s*[0-9]{8}\\s*$", "u");
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="verifyEmail_body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.email === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/VerifyEmailRequest/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.code === undefined){
+const err1 = {instancePath,schemaPath:"#/$defs/VerifyEmailRequest/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "email") || (key0 === "code"))){
+const err2 = {instancePath,schemaPath:"#/$defs/VerifyEmailRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data0 = data.email;
+if(typeof data0 === "string"){
+if(func1(data0) > 254){
+const err3 = {instancePath:instancePath+"/email",schemaPath:"#/$defs/VerifyEmailRequest/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/email",schemaPath:"#/$defs/VerifyEmailRequest/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.code !== undefined){
+let data1 = data.code;
+if(typeof data1 === "string"){
+if(!pattern5.test(data1)){
+const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/VerifyEmailRequest/properties/code/pattern",keyword:"pattern",params:{pattern: "^\\s*[0-9]{8}\\s*$"},message:"must match pattern \""+"^\\s*[0-9]{8}\\s*$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/VerifyEmailRequest/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/$defs/VerifyEmailRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

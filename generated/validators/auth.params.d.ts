@@ -17,3 +17,4 @@ export declare const samlLogin_path: ValidateFunction;
 export declare const samlLogin_query: ValidateFunction;
 export declare const samlMetadata_path: ValidateFunction;
 export declare const samlMetadata_query: ValidateFunction;
+export declare const verifyEmail_query: ValidateFunction;

@@ -48,8 +48,18 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
     },
 
     registerLocal: async (request, reply) => {
-      const signedIn = await accounts.register(request.body, request.ip);
-      setSessionCookie(reply.code(201), signedIn);
+      const registered = await accounts.register(request.body, request.ip);
+      if (registered.kind === 'proof-required') {
+        reply.code(202).header('Cache-Control', 'no-store');
+        return { status: 'proof-required' as const, sentTo: registered.sentTo, expiresAt: registered.expiresAt.toISOString() };
+      }
+      setSessionCookie(reply.code(201), registered);
+      return toSignedIn(registered);
+    },
+
+    verifyEmail: async (request, reply) => {
+      const signedIn = await accounts.verifyEmail(request.body, request.ip);
+      setSessionCookie(reply, signedIn);
       return toSignedIn(signedIn);
     },
 

@@ -7,7 +7,7 @@ import t from 'tap';
 import { startDnsServer } from '../helpers/dns-server.ts';
 import { TestSamlIdp } from '../helpers/saml-idp.ts';
 import { startServer } from '../helpers/server.ts';
-import { adminToken, createTenant, RecordingMail, sessionOf, verifiedDomain } from './sso-fixtures.ts';
+import { adminToken, createTenant, RecordingMail, registerProven, sessionOf, verifiedDomain } from './sso-fixtures.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -101,7 +101,8 @@ t.test('mail verification: a code to an administrator mailbox of the domain', as
 
 t.test('the same address in two tenants: sign-in goes to the verified domain’s tenant', async (t) => {
   const dns = await startDnsServer(t);
-  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address } });
+  const mail = new RecordingMail();
+  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, mail });
   await createTenant(server, 'umbrella');
   const early = await server.api.post('/auth/local/register', {
     body: { email: 'alice@umbrella.example', password: PASSWORD, username: 'alice', displayName: 'Alice (default)' },
@@ -109,14 +110,16 @@ t.test('the same address in two tenants: sign-in goes to the verified domain’s
   });
   t.equal(early.body.user.tenantId, 'default', 'before verification the account lands in default');
   await verifiedDomain(server, dns, 'umbrella', 'umbrella.example');
-  const later = await server.api.post('/auth/local/register', {
-    body: { email: 'alice@umbrella.example', password: `${PASSWORD}!`, username: 'alice', displayName: 'Alice (umbrella)' },
-    expect: 201,
+  const later = await registerProven(server, mail, {
+    email: 'alice@umbrella.example',
+    password: `${PASSWORD}!`,
+    username: 'alice',
+    displayName: 'Alice (umbrella)',
   });
-  t.equal(later.body.user.tenantId, 'umbrella', 'the same address and username, now in the tenant');
-  t.not(later.body.user.id, early.body.user.id);
+  t.equal(later.user.tenantId, 'umbrella', 'the same address and username, now in the tenant');
+  t.not(later.user.id, early.body.user.id);
   const login = await server.api.post('/auth/login', { body: { email: 'alice@umbrella.example', password: `${PASSWORD}!` }, expect: 200 });
-  t.equal(login.body.user.id, later.body.user.id);
+  t.equal(login.body.user.id, later.user.id);
   t.equal((await sessionOf(t, server, login.body.token)).body.tenantId, 'umbrella', 'the session names the tenant');
   const oldPassword = await server.api.post('/auth/login', { body: { email: 'alice@umbrella.example', password: PASSWORD } });
   t.equal(oldPassword.status, 401, 'the default tenant’s account is not reached through a routed domain');
@@ -124,17 +127,15 @@ t.test('the same address in two tenants: sign-in goes to the verified domain’s
 
 t.test('enforced single sign-on refuses password sign-in and registration for the domain', async (t) => {
   const dns = await startDnsServer(t);
-  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, baseUrlIsListenAddress: true });
+  const mail = new RecordingMail();
+  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, baseUrlIsListenAddress: true, mail });
   await createTenant(server, 'hooli');
   const token = await adminToken(server);
   await server.api.post('/api/v1/admin/tenants/hooli/domains', { token, body: { domain: 'pending.example' }, expect: 201 });
   const unverified = await server.api.patch('/api/v1/admin/tenants/hooli/domains/pending.example', { token, body: { enforceSso: true } });
   t.equal(unverified.status, 409, 'only a verified domain can be enforced');
   await verifiedDomain(server, dns, 'hooli', 'hooli.example');
-  await server.api.post('/auth/local/register', {
-    body: { email: 'gavin@hooli.example', password: PASSWORD, username: 'gavin', displayName: 'Gavin' },
-    expect: 201,
-  });
+  await registerProven(server, mail, { email: 'gavin@hooli.example', password: PASSWORD, username: 'gavin', displayName: 'Gavin' });
   const noProvider = await server.api.patch('/api/v1/admin/tenants/hooli/domains/hooli.example', { token, body: { enforceSso: true } });
   t.equal(noProvider.status, 409, 'nothing to enforce without a provider');
   const idp = await TestSamlIdp.create('hooli-idp');

@@ -7,7 +7,7 @@ import t from 'tap';
 import { startDnsServer } from '../helpers/dns-server.ts';
 import { scimClient } from '../helpers/scim.ts';
 import { sharedServer, startServer } from '../helpers/server.ts';
-import { adminToken, createTenant, sessionCookie, sessionOf, verifiedDomain } from './sso-fixtures.ts';
+import { adminToken, createTenant, RecordingMail, registerProven, sessionCookie, sessionOf, verifiedDomain } from './sso-fixtures.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const CREATE_POST = 'mutation { createPost(input: { title: "Hello", content: "From a session" }) { id author { id } } }';
@@ -168,20 +168,23 @@ t.test('sign-in and registration budgets: 429 with Retry-After, per account and 
 
 t.test('a SCIM-deactivated user cannot sign in, and its session stops at the next request', async (t) => {
   const dns = await startDnsServer(t);
-  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address } });
+  const mail = new RecordingMail();
+  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, mail });
   await createTenant(server, 'acme');
   await verifiedDomain(server, dns, 'acme', 'acme.example');
   const token = await adminToken(server);
   const { token: scimToken } = (await server.api.post('/api/v1/admin/tenants/acme/scim-tokens', { token, expect: 201 })).body;
   const scim = scimClient(server, 'acme', scimToken);
-  const registered = await server.api.post('/auth/local/register', {
-    body: { email: 'pat@acme.example', password: PASSWORD, username: 'pat', displayName: 'Pat' },
-    expect: 201,
+  const registered = await registerProven(server, mail, {
+    email: 'pat@acme.example',
+    password: PASSWORD,
+    username: 'pat',
+    displayName: 'Pat',
   });
-  t.equal(registered.body.user.tenantId, 'acme', 'the verified domain routes the account to its tenant');
-  const session = registered.body.token as string;
+  t.equal(registered.user.tenantId, 'acme', 'the verified domain routes the account to its tenant');
+  const session = registered.token as string;
   t.equal((await sessionOf(t, server, session)).body.tenantId, 'acme', 'and the session names it');
-  await scim.patch(`/Users/${registered.body.user.id}`, [{ op: 'replace', path: 'active', value: false }], { expect: 200 });
+  await scim.patch(`/Users/${registered.user.id}`, [{ op: 'replace', path: 'active', value: false }], { expect: 200 });
   t.equal((await sessionOf(t, server, session)).status, 401, 'the session is refused on the next request');
   const login = await server.api.post('/auth/login', { body: { email: 'pat@acme.example', password: PASSWORD } });
   t.equal(login.status, 401);

@@ -56,3 +56,25 @@ export async function sessionCount(server: TestServer): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * Registers a password account in a domain a tenant has verified, proving the mailbox with the code
+ * `mail` received: the signed-in body of `/auth/local/verify-email`.
+ */
+export async function registerProven(
+  server: TestServer,
+  mail: RecordingMail,
+  body: { email: string; password: string; username: string; displayName: string },
+): Promise<any> {
+  await server.api.post('/auth/local/register', { body, expect: 202 });
+  const code = mailedCode(mail, body.email);
+  return (await server.api.post('/auth/local/verify-email', { body: { email: body.email, code }, expect: 200 })).body;
+}
+
+/** The last 8-digit code mailed to `to`. */
+export function mailedCode(mail: RecordingMail, to: string): string {
+  const message = mail.sent.filter((m) => m.to === to).at(-1);
+  const code = message ? /\b(\d{8})\b/.exec(message.text)?.[1] : undefined;
+  if (!code) throw new Error(`no code was mailed to ${to}`);
+  return code;
+}

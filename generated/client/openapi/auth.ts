@@ -34,12 +34,44 @@ export interface paths {
         put?: never;
         /**
          * Register with e-mail and password
-         * @description Creates a `local` user in the tenant of the address's domain and
-         *     signs it in (as `/auth/login` does). 403 `SSO_REQUIRED` when that
-         *     domain enforces single sign-on; 409 when the e-mail address or the
-         *     username is taken in the tenant; 429 beyond the budget.
+         * @description Creates a `local` user in the tenant of the address's domain. In
+         *     the platform's own tenant (an address whose domain no tenant has
+         *     verified) it signs the user in at once (201, as `/auth/login`
+         *     does). In a domain a tenant has verified, the mailbox must be
+         *     proven first: 202, a code is mailed to the address, and
+         *     `/auth/local/verify-email` with that code signs the user in;
+         *     until then the account cannot sign in, and registering the same
+         *     address again replaces it (so registering someone else's address
+         *     gains nothing). 403 `SSO_REQUIRED` when that domain enforces single
+         *     sign-on; 409 when the e-mail address or the username is taken in
+         *     the tenant; 429 beyond the budget.
          */
         post: operations["registerLocal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/local/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the mailbox of a new password account
+         * @description Types back the code `/auth/local/register` mailed to the address
+         *     (8 digits, valid 30 minutes, 5 wrong guesses) and signs the user in,
+         *     as `/auth/login` does. 401 when the code is wrong, spent or expired,
+         *     or no registration of the address waits for one (the same answer
+         *     each time; register again for a new code); 429 beyond the sign-in
+         *     budget.
+         */
+        post: operations["verifyEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -60,7 +92,9 @@ export interface paths {
          * @description Signs a `local` user of the address's tenant in. 401 for a wrong
          *     address or password (the same answer either way) and for a
          *     deactivated user; 403 `SSO_REQUIRED` when the domain enforces
-         *     single sign-on; 429 beyond the budget.
+         *     single sign-on, and 403 `EMAIL_NOT_VERIFIED` for an account whose
+         *     mailbox was never proven (see `/auth/local/register`); 429 beyond
+         *     the budget.
          */
         post: operations["login"];
         delete?: never;
@@ -441,6 +475,21 @@ export interface components {
              */
             type: string;
         };
+        /** @description A registration waiting for the code mailed to its address. */
+        ProofRequired: {
+            /**
+             * Format: date-time
+             * @description When the code expires.
+             */
+            expiresAt: string;
+            /** @description The address the code was mailed to. */
+            sentTo: string;
+            /**
+             * @description Always `proof-required`.
+             * @constant
+             */
+            status: "proof-required";
+        };
         /**
          * @description A new local account.
          * @example {
@@ -573,6 +622,19 @@ export interface components {
             tenantId: string;
             /** @description The username. */
             username: string;
+        };
+        /**
+         * @description The code mailed to a new account's address.
+         * @example {
+         *       "email": "ada@acme.example",
+         *       "code": "04718265"
+         *     }
+         */
+        VerifyEmailRequest: {
+            /** @description The 8 digits mailed to it. */
+            code: string;
+            /** @description The address registered. */
+            email: string;
         };
     };
     responses: {
@@ -921,9 +983,76 @@ export interface operations {
                     "application/json": components["schemas"]["SignedIn"];
                 };
             };
+            /** @description Registered; the address must be proven with the code mailed to it. No session yet. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "proof-required",
+                     *       "sentTo": "ada@acme.example",
+                     *       "expiresAt": "2026-03-02T09:45:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProofRequired"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@acme.example",
+                 *       "code": "04718265"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Proven and signed in; the session cookie is set. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "sfsess_6q2vJ0x7Zk4bT9pW1rN8cY3mH5dF0aLs",
+                     *       "expiresAt": "2026-03-02T17:15:00Z",
+                     *       "user": {
+                     *         "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "tenantId": "acme",
+                     *         "username": "ada",
+                     *         "email": "ada@acme.example",
+                     *         "displayName": "Ada Lovelace",
+                     *         "roles": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

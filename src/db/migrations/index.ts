@@ -13,6 +13,7 @@ import * as m0011 from './0011_webhooks.ts';
 import * as m0012 from './0012_single_sign_on.ts';
 import * as m0013 from './0013_scim_provisioned_values.ts';
 import * as m0014 from './0014_sign_in_browser_binding.ts';
+import * as m0015 from './0015_local_address_proof.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_single_sign_on': m0012,
   '0013_scim_provisioned_values': m0013,
   '0014_sign_in_browser_binding': m0014,
+  '0015_local_address_proof': m0015,
 };

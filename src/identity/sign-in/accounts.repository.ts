@@ -24,9 +24,79 @@ export function insertAccount(
     source: 'local' | 'saml' | 'oidc';
     password_hash: string | null;
     roles: string[];
+    /** Null: the address is not proven yet (a password account in a verified domain, until its code). */
+    email_verified_at: Date | null;
   },
 ): Promise<UsersRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Keeps the digest of a newly mailed address code, resetting the count of wrong guesses. */
+export function setEmailCode(db: Executor, id: string, digest: string, ttlS: number): Promise<UsersRow> {
+  return db
+    .updateTable('users')
+    .set({
+      email_code_sha256: digest,
+      email_code_expires_at: sql<Date>`now() + make_interval(secs => ${ttlS})`,
+      email_code_attempts: 0,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Counts one guess at the address code; the row as counted. */
+export function countEmailCodeAttempt(db: Executor, id: string): Promise<UsersRow> {
+  return db
+    .updateTable('users')
+    .set({ email_code_attempts: sql<number>`email_code_attempts + 1` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The address is proven (the code, or a provider's word): the outstanding code is spent. */
+export function markEmailProven(db: Executor, id: string): Promise<UsersRow> {
+  return db
+    .updateTable('users')
+    .set({
+      email_verified_at: sql<Date>`coalesce(email_verified_at, now())`,
+      email_code_sha256: null,
+      email_code_expires_at: null,
+      email_code_attempts: 0,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * An identity provider vouches for an address that a password account holds without proof: the
+ * account is the provider's user's from now on, and the password whoever registered it chose is gone.
+ */
+export function claimUnprovenAccount(db: Executor, id: string, source: 'saml' | 'oidc'): Promise<UsersRow> {
+  return db
+    .updateTable('users')
+    .set({
+      source,
+      password_hash: null,
+      email_verified_at: sql<Date>`now()`,
+      email_code_sha256: null,
+      email_code_expires_at: null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .where('email_verified_at', 'is', null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Removes a password account whose address was never proven (it never could sign in); whether it did. */
+export async function deleteUnprovenAccount(db: Executor, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).where('email_verified_at', 'is', null).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }
 
 /** What a sign-in through a provider refreshes on an existing user: its names, department and roles, never `active`. */

@@ -11,13 +11,14 @@
  * at once; and a role a tenant other than the platform's grants holds in that tenant only
  * (src/auth/principal.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { UsersRow } from '../../../generated/db/types.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import { PLATFORM_TENANT } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated } from '../../errors.ts';
 import type { DomainsService } from '../domains/domains.service.ts';
+import type { MailTransport } from '../domains/mail-transport.ts';
 import { domainOfEmail } from '../domains/domains.service.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
@@ -56,6 +57,16 @@ export interface SignInReport {
   userId: string | null;
   refusal: string | null;
 }
+
+/** What registering does: signs in, or waits for the code mailed to the address. */
+export type Registered =
+  | ({ kind: 'signed-in' } & SignedIn)
+  | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
+
+const ADDRESS_CODE_TTL_S = 30 * 60;
+/** Wrong guesses at one code before it is spent (8 digits: a guess in 20 million). */
+const ADDRESS_CODE_MAX_ATTEMPTS = 5;
+const digestOf = (code: string) => createHash('sha256').update(code).digest();
 
 export interface SignedIn {
   session: IssuedSession;
@@ -97,6 +108,7 @@ export class AccountsService {
     private readonly domains: DomainsService,
     private readonly providers: IdentityProvidersService,
     private readonly budget: AttemptBudget,
+    private readonly mail: () => MailTransport,
   ) {}
 
   /** The tenant an e-mail address signs in to: its verified domain's, else `default`; and whether that domain enforces single sign-on. */
@@ -105,14 +117,26 @@ export class AccountsService {
     return route ? { tenantId: route.tenant_id, enforceSso: route.enforce_sso } : { tenantId: PLATFORM_TENANT, enforceSso: false };
   }
 
+  /**
+   * A new password account. In a domain a tenant has verified, the tenant's people are known by their
+   * mailbox: the account waits for the code mailed to its address (verifyEmail) and signs nobody in
+   * before, so registering someone else's address gains nothing (and the owner may register it again).
+   * Elsewhere (the platform's tenant) the account signs in at once.
+   */
   async register(
     input: { email: string; password: string; username: string; displayName: string },
     clientAddress: string,
-  ): Promise<SignedIn> {
+  ): Promise<Registered> {
     const email = input.email.trim().toLowerCase();
     await this.budget.spend('register', clientAddress, email);
     const { tenantId, enforceSso } = await this.tenantOf(email);
     if (enforceSso) throw ssoRequired(email);
+    const proofRequired = tenantId !== PLATFORM_TENANT;
+    if (proofRequired) {
+      // An earlier registration of this address that nobody proved belongs to whoever proves it.
+      const unproven = await repo.findUserByEmail(this.db, tenantId, email);
+      if (unproven && unproven.email_verified_at === null && unproven.source === 'local') await repo.deleteUnprovenAccount(this.db, unproven.id);
+    }
     let user: UsersRow;
     try {
       user = await repo.insertAccount(this.db, {
@@ -126,6 +150,7 @@ export class AccountsService {
         source: 'local',
         password_hash: await hashPassword(input.password),
         roles: [],
+        email_verified_at: null,
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_tenant_email_uq'))
@@ -134,7 +159,35 @@ export class AccountsService {
         throw conflict(`The username ${input.username} is taken`, 'DUPLICATE_USERNAME');
       throw error;
     }
-    return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
+    if (proofRequired) return { kind: 'proof-required', user, ...(await this.mailAddressCode(user)) };
+    return { kind: 'signed-in', user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
+  }
+
+  /** Completes a registration that needed proof of the mailbox: the code mailed to the address signs it in. */
+  async verifyEmail(input: { email: string; code: string }, clientAddress: string): Promise<SignedIn> {
+    const email = input.email.trim().toLowerCase();
+    await this.budget.spend('login', clientAddress, email);
+    const { tenantId } = await this.tenantOf(email);
+    const user = await repo.findUserByEmail(this.db, tenantId, email);
+    const refused = () => unauthenticated('The code is wrong or has expired; register again to have a new one mailed');
+    if (!user || user.email_verified_at !== null || !user.email_code_sha256 || !user.email_code_expires_at) throw refused();
+    if (user.email_code_expires_at.getTime() < Date.now()) throw refused();
+    const counted = await repo.countEmailCodeAttempt(this.db, user.id);
+    if (counted.email_code_attempts > ADDRESS_CODE_MAX_ATTEMPTS) throw refused();
+    if (!timingSafeEqual(digestOf(input.code.trim()), Buffer.from(user.email_code_sha256, 'hex'))) throw refused();
+    const proven = await repo.markEmailProven(this.db, user.id);
+    return { user: proven, session: await this.sessions.createFor(proven, { roles: proven.roles, authMethod: 'local' }) };
+  }
+
+  private async mailAddressCode(user: UsersRow): Promise<{ sentTo: string; expiresAt: Date }> {
+    const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
+    const stored = await repo.setEmailCode(this.db, user.id, digestOf(code).toString('hex'), ADDRESS_CODE_TTL_S);
+    await this.mail().send({
+      to: user.email,
+      subject: 'Confirm your e-mail address',
+      text: `Your code to finish signing up is ${code}. It expires in 30 minutes. If you did not sign up, ignore this message.`,
+    });
+    return { sentTo: user.email, expiresAt: stored.email_code_expires_at! };
   }
 
   async login(input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
@@ -147,6 +200,9 @@ export class AccountsService {
     const matches = await verifyPassword(input.password, user?.password_hash ?? null);
     if (!user || !matches) throw invalidCredentials();
     if (!user.active) throw unauthenticated('This account is deactivated');
+    if (user.email_verified_at === null && user.tenant_id !== PLATFORM_TENANT) {
+      throw new AppError('FORBIDDEN', 'Confirm the e-mail address first: type back the code mailed to it', 'EMAIL_NOT_VERIFIED');
+    }
     return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
   }
 
@@ -184,6 +240,10 @@ export class AccountsService {
     };
 
     if (!mapped.email) return refuse(`The provider sent no e-mail address (attribute "${provider.attributeMapping.email}")`);
+    // The address is how the person is found; one the provider says it has not verified proves nothing.
+    if (identity.attributes.email_verified === false || identity.attributes.email_verified === 'false') {
+      return refuse('The provider has not verified this e-mail address');
+    }
     const domain = domainOfEmail(mapped.email);
     const route = await this.domains.routeOf(mapped.email);
     if (route && route.tenant_id !== tenantId) return refuse(`The domain ${domain} belongs to another tenant`);
@@ -193,6 +253,12 @@ export class AccountsService {
     const roles = [...new Set([...providerRoles, ...scimRoles])].sort();
     if (options.test) return report(existing ? 'update-user' : 'create-user', existing, roles, null);
 
+    // A password account nobody proved the address of never signed in: the provider's user takes it,
+    // without the password whoever registered it chose (account pre-hijack).
+    if (existing && existing.email_verified_at === null) {
+      await repo.claimUnprovenAccount(this.db, existing.id, identity.protocol);
+      await this.sessions.revokeAllOfUser(existing.id);
+    }
     const user = existing
       ? await repo.refreshFromProvider(this.db, existing.id, {
           given_name: mapped.firstName,
@@ -225,6 +291,8 @@ export class AccountsService {
         source,
         password_hash: null,
         roles,
+        // The provider vouches for the address.
+        email_verified_at: new Date(),
       });
     try {
       // The e-mail address is unique in the tenant, so it usually makes a username that is too.
