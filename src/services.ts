@@ -15,7 +15,7 @@ import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
 import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
-import { createNameResolver } from './webhooks/name-resolver.ts';
+import { createNameResolver } from './http/outbound/name-resolver.ts';
 import { AccountsService } from './identity/sign-in/accounts.service.ts';
 import { AttemptBudget } from './identity/sign-in/attempt-budget.ts';
 import { DomainsService } from './identity/domains/domains.service.ts';
