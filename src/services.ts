@@ -15,13 +15,14 @@ import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
 import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
-import { createNameResolver } from './webhooks/name-resolver.ts';
+import { createNameResolver } from './http/outbound/name-resolver.ts';
 import { AccountsService } from './identity/sign-in/accounts.service.ts';
 import { AttemptBudget } from './identity/sign-in/attempt-budget.ts';
 import { DomainsService } from './identity/domains/domains.service.ts';
 import type { MailTransport } from './identity/domains/mail-transport.ts';
 import { createTxtLookup } from './identity/domains/txt-records.ts';
 import { IdentityProvidersService } from './identity/providers/identity-providers.service.ts';
+import { createProviderFetch } from './identity/providers/provider-fetch.ts';
 import { OidcConfigurations } from './identity/oidc/oidc-configurations.ts';
 import { OidcSignOn } from './identity/oidc/oidc-sign-on.ts';
 import { SamlSignOn } from './identity/saml/saml-sign-on.ts';
@@ -86,11 +87,14 @@ export function createServices(
   const posts = new PostsService(db);
   const tenants = new TenantsService(db);
   const sessions = new SessionsService(db, config.authSessionTtlS);
-  const oidcConfigurations = new OidcConfigurations(config.allowInsecureIdp);
+  // One policed client for every request to identity providers (SAML metadata, OpenID Connect).
+  const providerFetch = createProviderFetch({ allowInsecureIdp: config.allowInsecureIdp, dnsResolver: config.dnsResolver });
+  const oidcConfigurations = new OidcConfigurations(config.allowInsecureIdp, providerFetch);
   const secretBox = new SecretBox(dependencies.secretsKey);
   const identityProviders = new IdentityProvidersService(db, tenants, secretBox, {
     allowInsecureIdp: config.allowInsecureIdp,
     checkOidc: oidcConfigurations.check,
+    fetch: providerFetch,
   });
   const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
   const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db, config.signInBudgets), () => dependencies.mail);

@@ -220,7 +220,12 @@ export interface paths {
          *     `oidc`; the discovery document is read and checked now (400 when it
          *     cannot be). The client secret is stored encrypted and may be left
          *     out to keep the stored one of the same client. Provider URLs must be
-         *     https. `attributeMapping` names the provider attribute of each user
+         *     https. What the server reads from a provider (metadata URL,
+         *     discovery document) it reads only from public addresses, checked on
+         *     the address dialled, with no redirects followed, at most 1 MiB and
+         *     10 s; the 400 says why ("address refused", "the provider did not
+         *     answer", the size, the HTTP status) and never echoes the answer.
+         *     `attributeMapping` names the provider attribute of each user
          *     field (defaults: SAML `email`, `firstName`, `lastName`, `groups`;
          *     OIDC `email`, `given_name`, `family_name`, `groups`); `roleMapping`
          *     maps provider (and SCIM) group names to roles.

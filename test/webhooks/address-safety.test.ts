@@ -1,5 +1,5 @@
 /**
- * Webhooks are only delivered to public addresses (src/webhooks/address-policy.ts). Each forbidden
+ * Webhooks are only delivered to public addresses (src/http/outbound/address-policy.ts). Each forbidden
  * range is refused by IP literal and by a name resolving to it, at registration and at delivery,
  * where the check runs on the address actually dialled and on every redirect hop: a name that
  * resolves to an allowed address first and to a forbidden one later (DNS rebinding) is refused when
@@ -9,7 +9,7 @@
  */
 import t from 'tap';
 import { createTransport } from '../../src/webhooks/delivery/transport.ts';
-import { createNameResolver } from '../../src/webhooks/name-resolver.ts';
+import { createNameResolver } from '../../src/http/outbound/name-resolver.ts';
 import { startDnsServer } from '../helpers/dns-server.ts';
 import { bearer, errorOf } from '../helpers/typed-client.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
@@ -37,6 +37,10 @@ const FORBIDDEN: Record<string, string> = {
   'IPv4-mapped loopback': '::ffff:127.0.0.1',
   'NAT64 of a private address': '64:ff9b::a00:1',
   '6to4 of a private address': '2002:a00:1::1',
+  // IPv4-compatible ::/96 (deprecated): URLs and AAAA answers carry it as ::7f00:1, which ipaddr.js calls unicast.
+  'IPv4-compatible loopback': '::127.0.0.1',
+  'IPv4-compatible private': '::10.0.0.1',
+  'IPv4-compatible metadata address': '::169.254.169.254',
 };
 const PUBLIC = '93.184.215.14';
 const literalHost = (address: string) => (address.includes(':') ? `[${address}]` : address);
@@ -105,6 +109,7 @@ t.test('delivery checks the address actually dialled, and every redirect hop', a
     ['a private IP literal', 'https://10.0.0.1/steal', /^address_refused: 10\.0\.0\.1/],
     ['an IPv4-mapped literal', 'https://[::ffff:192.168.0.1]/steal', /^address_refused: ::ffff:c0a8:1 is a ipv4Mapped address/],
     ['a name resolving to the metadata address', 'https://meta.hooks.test/latest', /^address_refused: 169\.254\.169\.254/],
+    ['an IPv4-compatible literal', 'https://[::127.0.0.1]/steal', /^address_refused: ::7f00:1 is a ipv4Compatible address/],
     ['plain http', 'http://127.0.0.1/x', /^redirect_invalid/],
   ];
   dns.set('meta.hooks.test', ['169.254.169.254']);

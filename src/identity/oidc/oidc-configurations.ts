@@ -4,11 +4,15 @@
  * when the tenant's settings change. The provider's key set has two caches: openid-client's for ID
  * tokens (refetched when a token names an unknown key id, and at most every five minutes), and ours
  * for logout tokens (jose's remote key set: kept 12 hours, refetched on an unknown key id at most
- * every 30 seconds).
+ * every 30 seconds). Every request either library makes goes through the outbound policy
+ * (../providers/provider-fetch.ts) as their custom fetch: public addresses only, checked on the
+ * address dialled, no redirects, at most 1 MiB.
  */
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import * as client from 'openid-client';
 import { validationFailed } from '../../errors.ts';
+import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
+import { providerFailure } from '../providers/provider-fetch.ts';
 import type { IdentityProvider, OidcSettings } from '../providers/provider-settings.ts';
 
 export const DISCOVERY_REFRESH_MS = 12 * 3600_000;
@@ -27,7 +31,10 @@ export class OidcConfigurations {
   private readonly byTenant = new Map<string, Cached>();
   private readonly keySets = new Map<string, JWTVerifyGetKey>();
 
-  constructor(private readonly allowInsecure: boolean) {}
+  constructor(
+    private readonly allowInsecure: boolean,
+    private readonly fetch: PolicedFetch,
+  ) {}
 
   /** Fetches and checks a provider's discovery document (the settings check of a PUT). */
   async discover(settings: OidcSettings, clientSecret: string): Promise<client.Configuration> {
@@ -36,10 +43,17 @@ export class OidcConfigurations {
       settings.clientId,
       clientSecret,
       client.ClientSecretBasic(clientSecret),
-      { ...(this.allowInsecure ? { execute: [client.allowInsecureRequests] } : {}), timeout: TIMEOUT_S },
+      {
+        ...(this.allowInsecure ? { execute: [client.allowInsecureRequests] } : {}),
+        timeout: TIMEOUT_S,
+        // Kept by the configuration for its later requests too (key set, token, userinfo).
+        [client.customFetch]: this.fetch,
+      },
     );
-    const issuer = configuration.serverMetadata().issuer;
-    if (issuer !== settings.issuer) throw new Error(`the discovery document names the issuer ${issuer}, not ${settings.issuer}`);
+    // The issuer the document names is not repeated: no part of a fetched document is echoed.
+    if (configuration.serverMetadata().issuer !== settings.issuer) {
+      throw new Error(`the discovery document names an issuer other than ${settings.issuer}`);
+    }
     return configuration;
   }
 
@@ -51,7 +65,7 @@ export class OidcConfigurations {
         throw new Error('it lacks authorization_endpoint, token_endpoint or jwks_uri');
       }
     } catch (error) {
-      const message = `discovery at ${settings.discoveryUrl} failed: ${(error as Error).message}`;
+      const message = `discovery at ${settings.discoveryUrl} failed: ${describeFailure(error)}`;
       throw validationFailed([{ field: ['oidc', 'discoveryUrl'], message }], `The OpenID provider cannot be used: ${message}`);
     }
   };
@@ -80,9 +94,18 @@ export class OidcConfigurations {
         cacheMaxAge: KEY_SET_MAX_AGE_MS,
         cooldownDuration: 30_000,
         timeoutDuration: TIMEOUT_S * 1000,
+        [customFetch]: this.fetch,
       });
       this.keySets.set(jwksUri, keys);
     }
     return keys;
   }
+}
+
+/**
+ * Why a provider's document could not be used: the outbound policy's reason (address refused, no
+ * answer, too large), else openid-client's own message, which names the check that failed.
+ */
+export function describeFailure(error: unknown): string {
+  return providerFailure(error) ?? (error as Error).message;
 }

@@ -17,7 +17,7 @@ import type { AccountsService, SignedIn, SignInReport } from '../sign-in/account
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
-import type { OidcConfigurations } from './oidc-configurations.ts';
+import { describeFailure, type OidcConfigurations } from './oidc-configurations.ts';
 
 const REQUEST_TTL_S = 10 * 60;
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -125,7 +125,7 @@ export class OidcSignOn {
       claims = tokens.claims()!;
       accessToken = tokens.access_token;
     } catch (cause) {
-      throw new OidcRejected(`callback refused: ${(cause as Error).message}`);
+      throw new OidcRejected(`callback refused: ${describeFailure(cause)}`);
     }
     let attributes: Record<string, unknown> = { ...claims };
     // Providers that keep profile claims out of the ID token serve them at the userinfo endpoint.
@@ -199,7 +199,7 @@ export class OidcSignOn {
     try {
       return await this.configurations.get(provider);
     } catch (cause) {
-      throw new OidcRejected(`sign-in unavailable: the provider's discovery document cannot be read (${(cause as Error).message})`);
+      throw new OidcRejected(`sign-in unavailable: the provider's discovery document cannot be read (${describeFailure(cause)})`);
     }
   }
 

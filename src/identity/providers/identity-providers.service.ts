@@ -10,7 +10,9 @@ import { notFound, validationFailed } from '../../errors.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
 import type { TenantsService } from '../tenants.service.ts';
 import { normalizeCertificate } from './certificates.ts';
+import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 import { checkProviderUrl } from './identity-provider-urls.ts';
+import { providerFailure } from './provider-fetch.ts';
 import * as repo from './identity-providers.repository.ts';
 import {
   DEFAULT_ATTRIBUTE_MAPPING,
@@ -46,8 +48,6 @@ export interface IdentityProviderInput {
 /** Checks an OpenID provider's discovery document; throws a VALIDATION error saying what is wrong. */
 export type OidcDiscoveryCheck = (settings: OidcSettings, clientSecret: string) => Promise<void>;
 
-const METADATA_FETCH_TIMEOUT_MS = 10_000;
-const METADATA_MAX_BYTES = 1024 * 1024;
 const ROLE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 export const identityProviderNotFound = (tenantId: string) =>
@@ -58,7 +58,12 @@ export class IdentityProvidersService {
     private readonly db: Database,
     private readonly tenants: TenantsService,
     private readonly secrets: SecretBox,
-    private readonly options: { allowInsecureIdp: boolean; checkOidc: OidcDiscoveryCheck },
+    private readonly options: {
+      allowInsecureIdp: boolean;
+      checkOidc: OidcDiscoveryCheck;
+      /** The metadata URL is read through the outbound policy (./provider-fetch.ts). */
+      fetch: PolicedFetch;
+    },
   ) {}
 
   /** The tenant's provider, or null when it has none (local sign-in only). */
@@ -165,7 +170,7 @@ export class IdentityProvidersService {
       };
     }
     const metadataUrl = input.metadataUrl ? checkProviderUrl(input.metadataUrl, ['metadataUrl'], allow) : null;
-    const xml = metadataUrl ? await fetchMetadata(metadataUrl) : input.metadataXml!;
+    const xml = metadataUrl ? await fetchMetadata(this.options.fetch, metadataUrl) : input.metadataXml!;
     const parsed = parseIdpMetadata(xml);
     return {
       entityId: parsed.entityId,
@@ -196,16 +201,20 @@ export class IdentityProvidersService {
   }
 }
 
-async function fetchMetadata(url: string): Promise<string> {
+/**
+ * The metadata document at `url`, read under the outbound policy. A refusal names the kind of
+ * failure, or the status of a public server's answer, and never a byte of the answer: a metadata URL
+ * is not a way to read what some server returns.
+ */
+async function fetchMetadata(fetch: PolicedFetch, url: string): Promise<string> {
   const failed = (why: string) => validationFailed([{ field: ['metadataUrl'], message: why }], `The metadata URL cannot be read: ${why}`);
   let response: Response;
   try {
-    response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(METADATA_FETCH_TIMEOUT_MS) });
+    response = await fetch(url, { headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } });
   } catch (error) {
-    throw failed(`fetching it failed (${(error as Error).message})`);
+    throw failed(providerFailure(error) ?? 'the provider did not answer');
   }
-  if (!response.ok) throw failed(`it answered ${response.status}`);
-  const text = await response.text();
-  if (Buffer.byteLength(text) > METADATA_MAX_BYTES) throw failed('it is larger than 1 MiB');
-  return text;
+  if (response.status >= 300 && response.status < 400) throw failed('it answered with a redirect, which is not followed');
+  if (!response.ok) throw failed(`it answered HTTP ${response.status}`);
+  return response.text();
 }

@@ -12,7 +12,7 @@ import type { Config } from '../../config.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenToChannel, type ChannelListener } from '../../db/notifications.ts';
 import { renderEnvelope } from '../events/envelope.ts';
-import { createNameResolver } from '../name-resolver.ts';
+import { createNameResolver } from '../../http/outbound/name-resolver.ts';
 import { signatureHeader } from '../signature.ts';
 import { noMetrics, type EndpointNotifier, type WebhookMetrics } from '../webhook-observer.ts';
 import { classify } from './outcomes.ts';

@@ -8,11 +8,11 @@ import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { addressRefusal } from '../address-policy.ts';
+import { addressRefusal } from '../../http/outbound/address-policy.ts';
 import { sealEndpointSecret } from '../endpoint-secrets.ts';
 import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, type EventType } from '../event-types.ts';
 import { sampleEvent } from '../events/samples.ts';
-import { NameResolutionError, type NameResolver } from '../name-resolver.ts';
+import { NameResolutionError, type NameResolver } from '../../http/outbound/name-resolver.ts';
 import { recordTestEvent } from '../outbox.repository.ts';
 import * as repo from './endpoints.repository.ts';
 
@@ -75,7 +75,7 @@ export class WebhookEndpointsService {
 
   /**
    * https only, no user information, and every address the host resolves to allowed by the policy
-   * (src/webhooks/address-policy.ts). Resolution happens here and again on every delivery.
+   * (src/http/outbound/address-policy.ts). Resolution happens here and again on every delivery.
    */
   async checkUrl(raw: string): Promise<string> {
     let url: URL;

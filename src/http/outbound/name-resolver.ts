@@ -1,13 +1,15 @@
 /**
- * Resolves a webhook target's host name to every address it has, with the DNS server named by
+ * Resolves an outbound target's host name to every address it has, with the DNS server named by
  * DNS_RESOLVER when set (tests run one on loopback) or the system resolver otherwise. The callers
- * check the addresses against the address policy; the delivery transport resolves again for each
- * connection and checks the address it is about to dial, so a name that changes (DNS rebinding)
- * cannot slip a private address past the check made at registration.
+ * check the addresses against the address policy; the outbound client (./outbound-client.ts)
+ * resolves again for each connection and checks the address it is about to dial, so a name that
+ * changes (DNS rebinding) cannot slip a private address past a check made earlier.
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import type { Config } from '../config.ts';
+
+/** DNS_RESOLVER as config.ts reads it: the server to ask, or null for the system resolver. */
+export type ResolverAddress = { host: string; port: number } | null;
 
 export interface ResolvedAddress {
   address: string;
@@ -16,7 +18,7 @@ export interface ResolvedAddress {
 
 export type NameResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-/** A name that does not resolve: the delivery outcome is "DNS resolution failure" (retried). */
+/** A name that does not resolve (for webhooks, the delivery outcome "DNS resolution failure", retried). */
 export class NameResolutionError extends Error {
   constructor(
     readonly hostname: string,
@@ -31,7 +33,7 @@ function stripBrackets(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
-export function createNameResolver(dnsResolver: Config['dnsResolver']): NameResolver {
+export function createNameResolver(dnsResolver: ResolverAddress): NameResolver {
   let resolver: dns.promises.Resolver | undefined;
   if (dnsResolver) {
     resolver = new dns.promises.Resolver({ timeout: 2000, tries: 2 });
