@@ -69,6 +69,8 @@ export interface Config {
   logLevel: string;
   /** Sign-in and registration attempts allowed per minute, per client address and per account. */
   signInBudgets: SignInBudgets;
+  /** GraphQL `createUser` calls allowed per client address per minute (CREATE_USER_PER_ADDRESS). */
+  createUserPerAddress: number;
   /**
    * The proxies whose `X-Forwarded-For` names the client (TRUST_PROXY, as Fastify's trustProxy takes
    * it): false (none, the default), true (any), a hop count, or addresses and CIDR ranges.
@@ -299,6 +301,7 @@ export function loadConfig(
         perAccount: readInt(env, 'REGISTRATIONS_PER_ACCOUNT', 5, 1, 1_000_000),
       },
     },
+    createUserPerAddress: readInt(env, 'CREATE_USER_PER_ADDRESS', 10, 1, 1_000_000),
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),
     metrics: readMetricsListener(env),

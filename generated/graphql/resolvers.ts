@@ -498,7 +498,13 @@ export type Mutation = {
   __typename?: 'Mutation';
   /**
    * Register a new user (no authentication needed). Returns the created user;
-   * `bio` is null when omitted and `avatarUrl` starts out null.
+   * `bio` is null when omitted and `avatarUrl` starts out null. Each client
+   * address may call it a limited number of times a minute (10 unless the
+   * operator set CREATE_USER_PER_ADDRESS); every call whose input passes the
+   * constraints counts, one refused for a taken username too. Beyond that the
+   * result is null with a TOO_MANY_REQUESTS error (extensions.code
+   * RATE_LIMITED, extensions.retryAfter the seconds until the next call may
+   * succeed), and no user is created.
    */
   createUser: User;
   /**

@@ -27,7 +27,7 @@ export const userQueries = {
 } satisfies Pick<QueryResolvers, 'user' | 'users' | 'searchUsers' | 'allUsers'>;
 
 export const userMutations = {
-  createUser: (_parent, { input }, { services }) => services.users.create(input),
+  createUser: (_parent, { input }, { services, clientAddress }) => services.users.signUp(input, clientAddress),
   updateUser: (_parent, { id, input }, context) => context.services.users.update(requirePrincipal(context), id, input),
   deleteUser: (_parent, { id }, context) => context.services.users.delete(requirePrincipal(context), id),
   followUser: (_parent, { userId }, context) => context.services.users.follow(requirePrincipal(context), userId),

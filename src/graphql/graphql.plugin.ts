@@ -55,7 +55,12 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
         .type('application/json; charset=utf-8')
         .send({ errors: [{ message: error.message, extensions: { errorType: 'UNAUTHORIZED' } }] });
     });
-    registerGraphQLHttp(api, { schema, preparer, executor, context: (principal) => createContext(principal, services) });
+    registerGraphQLHttp(api, {
+      schema,
+      preparer,
+      executor,
+      context: (principal, clientAddress) => createContext(principal, services, null, clientAddress),
+    });
   });
   await registerGraphQLWs(scope, {
     schema,

@@ -192,7 +192,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
           document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: createContext(ctx.extra.principal ?? null, services, events),
+          contextValue: createContext(ctx.extra.principal ?? null, services, events, options.clientAddress(ctx.extra.request)),
         };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => mapGraphQLError(e, log).toJSON()),
