@@ -71,6 +71,8 @@ export interface Config {
   signInBudgets: SignInBudgets;
   /** GraphQL `createUser` calls allowed per client address per minute (CREATE_USER_PER_ADDRESS). */
   createUserPerAddress: number;
+  /** Total bytes of the files one user may store through `POST /api/v1/files` (FILES_QUOTA_BYTES). */
+  filesQuotaBytes: number;
   /**
    * The proxies whose `X-Forwarded-For` names the client (TRUST_PROXY, as Fastify's trustProxy takes
    * it): false (none, the default), true (any), a hop count, or addresses and CIDR ranges.
@@ -302,6 +304,8 @@ export function loadConfig(
       },
     },
     createUserPerAddress: readInt(env, 'CREATE_USER_PER_ADDRESS', 10, 1, 1_000_000),
+    // 100 MB: ten uploads of the largest size accepted (10,000,000 bytes).
+    filesQuotaBytes: readInt(env, 'FILES_QUOTA_BYTES', 100_000_000, 1),
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),
     metrics: readMetricsListener(env),

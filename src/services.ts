@@ -82,6 +82,7 @@ export function createServices(
     | 'allowInsecureIdp'
     | 'signInBudgets'
     | 'createUserPerAddress'
+    | 'filesQuotaBytes'
   >,
   dependencies: ServiceDependencies,
 ): Services {
@@ -104,7 +105,7 @@ export function createServices(
     products: new ProductsService(db),
     customers: new CustomersService(db),
     orders: new OrdersService(db),
-    files: new FilesService(db),
+    files: new FilesService(db, config.filesQuotaBytes),
     config: new ConfigService(db),
     postLists: new PostListsService(db),
     tenants,

@@ -85,9 +85,11 @@ t.test('sign-in budgets, trusted proxies and the metrics token are settings', as
   t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2, 'a hop count');
 });
 
-t.test('the createUser budget is a setting', async (t) => {
+t.test('the createUser budget and the upload quota are settings', async (t) => {
   t.equal(loadConfig({}).createUserPerAddress, 10);
   t.equal(loadConfig({ CREATE_USER_PER_ADDRESS: '3' }).createUserPerAddress, 3);
+  t.equal(loadConfig({}).filesQuotaBytes, 100_000_000);
+  t.equal(loadConfig({ FILES_QUOTA_BYTES: '1000' }).filesQuotaBytes, 1000);
 });
 
 t.test('WebSocket limits are settings', async (t) => {
@@ -152,6 +154,7 @@ t.test('each bad value names its variable', async (t) => {
     [{ GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS: 'many' }, 'GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS'],
     [{ GRAPHQL_WS_MAX_SUBSCRIPTIONS: '0' }, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS'],
     [{ CREATE_USER_PER_ADDRESS: '0' }, 'CREATE_USER_PER_ADDRESS'],
+    [{ FILES_QUOTA_BYTES: '100MB' }, 'FILES_QUOTA_BYTES'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '9464', METRICS_HOST: 'internal' }, 'METRICS_HOST'],
   ];

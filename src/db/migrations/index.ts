@@ -12,6 +12,7 @@ import * as m0010 from './0010_sessions.ts';
 import * as m0011 from './0011_webhooks.ts';
 import * as m0012 from './0012_single_sign_on.ts';
 import * as m0013 from './0013_scim_provisioned_values.ts';
+import * as m0014 from './0014_files_by_uploader.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_webhooks': m0011,
   '0012_single_sign_on': m0012,
   '0013_scim_provisioned_values': m0013,
+  '0014_files_by_uploader': m0014,
 };
