@@ -42,6 +42,8 @@ export interface Config {
   graphqlSchemaPrintout: boolean;
   graphqlWsInitTimeoutMs: number;
   graphqlWsKeepAliveMs: number;
+  /** What one WebSocket client may hold open on this instance (src/graphql/ws-limits.ts). */
+  graphqlWsLimits: GraphQLWsLimits;
   /** Deepest field nesting a GraphQL operation may have (root fields are depth 1). */
   graphqlMaxDepth: number;
   /** Highest estimated cost of a GraphQL operation (cost model in src/graphql/limits.ts). */
@@ -67,6 +69,10 @@ export interface Config {
   logLevel: string;
   /** Sign-in and registration attempts allowed per minute, per client address and per account. */
   signInBudgets: SignInBudgets;
+  /** GraphQL `createUser` calls allowed per client address per minute (CREATE_USER_PER_ADDRESS). */
+  createUserPerAddress: number;
+  /** Total bytes of the files one user may store through `POST /api/v1/files` (FILES_QUOTA_BYTES). */
+  filesQuotaBytes: number;
   /**
    * The proxies whose `X-Forwarded-For` names the client (TRUST_PROXY, as Fastify's trustProxy takes
    * it): false (none, the default), true (any), a hop count, or addresses and CIDR ranges.
@@ -76,6 +82,17 @@ export interface Config {
   metricsToken: string | null;
   /** A separate listener for /metrics only (METRICS_PORT, on METRICS_HOST); null: none. */
   metrics: { port: number; host: string } | null;
+}
+
+export interface GraphQLWsLimits {
+  /** Largest message a client may send, in bytes (GRAPHQL_WS_MAX_PAYLOAD_BYTES); a larger one closes the socket. */
+  maxPayloadBytes: number;
+  /** Open connections per authenticated principal (GRAPHQL_WS_MAX_CONNECTIONS_PER_PRINCIPAL). */
+  connectionsPerPrincipal: number;
+  /** Open connections per client address, anonymous or not (GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS). */
+  connectionsPerAddress: number;
+  /** Operations running at once on one connection, subscriptions included (GRAPHQL_WS_MAX_SUBSCRIPTIONS). */
+  subscriptionsPerConnection: number;
 }
 
 export interface SignInBudgets {
@@ -253,6 +270,14 @@ export function loadConfig(
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),
     graphqlWsKeepAliveMs: readInt(env, 'GRAPHQL_WS_KEEPALIVE_MS', 30_000, 1),
+    graphqlWsLimits: {
+      // 64 KiB holds any query (16 384 characters at most) with ordinary variables; a post of 50 000
+      // characters outside ASCII can exceed it: such mutations belong on HTTP, or raise this.
+      maxPayloadBytes: readInt(env, 'GRAPHQL_WS_MAX_PAYLOAD_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+      connectionsPerPrincipal: readInt(env, 'GRAPHQL_WS_MAX_CONNECTIONS_PER_PRINCIPAL', 20, 1, 100_000),
+      connectionsPerAddress: readInt(env, 'GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS', 50, 1, 100_000),
+      subscriptionsPerConnection: readInt(env, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS', 20, 1, 10_000),
+    },
     graphqlMaxDepth: readInt(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 100),
     graphqlMaxComplexity: readInt(env, 'GRAPHQL_MAX_COMPLEXITY', 200, 1),
     webhookRetryDelaysMs: readRetryDelays(env),
@@ -278,6 +303,9 @@ export function loadConfig(
         perAccount: readInt(env, 'REGISTRATIONS_PER_ACCOUNT', 5, 1, 1_000_000),
       },
     },
+    createUserPerAddress: readInt(env, 'CREATE_USER_PER_ADDRESS', 10, 1, 1_000_000),
+    // 100 MB: ten uploads of the largest size accepted (10,000,000 bytes).
+    filesQuotaBytes: readInt(env, 'FILES_QUOTA_BYTES', 100_000_000, 1),
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),
     metrics: readMetricsListener(env),

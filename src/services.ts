@@ -9,6 +9,7 @@ import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
+import { SignUpBudget } from './content/sign-up-budget.ts';
 import { ScimTokensService } from './identity/scim-tokens.service.ts';
 import { SessionsService } from './identity/sessions.service.ts';
 import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
@@ -81,6 +82,8 @@ export function createServices(
     | 'baseUrl'
     | 'allowInsecureIdp'
     | 'signInBudgets'
+    | 'createUserPerAddress'
+    | 'filesQuotaBytes'
   >,
   dependencies: ServiceDependencies,
 ): Services {
@@ -99,14 +102,14 @@ export function createServices(
   const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
   const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db, config.signInBudgets), () => dependencies.mail);
   return {
-    users: new UsersService(db),
+    users: new UsersService(db, new SignUpBudget(db, config.createUserPerAddress)),
     posts,
     comments: new CommentsService(db, posts),
     contentLoaders: new ContentLoaderFactory(db),
     products: new ProductsService(db),
     customers: new CustomersService(db),
     orders: new OrdersService(db),
-    files: new FilesService(db),
+    files: new FilesService(db, config.filesQuotaBytes),
     config: new ConfigService(db),
     postLists: new PostListsService(db),
     tenants,

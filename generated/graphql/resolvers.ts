@@ -45,10 +45,20 @@ export type Comment = {
   post: Post;
   /** The comment this one replies to; null for a top-level comment. */
   parentComment: Maybe<Comment>;
-  /** Direct replies to this comment, oldest first (empty when none). */
+  /**
+   * Direct replies to this comment, oldest first (ties broken by id), at most
+   * `limit` of them: the oldest ones (empty when none). Not paged. A null
+   * argument means its default.
+   */
   replies: Array<Comment>;
   /** When the comment was written. */
   createdAt: Scalars['DateTime']['output'];
+};
+
+
+/** A comment on a post, or a reply to another comment of the same post. */
+export type CommentRepliesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /**
@@ -314,13 +324,18 @@ export type User = {
    */
   posts: PostConnection;
   /**
-   * Active users who follow this user, most recent follow first. Unpaged:
-   * prefer `followerCount` for display.
+   * Active users who follow this user, most recent follow first (ties broken
+   * by id), at most `limit` of them: the most recent ones. Not paged: prefer
+   * `followerCount` for display. A null argument means its default.
    */
   followers: Array<User>;
-  /** Active users this user follows, most recent follow first. Unpaged. */
+  /**
+   * Active users this user follows, most recent follow first (ties broken by
+   * id), at most `limit` of them: the most recent ones. Not paged. A null
+   * argument means its default.
+   */
   following: Array<User>;
-  /** Number of active users following this user (equals the length of `followers`). */
+  /** Number of active users following this user, all of them (`followers` lists at most `limit`). */
   followerCount: Scalars['Int']['output'];
   /** When the account was created. */
   createdAt: Scalars['DateTime']['output'];
@@ -334,6 +349,24 @@ export type User = {
 export type UserPostsArgs = {
   page?: InputMaybe<Scalars['Int']['input']>;
   size?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A registered member. Anyone may read profiles; `email` is part of the public
+ * profile as specified by the interface document.
+ */
+export type UserFollowersArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A registered member. Anyone may read profiles; `email` is part of the public
+ * profile as specified by the interface document.
+ */
+export type UserFollowingArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /**
@@ -465,7 +498,13 @@ export type Mutation = {
   __typename?: 'Mutation';
   /**
    * Register a new user (no authentication needed). Returns the created user;
-   * `bio` is null when omitted and `avatarUrl` starts out null.
+   * `bio` is null when omitted and `avatarUrl` starts out null. Each client
+   * address may call it a limited number of times a minute (10 unless the
+   * operator set CREATE_USER_PER_ADDRESS); every call whose input passes the
+   * constraints counts, one refused for a taken username too. Beyond that the
+   * result is null with a TOO_MANY_REQUESTS error (extensions.code
+   * RATE_LIMITED, extensions.retryAfter the seconds until the next call may
+   * succeed), and no user is created.
    */
   createUser: User;
   /**
@@ -723,8 +762,8 @@ export type ResolversTypes = {
   Comment: ResolverTypeWrapper<CommentsRowModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  CommentConnection: ResolverTypeWrapper<Omit<CommentConnection, 'content'> & { content: Array<ResolversTypes['Comment']> }>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  CommentConnection: ResolverTypeWrapper<Omit<CommentConnection, 'content'> & { content: Array<ResolversTypes['Comment']> }>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Role: Role;
   RoleScope: RoleScope;
@@ -750,8 +789,8 @@ export type ResolversParentTypes = {
   Comment: CommentsRowModel;
   ID: Scalars['ID']['output'];
   String: Scalars['String']['output'];
-  CommentConnection: Omit<CommentConnection, 'content'> & { content: Array<ResolversParentTypes['Comment']> };
   Int: Scalars['Int']['output'];
+  CommentConnection: Omit<CommentConnection, 'content'> & { content: Array<ResolversParentTypes['Comment']> };
   Boolean: Scalars['Boolean']['output'];
   Post: PostsRowModel;
   PostConnection: Omit<PostConnection, 'content'> & { content: Array<ResolversParentTypes['Post']> };
@@ -800,7 +839,7 @@ export type CommentResolvers<ContextType = GraphQLContext, ParentType extends Re
   author?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   post?: Resolver<ResolversTypes['Post'], ParentType, ContextType>;
   parentComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
-  replies?: Resolver<Array<ResolversTypes['Comment']>, ParentType, ContextType>;
+  replies?: Resolver<Array<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<CommentRepliesArgs, 'limit'>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
@@ -861,8 +900,8 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   bio?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   avatarUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   posts?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, RequireFields<UserPostsArgs, 'page' | 'size'>>;
-  followers?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
-  following?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+  followers?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType, RequireFields<UserFollowersArgs, 'limit'>>;
+  following?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType, RequireFields<UserFollowingArgs, 'limit'>>;
   followerCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };

@@ -64,6 +64,12 @@ export interface paths {
          *     (`application/octet-stream` when absent) and the filename is the
          *     part's filename (`file` when absent). Empty or missing part: 400
          *     (`/file`). More than 10,000,000 bytes: 413. Not multipart: 415.
+         *
+         *     Each user may store at most 100,000,000 bytes of files in all (the
+         *     operator's `FILES_QUOTA_BYTES`): an upload that would take the
+         *     caller's stored files over it is refused with 413
+         *     `/problems/quota-exceeded` (code `QUOTA_EXCEEDED`) before anything is
+         *     stored.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -911,6 +917,7 @@ export interface components {
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
          *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
+         *     | `/problems/quota-exceeded` | 413 | storing an uploaded file would take the uploader's stored files over their quota (`code` `QUOTA_EXCEEDED`); nothing was stored |
          *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
          *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
@@ -1397,6 +1404,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The file is larger than 10,000,000 bytes (`/problems/payload-too-large`),
+         *     or storing it would take the bytes the caller has stored over their
+         *     quota, 100,000,000 bytes unless the operator set `FILES_QUOTA_BYTES`
+         *     (`/problems/quota-exceeded`, code `QUOTA_EXCEEDED`). Nothing was stored.
+         */
+        UploadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1631,8 +1652,7 @@ export interface operations {
             /** @description The `file` part is missing or the file is empty. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The file is larger than 10,000,000 bytes. */
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };

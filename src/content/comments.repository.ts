@@ -43,6 +43,12 @@ export function pageTopLevelComments(
     .execute();
 }
 
-export function repliesTo(db: Executor, parentIds: readonly number[]): Promise<CommentsRow[]> {
-  return db.selectFrom('comments').selectAll().where('parent_id', 'in', parentIds).orderBy('created_at').orderBy('id').execute();
+/** The `limit` oldest replies to each of `parentIds`, oldest first, in one statement (ranked per parent). */
+export function repliesTo(db: Executor, parentIds: readonly number[], limit: number): Promise<(CommentsRow & { rn: number })[]> {
+  const ranked = db
+    .selectFrom('comments')
+    .selectAll('comments')
+    .select(sql<number>`row_number() over (partition by parent_id order by created_at, id)`.as('rn'))
+    .where('parent_id', 'in', parentIds);
+  return db.selectFrom(ranked.as('t')).selectAll().where('rn', '<=', limit).orderBy('parent_id').orderBy('rn').execute();
 }

@@ -4,6 +4,7 @@ import { commentNotFound } from './comments.service.ts';
 import type { CommentAddedEvent, ContentEvent } from './content.events.ts';
 import { postNotFound } from './posts.service.ts';
 import { eventsOf, freshLoaders } from './posts.resolvers.ts';
+import { DEFAULT_LIST_LIMIT } from './users.resolvers.ts';
 import { userNotFound } from './users.service.ts';
 
 export const commentMutations = {
@@ -47,5 +48,5 @@ export const commentFields = {
   // `post(id)`, and the comment itself resolves to null with it.
   post: async (comment, _args, { loaders }) => (await loaders.post.load(comment.post_id)) ?? Promise.reject(postNotFound(comment.post_id)),
   parentComment: (comment, _args, { loaders }) => (comment.parent_id === null ? null : loaders.comment.load(comment.parent_id)),
-  replies: (comment, _args, { loaders }) => loaders.replies.load(comment.id),
+  replies: (comment, { limit }, { loaders }) => loaders.replies(limit ?? DEFAULT_LIST_LIMIT).load(comment.id),
 } satisfies CommentResolvers;

@@ -60,10 +60,6 @@ export class ContentLoaders {
 
   readonly comment = new DataLoader<number, CommentsRow | null>(async (ids) => byId(ids, await comments.findCommentsByIds(this.db, ids)));
 
-  readonly replies = new DataLoader<number, CommentsRow[]>(async (ids) =>
-    groupBy(ids, await comments.repliesTo(this.db, ids), (r) => r.parent_id!),
-  );
-
   readonly tags = new DataLoader<number, TagsRow[]>(async (ids) =>
     groupBy(ids, await tags.tagsOfPosts(this.db, ids), (r) => r.post_id).map((group) => group.map(({ id, name }) => ({ id, name }))),
   );
@@ -78,13 +74,28 @@ export class ContentLoaders {
     countsBy(ids, await follows.followerCounts(this.db, ids), (r) => r.user_id),
   );
 
-  readonly followers = new DataLoader<string, UsersRow[]>(async (ids) =>
-    groupBy(ids, await follows.followersOf(this.db, ids), (r) => r.of_user).map(stripOfUser),
-  );
+  /** The first `limit` replies to each comment (`Comment.replies`); one loader per limit. */
+  replies(limit: number): DataLoader<number, CommentsRow[]> {
+    return this.pagedLoader(`replies:${limit}`, async (ids: readonly number[]) =>
+      groupBy(ids, await comments.repliesTo(this.db, ids, limit), (r) => r.parent_id!).map((group) =>
+        group.map(({ rn: _rn, ...comment }) => comment),
+      ),
+    );
+  }
 
-  readonly following = new DataLoader<string, UsersRow[]>(async (ids) =>
-    groupBy(ids, await follows.followingOf(this.db, ids), (r) => r.of_user).map(stripOfUser),
-  );
+  /** Each user's `limit` most recent followers (`User.followers`); one loader per limit. */
+  followers(limit: number): DataLoader<string, UsersRow[]> {
+    return this.pagedLoader(`followers:${limit}`, async (ids: readonly string[]) =>
+      groupBy(ids, await follows.followersOf(this.db, ids, limit), (r) => r.of_user).map(stripListing),
+    );
+  }
+
+  /** The `limit` users each user followed most recently (`User.following`); one loader per limit. */
+  following(limit: number): DataLoader<string, UsersRow[]> {
+    return this.pagedLoader(`following:${limit}`, async (ids: readonly string[]) =>
+      groupBy(ids, await follows.followingOf(this.db, ids, limit), (r) => r.of_user).map(stripListing),
+    );
+  }
 
   /** A page of each author's posts the viewer may read (`User.posts`); one loader per (page, size). */
   postsByAuthor(page: number, size: number): DataLoader<string, Page<PostsRow>> {
@@ -110,8 +121,8 @@ export class ContentLoaders {
   }
 }
 
-function stripOfUser(rows: (UsersRow & { of_user: string })[]): UsersRow[] {
-  return rows.map(({ of_user: _ofUser, ...user }) => user);
+function stripListing(rows: follows.ListedUser[]): UsersRow[] {
+  return rows.map(({ of_user: _ofUser, rn: _rn, ...user }) => user);
 }
 
 /** What the services container offers transports: a fresh set of loaders per request. */

@@ -19,32 +19,41 @@ export async function unfollow(db: Executor, followerId: string, followeeId: str
  * out of every other list of users; the follow rows stay, so reactivation brings them back.
  */
 
-/** The active followers of each of `userIds`, most recent follow first, tagged with whom they follow. */
-export function followersOf(db: Executor, userIds: readonly string[]): Promise<(UsersRow & { of_user: string })[]> {
-  return db
+/** A user row of a per-parent list: whose list it is on (`of_user`) and its place there (`rn`, from 1). */
+export type ListedUser = UsersRow & { of_user: string; rn: number };
+
+/**
+ * The `limit` most recent active followers of each of `userIds`, most recent follow first (ties by
+ * user id), tagged with whom they follow. One statement for every parent: row_number() ranks each
+ * parent's rows, so the bound holds per parent rather than for the batch.
+ */
+export function followersOf(db: Executor, userIds: readonly string[], limit: number): Promise<ListedUser[]> {
+  const ranked = db
     .selectFrom('follows')
     .innerJoin('users', 'users.id', 'follows.follower_id')
     .selectAll('users')
-    .select('follows.followee_id as of_user')
+    .select([
+      'follows.followee_id as of_user',
+      sql<number>`row_number() over (partition by follows.followee_id order by follows.created_at desc, users.id)`.as('rn'),
+    ])
     .where('follows.followee_id', 'in', userIds)
-    .where('users.active', '=', true)
-    .orderBy('follows.created_at', 'desc')
-    .orderBy('users.id')
-    .execute();
+    .where('users.active', '=', true);
+  return db.selectFrom(ranked.as('t')).selectAll().where('rn', '<=', limit).orderBy('of_user').orderBy('rn').execute();
 }
 
-/** The active users each of `userIds` follows, most recent follow first. */
-export function followingOf(db: Executor, userIds: readonly string[]): Promise<(UsersRow & { of_user: string })[]> {
-  return db
+/** The `limit` active users each of `userIds` followed most recently, most recent follow first (as followersOf). */
+export function followingOf(db: Executor, userIds: readonly string[], limit: number): Promise<ListedUser[]> {
+  const ranked = db
     .selectFrom('follows')
     .innerJoin('users', 'users.id', 'follows.followee_id')
     .selectAll('users')
-    .select('follows.follower_id as of_user')
+    .select([
+      'follows.follower_id as of_user',
+      sql<number>`row_number() over (partition by follows.follower_id order by follows.created_at desc, users.id)`.as('rn'),
+    ])
     .where('follows.follower_id', 'in', userIds)
-    .where('users.active', '=', true)
-    .orderBy('follows.created_at', 'desc')
-    .orderBy('users.id')
-    .execute();
+    .where('users.active', '=', true);
+  return db.selectFrom(ranked.as('t')).selectAll().where('rn', '<=', limit).orderBy('of_user').orderBy('rn').execute();
 }
 
 export function followerCounts(db: Executor, userIds: readonly string[]): Promise<{ user_id: string; count: number }[]> {

@@ -11,6 +11,11 @@ export function toConnection<T>(page: Page<T>) {
 export const DEFAULT_USERS_SIZE = 20;
 export const DEFAULT_NESTED_SIZE = 10;
 export const DEFAULT_SEARCH_LIMIT = 10;
+/**
+ * `User.followers`, `User.following` and `Comment.replies`: lists bounded by a `limit`, not paged. 10
+ * is the length the cost model assumed for them while they were unbounded, so no query costs more.
+ */
+export const DEFAULT_LIST_LIMIT = 10;
 
 export const userQueries = {
   user: (_parent, { id }, { services }) => services.users.get(id),
@@ -22,7 +27,7 @@ export const userQueries = {
 } satisfies Pick<QueryResolvers, 'user' | 'users' | 'searchUsers' | 'allUsers'>;
 
 export const userMutations = {
-  createUser: (_parent, { input }, { services }) => services.users.create(input),
+  createUser: (_parent, { input }, { services, clientAddress }) => services.users.signUp(input, clientAddress),
   updateUser: (_parent, { id, input }, context) => context.services.users.update(requirePrincipal(context), id, input),
   deleteUser: (_parent, { id }, context) => context.services.users.delete(requirePrincipal(context), id),
   followUser: (_parent, { userId }, context) => context.services.users.follow(requirePrincipal(context), userId),
@@ -35,7 +40,7 @@ export const userFields = {
   createdAt: (user) => user.created_at,
   posts: async (user, { page, size }, { loaders }) =>
     toConnection(await loaders.postsByAuthor(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(user.id)),
-  followers: (user, _args, { loaders }) => loaders.followers.load(user.id),
-  following: (user, _args, { loaders }) => loaders.following.load(user.id),
+  followers: (user, { limit }, { loaders }) => loaders.followers(limit ?? DEFAULT_LIST_LIMIT).load(user.id),
+  following: (user, { limit }, { loaders }) => loaders.following(limit ?? DEFAULT_LIST_LIMIT).load(user.id),
   followerCount: (user, _args, { loaders }) => loaders.followerCount.load(user.id),
 } satisfies UserResolvers;

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { forbidden, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
 import { pageOf, type Page } from '../paging.ts';
 import * as follows from './follows.repository.ts';
+import type { SignUpBudget } from './sign-up-budget.ts';
 import { directoryTenant } from './user-directory.ts';
 import * as repo from './users.repository.ts';
 
@@ -25,7 +26,10 @@ export interface UpdateUserCommand {
 export const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
 
 export class UsersService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly signUps: SignUpBudget,
+  ) {}
 
   async get(id: string): Promise<UsersRow> {
     const user = await repo.findUserById(this.db, id);
@@ -47,6 +51,17 @@ export class UsersService {
     return repo.listAllUsers(this.db, directoryTenant(viewer));
   }
 
+  /**
+   * `createUser` from a client at `address`: one of the address's sign-ups is spent first (RateLimited
+   * when none is left), then the user is created. A null address is a call from no client (a context a
+   * test or the benchmark builds): nothing is counted.
+   */
+  async signUp(command: CreateUserCommand, address: string | null): Promise<UsersRow> {
+    if (address !== null) await this.signUps.spend(address);
+    return this.create(command);
+  }
+
+  /** The server's own creation of a user (seeding, tests): no budget. */
   async create(command: CreateUserCommand): Promise<UsersRow> {
     try {
       return await repo.insertUser(this.db, {

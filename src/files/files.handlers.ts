@@ -48,6 +48,7 @@ export function fileHandlers(services: Services): FileHandlers {
         const file = await files.store(actor, {
           filename: upload.filename,
           contentType: upload.declaredType,
+          size: upload.size,
           content: upload.open(BLOB_CHUNK_BYTES),
         });
         reply.code(201).header('Location', filePath(file.id));

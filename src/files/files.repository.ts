@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { FilesRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
@@ -12,4 +13,24 @@ export function insertFile(
 
 export function findFile(db: Executor, id: string): Promise<FileRecord | undefined> {
   return db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Holds, until the transaction ends, the one lock of `uploader`'s uploads: two uploads of one user at
+ * once would otherwise each count the stored bytes without the other's and both pass the quota.
+ * Other users' uploads take other locks and do not wait.
+ */
+export async function lockUploads(db: Executor, uploader: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`files-quota:${uploader}`}, 0))`.execute(db);
+}
+
+/** Bytes of every file `uploader` has stored. */
+export async function bytesStoredBy(db: Executor, uploader: string): Promise<number> {
+  const row = await db
+    .selectFrom('files')
+    .select(sql<string>`coalesce(sum(size), 0)`.as('bytes'))
+    .where('uploaded_by', '=', uploader)
+    .executeTakeFirstOrThrow();
+  // sum() of integers is a bigint, which pg returns as a string.
+  return Number(row.bytes);
 }

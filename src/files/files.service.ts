@@ -2,7 +2,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { insertBlob, readBlob } from './blobs.repository.ts';
 import * as repo from './files.repository.ts';
 
@@ -11,8 +11,18 @@ export type { FileRecord } from './files.repository.ts';
 export interface NewFile {
   filename: string;
   contentType: string;
+  /** The content's length in bytes, known before it is stored (the upload is spooled first). */
+  size: number;
   content: AsyncIterable<Uint8Array>;
 }
+
+/** Storing the file would take its uploader past FILES_QUOTA_BYTES: a 413 of its own type (decision 117). */
+export const quotaExceeded = (quotaBytes: number, storedBytes: number, size: number) =>
+  new AppError(
+    'PAYLOAD_TOO_LARGE',
+    `Storing this file (${size} bytes) would exceed your quota of ${quotaBytes} bytes; you store ${storedBytes} bytes`,
+    'QUOTA_EXCEEDED',
+  );
 
 const DEFAULT_TYPE = 'application/octet-stream';
 // A bare `type/subtype` token pair (RFC 9110 §8.3.1); anything else is stored as octet-stream.
@@ -28,11 +38,21 @@ function cleanFilename(name: string): string {
 }
 
 export class FilesService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Total bytes of the files one user may store (FILES_QUOTA_BYTES). */
+    private readonly quotaBytes: number,
+  ) {}
 
+  /** Stores the file unless it would take `actor` over the quota, checked before a byte is written. */
   async store(actor: Principal, file: NewFile): Promise<repo.FileRecord> {
     return inTransaction(this.db, async (trx) => {
+      await repo.lockUploads(trx, actor.username);
+      const stored = await repo.bytesStoredBy(trx, actor.username);
+      if (stored + file.size > this.quotaBytes) throw quotaExceeded(this.quotaBytes, stored, file.size);
       const blob = await insertBlob(trx, file.content);
+      // Should the content not be as long as declared, the bytes written decide (the transaction is undone).
+      if (stored + blob.size > this.quotaBytes) throw quotaExceeded(this.quotaBytes, stored, blob.size);
       return repo.insertFile(trx, {
         blob_id: blob.id,
         filename: cleanFilename(file.filename),

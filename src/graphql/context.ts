@@ -13,10 +13,20 @@ export interface GraphQLContext {
   loaders: ContentLoaders;
   /** The event stream subscriptions read from; present on the WebSocket transport only. */
   events: ContentEventListener | null;
+  /**
+   * The client's address as TRUST_PROXY has it (budgets such as createUser's are kept per address);
+   * null for a context no transport built (tests, the benchmark).
+   */
+  clientAddress: string | null;
 }
 
-export function createContext(principal: Principal | null, services: Services, events: ContentEventListener | null = null): GraphQLContext {
-  return { principal, services, loaders: services.contentLoaders.forRequest(principal), events };
+export function createContext(
+  principal: Principal | null,
+  services: Services,
+  events: ContentEventListener | null = null,
+  clientAddress: string | null = null,
+): GraphQLContext {
+  return { principal, services, loaders: services.contentLoaders.forRequest(principal), events, clientAddress };
 }
 
 /**

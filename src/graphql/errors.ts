@@ -4,9 +4,9 @@
  * validation/syntax error becomes an opaque INTERNAL_ERROR.
  */
 import { GraphQLError } from 'graphql';
-import { AppError, type Violation } from '../errors.ts';
+import { AppError, RateLimited, type Violation } from '../errors.ts';
 
-export type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'INTERNAL_ERROR';
+export type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'TOO_MANY_REQUESTS' | 'INTERNAL_ERROR';
 
 const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
   NOT_FOUND: 'NOT_FOUND',
@@ -17,6 +17,7 @@ const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
   PAYLOAD_TOO_LARGE: 'BAD_REQUEST',
   UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
   NOT_ACCEPTABLE: 'BAD_REQUEST',
+  TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
 };
 
 /**
@@ -54,6 +55,8 @@ export function mapGraphQLError(error: GraphQLError, log?: (err: unknown) => voi
     if (original.reason) extensions.code = original.reason;
     if (original.violations.length)
       extensions.violations = original.violations.map((v) => ({ field: graphqlField(v), message: v.message }));
+    // What REST says in Retry-After: whole seconds until the budget refills.
+    if (original instanceof RateLimited) extensions.retryAfter = original.retryAfterS;
     const message = errorType === 'FORBIDDEN' ? 'Access denied' : original.message;
     return relocated(error, message, extensions);
   }

@@ -11,6 +11,7 @@ import type { Config } from '../config.ts';
 import { ContentEventListener } from '../content/content-events.listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { AppError } from '../errors.ts';
+import { clientAddressResolver } from '../http/client-address.ts';
 import { sendProblem } from '../http/http-server.ts';
 import type { Services } from '../services.ts';
 import { createContext } from './context.ts';
@@ -54,7 +55,12 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
         .type('application/json; charset=utf-8')
         .send({ errors: [{ message: error.message, extensions: { errorType: 'UNAUTHORIZED' } }] });
     });
-    registerGraphQLHttp(api, { schema, preparer, executor, context: (principal) => createContext(principal, services) });
+    registerGraphQLHttp(api, {
+      schema,
+      preparer,
+      executor,
+      context: (principal, clientAddress) => createContext(principal, services, null, clientAddress),
+    });
   });
   await registerGraphQLWs(scope, {
     schema,
@@ -66,6 +72,8 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
     verifier,
     initTimeoutMs: config.graphqlWsInitTimeoutMs,
     keepAliveMs: config.graphqlWsKeepAliveMs,
+    limits: config.graphqlWsLimits,
+    clientAddress: clientAddressResolver(config.trustProxy),
   });
   if (config.graphqlSchemaPrintout) registerSchemaPrintout(scope);
   if (config.graphiql) registerGraphiQL(scope);

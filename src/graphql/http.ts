@@ -28,8 +28,11 @@ export interface GraphQLHttpOptions {
   schema: GraphQLSchema;
   preparer: OperationPreparer;
   executor: OperationExecutor;
-  /** The context of one operation, from the principal the scope's authentication hook put on the request. */
-  context: (principal: Principal | null) => GraphQLContext;
+  /**
+   * The context of one operation, from the principal the scope's authentication hook put on the
+   * request and the request's client address (`request.ip`, which follows TRUST_PROXY).
+   */
+  context: (principal: Principal | null, clientAddress: string) => GraphQLContext;
   /** Where to serve; `/graphql` unless a caller (the benchmark) mounts a second schema elsewhere. */
   url?: string;
   /**
@@ -99,7 +102,7 @@ export function registerGraphQLHttp(
         document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
         operationName: params.operationName,
         variableValues: params.variables,
-        contextValue: context(req.raw.principal),
+        contextValue: context(req.raw.principal, req.raw.ip),
       };
     },
     execute: executor.execute,
@@ -148,7 +151,7 @@ export function registerGraphQLHttp(
     const document = prepared as Exclude<typeof prepared, readonly GraphQLError[]>;
     const operation = executor.compiledFor(document, operationName);
     if (operation === null) return false;
-    const args = { schema, document, operationName, variableValues: variables, contextValue: context(request.principal) };
+    const args = { schema, document, operationName, variableValues: variables, contextValue: context(request.principal, request.ip) };
     const result = executor.run(operation, args);
     if (result instanceof Promise) return result.then((executed) => sendResult(reply, mediaType, executed, operation.serialize));
     sendResult(reply, mediaType, result, operation.serialize);

@@ -3,12 +3,13 @@
  *
  * Cost model (complexity), the one documented in the README:
  * - every field costs 1, plus what its selection costs;
- * - a field with a `size` or `limit` argument (the paged connections and `searchUsers`) multiplies
- *   its selection's cost by that argument (its default when omitted or null): `users(size: 20)
+ * - a field with a `size` or `limit` argument (the paged connections, `searchUsers`, and the bounded
+ *   lists `followers`, `following` and `replies`) multiplies its selection's cost by that argument
+ *   (its default when omitted or null), which is also the most rows it can return: `users(size: 20)
  *   { content { id } }` costs 1 + 20 × (1 + 1) = 41;
  * - `content` inside a connection is not multiplied again (the page size already was);
- * - any other list field (`followers`, `following`, `tags`, `replies`, `allUsers`) multiplies its
- *   selection by UNPAGED_LIST_FACTOR, an assumed typical length;
+ * - any other list field (`tags`, `allUsers`) multiplies its selection by UNPAGED_LIST_FACTOR, an
+ *   assumed typical length;
  * - introspection (`__schema`, `__type`, `__typename`) costs nothing; it is bounded instead by the
  *   introspection rule below, the alias cap and the length cap.
  * Depth counts nested field levels, root fields being depth 1 (`{ user { id } }` has depth 2);

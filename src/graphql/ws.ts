@@ -12,6 +12,11 @@
  * triggers send them on commit), and when the credential expires. Should the LISTEN connection drop,
  * every open connection's credential is verified again once it is back, so no revocation sent in
  * between is missed for long.
+ *
+ * Limits (src/graphql/ws-limits.ts): a message over the payload limit closes the socket (1009, by
+ * ws); a client address or a principal over its share of open connections is closed with 4429 "Too
+ * many connections"; an operation over the per-connection limit gets an `error` message
+ * (TOO_MANY_SUBSCRIPTIONS) and the connection stays.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -23,14 +28,17 @@ import { bearerToken } from '../auth/bearer-strategy.ts';
 import { InvalidTokenError, type CredentialVerifier, type VerifiedCredential } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
 import { CREDENTIAL_REVOKED_CHANNEL, parseCredentialRevoked, type CredentialRevoked } from '../auth/revocations.ts';
+import type { GraphQLWsLimits } from '../config.ts';
 import type { ContentEventListener } from '../content/content-events.listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { listenToChannel } from '../db/notifications.ts';
+import type { ClientAddressOf } from '../http/client-address.ts';
 import type { Services } from '../services.ts';
 import { createContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
+import { CLOSE_TOO_MANY_CONNECTIONS, ConnectionQuota, TOO_MANY_CONNECTIONS, tooManySubscriptions } from './ws-limits.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';
 
@@ -49,6 +57,9 @@ export interface GraphQLWsOptions {
   verifier: CredentialVerifier;
   initTimeoutMs: number;
   keepAliveMs: number;
+  limits: GraphQLWsLimits;
+  /** The client address of an upgrade request, as TRUST_PROXY has it. */
+  clientAddress: ClientAddressOf;
 }
 
 /** The bearer token a connection presents: undefined when none (anonymous), null when malformed. */
@@ -115,8 +126,10 @@ class AuthenticatedConnections {
 }
 
 export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOptions): Promise<void> {
-  const { schema, services, preparer, events, verifier } = options;
-  const wss = new WebSocketServer({ noServer: true });
+  const { schema, services, preparer, events, verifier, limits } = options;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayloadBytes });
+  const perAddress = new ConnectionQuota(limits.connectionsPerAddress);
+  const perPrincipal = new ConnectionQuota(limits.connectionsPerPrincipal);
   const log = (err: unknown) => app.log.error({ err }, 'GraphQL subscription failed');
   const connections = new AuthenticatedConnections();
   const recheckFailed = (err: unknown) => app.log.error({ err }, 'verifying a WebSocket connection again failed');
@@ -156,6 +169,11 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
             throw error;
           }
           if (seen !== connections.revocations) continue;
+          if (!perPrincipal.take(credential.principal.username, ctx.extra.socket)) {
+            // Closed here with its own code; graphql-ws's 4403 for `false` then finds it closing.
+            ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, TOO_MANY_CONNECTIONS);
+            return false;
+          }
           ctx.extra.principal = credential.principal;
           connections.add(ctx.extra.socket, token, credential);
           return true;
@@ -163,6 +181,10 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
         return false;
       },
       onSubscribe: (ctx, _id, payload) => {
+        // graphql-ws has entered this operation's id already: it counts as one of those running.
+        if (Object.keys(ctx.subscriptions).length > limits.subscriptionsPerConnection) {
+          return [tooManySubscriptions(limits.subscriptionsPerConnection)];
+        }
         const prepared = preparer.prepare(payload);
         if (Array.isArray(prepared)) return (prepared as readonly GraphQLError[]).map((e) => mapGraphQLError(e, log));
         return {
@@ -170,7 +192,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
           document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: createContext(ctx.extra.principal ?? null, services, events),
+          contextValue: createContext(ctx.extra.principal ?? null, services, events, options.clientAddress(ctx.extra.request)),
         };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => mapGraphQLError(e, log).toJSON()),
@@ -187,7 +209,12 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      // Refused after the handshake rather than with an HTTP status, so that the client (a browser
+      // too) is told why in the close frame.
+      if (!perAddress.take(options.clientAddress(request), ws)) return ws.close(CLOSE_TOO_MANY_CONNECTIONS, TOO_MANY_CONNECTIONS);
+      wss.emit('connection', ws, request);
+    });
   };
   app.server.on('upgrade', onUpgrade);
 

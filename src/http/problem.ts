@@ -49,6 +49,7 @@ export type ProblemKind =
   | 'conflict'
   | 'precondition-failed'
   | 'payload-too-large'
+  | 'quota-exceeded'
   | 'uri-too-long'
   | 'unsupported-media-type'
   | 'header-fields-too-large'
@@ -71,6 +72,7 @@ const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   conflict: { status: 409, title: 'Conflict' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
+  'quota-exceeded': { status: 413, title: 'Quota exceeded' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
@@ -96,6 +98,7 @@ const KIND_BY_CODE: Record<AppErrorCode, ProblemKind> = {
 const KIND_BY_REASON: Record<string, ProblemKind> = {
   INVALID_CURSOR: 'invalid-cursor',
   EMPTY_FILE: 'empty-file',
+  QUOTA_EXCEEDED: 'quota-exceeded',
 };
 
 /**
@@ -145,7 +148,7 @@ const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
 /** Other client errors a plugin may raise with a status only. */
 const KIND_BY_STATUS: Partial<Record<number, ProblemKind>> = Object.fromEntries(
   (Object.keys(KINDS) as ProblemKind[])
-    .filter((k) => k !== 'validation-error' && k !== 'malformed-json' && k !== 'invalid-cursor' && k !== 'empty-file')
+    .filter((k) => !['validation-error', 'malformed-json', 'invalid-cursor', 'empty-file', 'quota-exceeded'].includes(k))
     .map((k) => [KINDS[k].status, k]),
 );
 

@@ -85,6 +85,31 @@ t.test('sign-in budgets, trusted proxies and the metrics token are settings', as
   t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2, 'a hop count');
 });
 
+t.test('the createUser budget and the upload quota are settings', async (t) => {
+  t.equal(loadConfig({}).createUserPerAddress, 10);
+  t.equal(loadConfig({ CREATE_USER_PER_ADDRESS: '3' }).createUserPerAddress, 3);
+  t.equal(loadConfig({}).filesQuotaBytes, 100_000_000);
+  t.equal(loadConfig({ FILES_QUOTA_BYTES: '1000' }).filesQuotaBytes, 1000);
+});
+
+t.test('WebSocket limits are settings', async (t) => {
+  t.same(loadConfig({}).graphqlWsLimits, {
+    maxPayloadBytes: 65_536,
+    connectionsPerPrincipal: 20,
+    connectionsPerAddress: 50,
+    subscriptionsPerConnection: 20,
+  });
+  t.same(
+    loadConfig({
+      GRAPHQL_WS_MAX_PAYLOAD_BYTES: '1024',
+      GRAPHQL_WS_MAX_CONNECTIONS_PER_PRINCIPAL: '2',
+      GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS: '3',
+      GRAPHQL_WS_MAX_SUBSCRIPTIONS: '4',
+    }).graphqlWsLimits,
+    { maxPayloadBytes: 1024, connectionsPerPrincipal: 2, connectionsPerAddress: 3, subscriptionsPerConnection: 4 },
+  );
+});
+
 t.test('single sign-on settings', async (t) => {
   const c = loadConfig({});
   t.equal(c.secretsKey, null, 'generated under DATA_DIR outside production');
@@ -124,6 +149,12 @@ t.test('each bad value names its variable', async (t) => {
     [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+    [{ GRAPHQL_WS_MAX_PAYLOAD_BYTES: '100' }, 'GRAPHQL_WS_MAX_PAYLOAD_BYTES'],
+    [{ GRAPHQL_WS_MAX_CONNECTIONS_PER_PRINCIPAL: '0' }, 'GRAPHQL_WS_MAX_CONNECTIONS_PER_PRINCIPAL'],
+    [{ GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS: 'many' }, 'GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS'],
+    [{ GRAPHQL_WS_MAX_SUBSCRIPTIONS: '0' }, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS'],
+    [{ CREATE_USER_PER_ADDRESS: '0' }, 'CREATE_USER_PER_ADDRESS'],
+    [{ FILES_QUOTA_BYTES: '100MB' }, 'FILES_QUOTA_BYTES'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '9464', METRICS_HOST: 'internal' }, 'METRICS_HOST'],
   ];

@@ -59,7 +59,7 @@ t.test('limits', async (t) => {
     t.equal(
       defaults.body.errors?.[0].message,
       'Query complexity 241 exceeds the maximum complexity of 200',
-      'default size 20, unpaged lists ×10',
+      'default size 20, followers by their default limit 10',
     );
   });
 

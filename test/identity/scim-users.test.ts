@@ -332,11 +332,13 @@ t.test('SCIM users', async (t) => {
     const file = await services.files.store(actor, {
       filename: 'cv.txt',
       contentType: 'text/plain',
+      size: 5,
       content: Readable.from([Buffer.from('hello')]),
     });
     const kept = await services.files.store(other, {
       filename: 'keep.txt',
       contentType: 'text/plain',
+      size: 4,
       content: Readable.from([Buffer.from('keep')]),
     });
     const group = await scim.post(

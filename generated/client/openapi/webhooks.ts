@@ -647,6 +647,7 @@ export interface components {
          *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
          *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
+         *     | `/problems/quota-exceeded` | 413 | storing an uploaded file would take the uploader's stored files over their quota (`code` `QUOTA_EXCEEDED`); nothing was stored |
          *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
          *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
