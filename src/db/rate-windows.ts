@@ -4,9 +4,9 @@
  * restarted when it has run out, so a key needs no clean-up to be counted afresh (spent rows older
  * than an hour are deleted with the sign-in state, src/identity/sign-in/sso-state.repository.ts).
  *
- * Keys are prefixed by their area and action (`create-user:address:<ip>`), so areas never share a
- * budget. The sign-in budgets (src/identity/sign-in/attempt-budget.ts) count in the same table with
- * the same statement of their own.
+ * Keys are prefixed by their area and action (`create-user:address:<ip>`, `login:account:<e-mail>`),
+ * so areas never share a budget: the sign-in budgets (src/identity/sign-in/attempt-budget.ts) and the
+ * content area's sign-up budget count here.
  */
 import { sql } from 'kysely';
 import type { Database } from './database.ts';

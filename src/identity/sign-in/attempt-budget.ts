@@ -14,28 +14,12 @@
  * Every attempt counts, successful or not: counting only failures would let a guesser spread its
  * tries between successful sign-ins of its own account.
  */
-import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { countInWindow } from '../../db/rate-windows.ts';
 import type { SignInBudgets } from '../../config.ts';
 import { RateLimited } from '../../errors.ts';
 
 export type AttemptKind = keyof SignInBudgets;
-
-const WINDOW_S = 60;
-
-/** Counts one attempt under `key`; the count within the current window and the seconds left in it. */
-async function spend(db: Database, key: string): Promise<{ count: number; secondsLeft: number }> {
-  const row = await sql<{ count: number; seconds_left: number }>`
-    insert into rate_limit_windows as w (key, window_start, count) values (${key}, now(), 1)
-    on conflict (key) do update set
-      window_start = case when w.window_start <= now() - make_interval(secs => ${WINDOW_S}) then now() else w.window_start end,
-      count = case when w.window_start <= now() - make_interval(secs => ${WINDOW_S}) then 1 else w.count + 1 end
-    returning count, ceil(extract(epoch from (window_start + make_interval(secs => ${WINDOW_S}) - now())))::int as seconds_left`.execute(
-    db,
-  );
-  const { count, seconds_left } = row.rows[0]!;
-  return { count, secondsLeft: Math.max(1, seconds_left) };
-}
 
 export class AttemptBudget {
   constructor(
@@ -47,8 +31,8 @@ export class AttemptBudget {
   async spend(kind: AttemptKind, address: string, account: string): Promise<void> {
     const budget = this.budgets[kind];
     const [byAddress, byAccount] = await Promise.all([
-      spend(this.db, `${kind}:address:${address}`),
-      spend(this.db, `${kind}:account:${account.toLowerCase()}`),
+      countInWindow(this.db, `${kind}:address:${address}`),
+      countInWindow(this.db, `${kind}:account:${account.toLowerCase()}`),
     ]);
     if (byAccount.count > budget.perAccount) {
       throw new RateLimited(
