@@ -100,7 +100,14 @@ export function createServices(
     fetch: providerFetch,
   });
   const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
-  const accounts = new AccountsService(db, sessions, domains, identityProviders, new AttemptBudget(db, config.signInBudgets), () => dependencies.mail);
+  const accounts = new AccountsService(
+    db,
+    sessions,
+    domains,
+    identityProviders,
+    new AttemptBudget(db, config.signInBudgets),
+    () => dependencies.mail,
+  );
   return {
     users: new UsersService(db, new SignUpBudget(db, config.createUserPerAddress)),
     posts,

@@ -59,9 +59,7 @@ export interface SignInReport {
 }
 
 /** What registering does: signs in, or waits for the code mailed to the address. */
-export type Registered =
-  | ({ kind: 'signed-in' } & SignedIn)
-  | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
+export type Registered = ({ kind: 'signed-in' } & SignedIn) | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
 
 const ADDRESS_CODE_TTL_S = 30 * 60;
 /** Wrong guesses at one code before it is spent (8 digits: a guess in 20 million). */
@@ -135,7 +133,8 @@ export class AccountsService {
     if (proofRequired) {
       // An earlier registration of this address that nobody proved belongs to whoever proves it.
       const unproven = await repo.findUserByEmail(this.db, tenantId, email);
-      if (unproven && unproven.email_verified_at === null && unproven.source === 'local') await repo.deleteUnprovenAccount(this.db, unproven.id);
+      if (unproven && unproven.email_verified_at === null && unproven.source === 'local')
+        await repo.deleteUnprovenAccount(this.db, unproven.id);
     }
     let user: UsersRow;
     try {
