@@ -57,7 +57,8 @@ const auth = createAuthClient({ baseUrl });
 const registered = await auth.POST('/auth/local/register', {
   body: { email: 'sdk@example.com', password: 'correct horse battery', username: 'sdkuser', displayName: 'SDK User' },
 });
-if (!registered.data) throw new Error(\`register failed: \${JSON.stringify(registered.error)}\`);
+// 201 signs in; 202 (an address in a domain a tenant verified) waits for the mailed code first.
+if (!registered.data || !('token' in registered.data)) throw new Error(\`register failed: \${JSON.stringify(registered.error ?? registered.data)}\`);
 const token: string = registered.data.token;
 
 const graphql = createGraphqlClient({ url: \`\${baseUrl}/graphql\`, token, webSocketImpl: WebSocket });
