@@ -59,7 +59,7 @@ export function fileHandlers(services: Services): FileHandlers {
     },
 
     downloadFile: async (request, reply) => {
-      const { file, content } = await files.open(request.params.fileId);
+      const { file, content } = await files.open(principalOf(request), request.params.fileId);
       negotiateStored(request, file.content_type);
       return (
         reply

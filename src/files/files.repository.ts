@@ -11,8 +11,11 @@ export function insertFile(
   return db.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findFile(db: Executor, id: string): Promise<FileRecord | undefined> {
-  return db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+/** The file, when `uploader` uploaded it (null: whoever did: the platform's administrators). */
+export function findFile(db: Executor, id: string, uploader: string | null): Promise<FileRecord | undefined> {
+  let query = db.selectFrom('files').selectAll().where('id', '=', id);
+  if (uploader !== null) query = query.where('uploaded_by', '=', uploader);
+  return query.executeTakeFirst();
 }
 
 /**

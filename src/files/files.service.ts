@@ -1,5 +1,5 @@
 /** Stored files: metadata in `files`, bytes in chunked blobs, written in one transaction. */
-import type { Principal } from '../auth/principal.ts';
+import { ADMIN, hasRole, type Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -63,8 +63,12 @@ export class FilesService {
     });
   }
 
-  async open(id: string): Promise<{ file: repo.FileRecord; content: AsyncIterable<Buffer> }> {
-    const file = await repo.findFile(this.db, id);
+  /**
+   * A file is its uploader's (and the platform administrators'): to anyone else it does not exist, so
+   * its id, even leaked, reveals nothing.
+   */
+  async open(actor: Principal, id: string): Promise<{ file: repo.FileRecord; content: AsyncIterable<Buffer> }> {
+    const file = await repo.findFile(this.db, id, hasRole(actor, ADMIN) ? null : actor.username);
     if (!file) throw notFound(`File not found: ${id}`, 'FILE_NOT_FOUND');
     return { file, content: readBlob(this.db, file.blob_id) };
   }

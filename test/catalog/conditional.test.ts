@@ -10,9 +10,9 @@ type Create = components['schemas']['CreateProductRequest'];
 t.test('product PUT and PATCH honour If-Match', async (t) => {
   const server = await sharedServer();
   const { api, v1, v2 } = server;
-  const user = await server.token('alice');
+  const writer = await server.token('catalog-admin', ['ADMIN']);
   const path = (id: string) => ({ path: { id } });
-  const ifMatch = (tag?: string) => ({ ...bearer(user), ...(tag ? { 'if-match': tag } : {}) });
+  const ifMatch = (tag?: string) => ({ ...bearer(writer), ...(tag ? { 'if-match': tag } : {}) });
   const get = (id: string) => v1.GET('/api/v1/products/{id}', { params: path(id) });
   const patch = (id: string, body: Patch, tag?: string) =>
     v1.PATCH('/api/v1/products/{id}', { params: path(id), body, headers: ifMatch(tag) });
@@ -21,7 +21,7 @@ t.test('product PUT and PATCH honour If-Match', async (t) => {
   const etag = async (call: Promise<{ response: Response }>) => (await expectStatus(200, call)).response.headers.get('etag');
 
   t.test('GET, POST, PUT and PATCH carry the version as a strong ETag', async (t) => {
-    const created = await expectStatus(201, v1.POST('/api/v1/products', { body: productBody(), headers: bearer(user) }));
+    const created = await expectStatus(201, v1.POST('/api/v1/products', { body: productBody(), headers: bearer(writer) }));
     t.equal(created.response.headers.get('etag'), '"1"');
     const id = created.data!.id;
     t.equal(await etag(get(id)), '"1"');
@@ -72,7 +72,7 @@ t.test('product PUT and PATCH honour If-Match', async (t) => {
     // Raw client: `quantity` is left out (0 by default), which openapi-typescript types as required.
     const created = await api.post('/api/v2/products', {
       body: { name: 'V2 product', price: { amount: '1.00', currency: 'USD' }, sku: 'V2-ETAG-1', category: 'OTHER' },
-      token: user,
+      token: writer,
       expect: 201,
     });
     t.equal(created.headers.get('etag'), '"1"');

@@ -32,7 +32,7 @@ export async function createProduct(
   server: TestServer,
   overrides: Partial<CreateProductRequest> = {},
 ): Promise<components['schemas']['ProductResponse']> {
-  const token = await server.token('catalog-writer');
+  const token = await server.token('catalog-writer', ['ADMIN']);
   return dataOf(201, server.v1.POST('/api/v1/products', { body: productBody(overrides), headers: bearer(token) }));
 }
 

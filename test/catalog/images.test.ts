@@ -8,12 +8,13 @@ t.test('product images', async (t) => {
   const server = await sharedServer();
   const { api } = server;
   const user = await server.token('alice');
+  const writer = await server.token('catalog-admin', ['ADMIN']);
   const product = await createProduct(server);
   const path = `/api/v1/products/${product.id}/images`;
 
   t.test('a PNG is stored, served back byte for byte, and listed on the product', async (t) => {
     // The declared type and name lie: the bytes decide.
-    const r = await api.post(path, { raw: multipart('file', ONE_PIXEL_PNG, 'photo.txt', 'text/plain'), token: user, expect: 201 });
+    const r = await api.post(path, { raw: multipart('file', ONE_PIXEL_PNG, 'photo.txt', 'text/plain'), token: writer, expect: 201 });
     t.match(r.body, { productId: product.id, contentType: 'image/png', size: ONE_PIXEL_PNG.length, width: 1, height: 1 });
     t.equal(r.headers.get('location'), r.body.url);
     t.equal(r.body.url, `${path}/${r.body.id}`);
@@ -25,7 +26,7 @@ t.test('product images', async (t) => {
     t.equal(bytes.headers.get('x-content-type-options'), 'nosniff');
     t.same(Buffer.from(await bytes.arrayBuffer()), ONE_PIXEL_PNG);
     await api.get(r.body.url, { expect: 200 });
-    const gif = await api.post(path, { raw: multipart('file', GIF_3X2, 'anim.gif'), token: user, expect: 201 });
+    const gif = await api.post(path, { raw: multipart('file', GIF_3X2, 'anim.gif'), token: writer, expect: 201 });
     t.match(gif.body, { contentType: 'image/gif', width: 3, height: 2 });
     const listed = await api.get(`/api/v1/products/${product.id}`, { expect: 200 });
     t.same(
@@ -38,22 +39,26 @@ t.test('product images', async (t) => {
     t.equal(page.body.content[0].images.length, 2, 'lists carry images too');
   });
 
+  t.test('uploading an image is the platform ADMIN’s: a signed-in user gets 403', async (t) => {
+    await api.post(path, { raw: multipart('file', ONE_PIXEL_PNG, 'pixel.png', 'image/png'), token: user, expect: 403 });
+  });
+
   t.test('upload errors: 415 for non-images and non-multipart, 400 empty or missing part, 404, 401', async (t) => {
     const fake = await api.post(path, {
       raw: multipart('file', Buffer.from('plain text, not a picture'), 'fake.png', 'image/png'),
-      token: user,
+      token: writer,
       expect: 415,
     });
     t.match(fake.body, { type: '/problems/unsupported-media-type', code: 'NOT_AN_IMAGE' });
     const pdf = Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n');
-    await api.post(path, { raw: multipart('file', pdf, 'doc.png', 'image/png'), token: user, expect: 415 });
-    await api.post(path, { body: { file: 'x' }, token: user, expect: 415 });
-    const empty = await api.post(path, { raw: multipart('file', Buffer.alloc(0), 'empty.png'), token: user, expect: 400 });
+    await api.post(path, { raw: multipart('file', pdf, 'doc.png', 'image/png'), token: writer, expect: 415 });
+    await api.post(path, { body: { file: 'x' }, token: writer, expect: 415 });
+    const empty = await api.post(path, { raw: multipart('file', Buffer.alloc(0), 'empty.png'), token: writer, expect: 400 });
     t.equal(empty.body.type, '/problems/empty-file');
-    const wrongPart = await api.post(path, { raw: multipart('picture', ONE_PIXEL_PNG, 'a.png'), token: user, expect: 400 });
+    const wrongPart = await api.post(path, { raw: multipart('picture', ONE_PIXEL_PNG, 'a.png'), token: writer, expect: 400 });
     t.equal(wrongPart.body.type, '/problems/empty-file');
-    await api.post(`/api/v1/products/${UNKNOWN}/images`, { raw: multipart('file', ONE_PIXEL_PNG, 'a.png'), token: user, expect: 404 });
-    await api.post('/api/v1/products/not-a-uuid/images', { raw: multipart('file', ONE_PIXEL_PNG, 'a.png'), token: user, expect: 400 });
+    await api.post(`/api/v1/products/${UNKNOWN}/images`, { raw: multipart('file', ONE_PIXEL_PNG, 'a.png'), token: writer, expect: 404 });
+    await api.post('/api/v1/products/not-a-uuid/images', { raw: multipart('file', ONE_PIXEL_PNG, 'a.png'), token: writer, expect: 400 });
     await api.post(path, { raw: multipart('file', ONE_PIXEL_PNG, 'a.png'), expect: 401 });
     const after = await api.get(`/api/v1/products/${product.id}`, { expect: 200 });
     t.equal(after.body.images.length, 2, 'rejected uploads stored nothing');
@@ -61,7 +66,7 @@ t.test('product images', async (t) => {
 
   t.test('an image larger than 10,000,000 bytes is a 413', async (t) => {
     const big = Buffer.concat([ONE_PIXEL_PNG, Buffer.alloc(10_000_001 - ONE_PIXEL_PNG.length)]);
-    const r = await api.post(path, { raw: multipart('file', big, 'big.png'), token: user, expect: 413 });
+    const r = await api.post(path, { raw: multipart('file', big, 'big.png'), token: writer, expect: 413 });
     t.equal(r.body.type, '/problems/payload-too-large');
   });
 

@@ -19,6 +19,7 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
   const server = await sharedServer();
   const { api, v2 } = server;
   const user = await server.token('alice');
+  const writer = await server.token('catalog-admin', ['ADMIN']);
   const admin = await server.token('root', ['ADMIN']);
   const path = (id: string) => ({ path: { id } });
   const create = (product: components['schemas']['CreateProductRequestV2'], token?: string) =>
@@ -37,7 +38,7 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
   const remove = (id: string, token?: string) => v2.DELETE('/api/v2/products/{id}', { params: path(id), headers: bearer(token) });
 
   t.test('create in v2, read in v1 and v2', async (t) => {
-    const created = await expectStatus(201, create(body, user));
+    const created = await expectStatus(201, create(body, writer));
     const product = created.data!;
     t.equal(created.response.headers.get('location'), `/api/v2/products/${product.id}`);
     t.match(product, {
@@ -72,6 +73,15 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
     );
   });
 
+  t.test('writes are the platform ADMIN’s: a signed-in user gets 403', async (t) => {
+    await expectStatus(403, create({ ...body, sku: 'V2-USER-1' }, user));
+    const made = await dataOf(201, create({ ...body, sku: 'V2-USER-2' }, writer));
+    await expectStatus(
+      403,
+      v2.PATCH('/api/v2/products/{id}', { params: { path: { id: made.id } }, body: { name: 'Renamed' }, headers: bearer(user) }),
+    );
+  });
+
   t.test('create errors: 400, 401, 409, 413, 415', async (t) => {
     for (const [bad, field] of [
       [{ ...body, sku: 'V2-X1', price: { amount: '0.00', currency: 'USD' } }, '/price/amount'],
@@ -79,7 +89,7 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
       [{ ...body, sku: 'V2-X4', attributes: { colour: ' ' } }, '/attributes/colour'],
       [{ ...body, sku: 'V2-X5', quantity: -1 }, '/quantity'],
     ] as const) {
-      const r = await errorOf(400, create(bad, user));
+      const r = await errorOf(400, create(bad, writer));
       t.ok(
         r.errors?.some((e) => e.field === field),
         `${field} in ${JSON.stringify(r.errors)}`,
@@ -90,31 +100,31 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
       [{ ...body, sku: 'V2-X3', price: { amount: '1.50', currency: 'EUR' } }, '/price/currency'],
       [{ ...body, sku: 'V2-X6', stockQuantity: 1 }, '/stockQuantity'],
     ] as const) {
-      const r = await api.post('/api/v2/products', { body: bad, token: user, expect: 400 });
+      const r = await api.post('/api/v2/products', { body: bad, token: writer, expect: 400 });
       t.ok(
         r.body.errors.some((e: any) => e.field === field),
         `${field} in ${JSON.stringify(r.body.errors)}`,
       );
     }
     await expectStatus(401, create(body));
-    t.match(await errorOf(409, create(body, user)), { code: 'DUPLICATE_SKU' });
-    await expectStatus(413, create({ ...body, description: 'x'.repeat(1_100_000) }, user));
+    t.match(await errorOf(409, create(body, writer)), { code: 'DUPLICATE_SKU' });
+    await expectStatus(413, create({ ...body, description: 'x'.repeat(1_100_000) }, writer));
     // Raw client: the typed client sends JSON only, and this body is CSV.
-    await api.post('/api/v2/products', { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
+    await api.post('/api/v2/products', { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: writer, expect: 415 });
   });
 
   t.test('patch: null or absent unchanged; errors 400, 401, 404, 413, 415', async (t) => {
-    const p = await dataOf(201, create({ ...body, sku: 'V2-PATCH' }, user));
-    const r = await dataOf(200, patch(p.id, { price: { amount: '5.05', currency: 'USD' }, name: null }, user));
+    const p = await dataOf(201, create({ ...body, sku: 'V2-PATCH' }, writer));
+    const r = await dataOf(200, patch(p.id, { price: { amount: '5.05', currency: 'USD' }, name: null }, writer));
     t.match(r, { name: 'Desk Lamp', price: { amount: '5.05' }, inventory: { quantity: 3 } });
-    const q = await dataOf(200, patch(p.id, { quantity: 0 }, user));
+    const q = await dataOf(200, patch(p.id, { quantity: 0 }, writer));
     t.match(q.inventory, { quantity: 0, inStock: false });
-    await expectStatus(400, patch(p.id, { price: { amount: 'abc', currency: 'USD' } }, user));
+    await expectStatus(400, patch(p.id, { price: { amount: 'abc', currency: 'USD' } }, writer));
     await expectStatus(401, patch(p.id, { quantity: 1 }));
-    await expectStatus(404, patch(UNKNOWN, { quantity: 1 }, user));
-    await expectStatus(413, patch(p.id, { description: 'x'.repeat(1_100_000) }, user));
+    await expectStatus(404, patch(UNKNOWN, { quantity: 1 }, writer));
+    await expectStatus(413, patch(p.id, { description: 'x'.repeat(1_100_000) }, writer));
     // Raw client: the typed client sends JSON only, and this body is plain text.
-    await api.patch(`/api/v2/products/${p.id}`, { raw: 'q', headers: { 'content-type': 'text/plain' }, token: user, expect: 415 });
+    await api.patch(`/api/v2/products/${p.id}`, { raw: 'q', headers: { 'content-type': 'text/plain' }, token: writer, expect: 415 });
   });
 
   t.test('get, list and search errors: 400, 401, 404, 406', async (t) => {
@@ -135,7 +145,7 @@ t.test('REST v2 serves the same products in its own shapes', async (t) => {
   });
 
   t.test('delete: ADMIN only, 204 then 404 in both versions', async (t) => {
-    const p = await dataOf(201, create({ ...body, sku: 'V2-DEL' }, user));
+    const p = await dataOf(201, create({ ...body, sku: 'V2-DEL' }, writer));
     await expectStatus(401, remove(p.id));
     await expectStatus(403, remove(p.id, user));
     await expectStatus(400, remove('bad', admin));

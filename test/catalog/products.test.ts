@@ -17,6 +17,8 @@ t.test('product CRUD over REST v1', async (t) => {
   const server = await sharedServer();
   const { api, v1 } = server;
   const user = await server.token('alice');
+  // The catalog is the platform's: its writes need the platform ADMIN.
+  const writer = await server.token('catalog-admin', ['ADMIN']);
   const admin = await server.token('root', ['ADMIN']);
   const path = (id: string) => ({ path: { id } });
   const get = (id: string, token?: string) => v1.GET('/api/v1/products/{id}', { params: path(id), headers: bearer(token) });
@@ -30,14 +32,24 @@ t.test('product CRUD over REST v1', async (t) => {
   t.test('create: 401 without a token, 415 for CSV, 413 for an oversized JSON body, 409 for a duplicate SKU', async (t) => {
     await expectStatus(401, create(productBody()));
     // Raw client: the typed client sends JSON only, and these bodies are CSV and XML.
-    await api.post('/api/v1/products', { raw: 'name,price\nx,1', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await api.post('/api/v1/products', { raw: '<product/>', headers: { 'content-type': 'application/xml' }, token: user, expect: 415 });
-    const tooBig = await errorOf(413, create({ ...productBody(), description: 'x'.repeat(1_100_000) }, user));
+    await api.post('/api/v1/products', { raw: 'name,price\nx,1', headers: { 'content-type': 'text/csv' }, token: writer, expect: 415 });
+    await api.post('/api/v1/products', { raw: '<product/>', headers: { 'content-type': 'application/xml' }, token: writer, expect: 415 });
+    const tooBig = await errorOf(413, create({ ...productBody(), description: 'x'.repeat(1_100_000) }, writer));
     t.equal(tooBig.type, '/problems/payload-too-large');
     const first = await createProduct(server, { sku: 'DUP-001' });
-    const dup = await errorOf(409, create(productBody({ sku: 'DUP-001' }), user));
+    const dup = await errorOf(409, create(productBody({ sku: 'DUP-001' }), writer));
     t.match(dup, { code: 'DUPLICATE_SKU', detail: /DUP-001/ });
     t.equal(first.sku, 'DUP-001');
+  });
+
+  t.test('the catalog is the platform’s: a signed-in user may not create, replace, patch or delete', async (t) => {
+    const made = await createProduct(server, { sku: 'OWNED-BY-PLATFORM' });
+    const body = productBody();
+    t.match(await errorOf(403, create(body, user)), { detail: 'This operation requires the ADMIN role' });
+    await expectStatus(403, put(made.id, body, user));
+    await expectStatus(403, patch(made.id, { price: 0.01 }, user));
+    await expectStatus(403, remove(made.id, user));
+    t.equal((await dataOf(200, get(made.id))).price, made.price, 'nothing changed');
   });
 
   t.test('create: repeated attribute keys are a 400 at the later occurrence', async (t) => {
@@ -48,7 +60,7 @@ t.test('product CRUD over REST v1', async (t) => {
         { key: 'a', value: '3' },
       ],
     });
-    const r = await errorOf(400, create(body, user));
+    const r = await errorOf(400, create(body, writer));
     t.same(
       r.errors?.map((e) => e.field),
       ['/attributes/2/key'],
@@ -56,7 +68,7 @@ t.test('product CRUD over REST v1', async (t) => {
   });
 
   t.test('a NUL character is a 400, never a 500', async (t) => {
-    const r = await errorOf(400, create(productBody({ description: 'bad\u0000byte' }), user));
+    const r = await errorOf(400, create(productBody({ description: 'bad\u0000byte' }), writer));
     t.equal(r.type, '/problems/validation-error');
   });
 
@@ -71,7 +83,7 @@ t.test('product CRUD over REST v1', async (t) => {
   t.test('PUT replaces every field and resets omitted optional ones; images are kept', async (t) => {
     const p = await createProduct(server, { attributes: [{ key: 'colour', value: 'red' }], stockQuantity: 7 });
     const replacement = { name: 'Replaced', price: 99.9, sku: p.sku, category: 'BOOKS' as const };
-    const r = await dataOf(200, put(p.id, replacement, user));
+    const r = await dataOf(200, put(p.id, replacement, writer));
     t.match(r, {
       id: p.id,
       name: 'Replaced',
@@ -91,44 +103,44 @@ t.test('product CRUD over REST v1', async (t) => {
     const a = await createProduct(server);
     const b = await createProduct(server);
     const full = { name: 'Name', price: 1, sku: a.sku, category: 'HOME' as const };
-    const bad = await errorOf(400, put(a.id, { ...full, price: 0 }, user));
+    const bad = await errorOf(400, put(a.id, { ...full, price: 0 }, writer));
     t.match(bad.errors, [{ field: '/price' }]);
     // Raw client: a body missing required properties does not compile with the typed client.
-    const missing = await api.put(`/api/v1/products/${a.id}`, { body: { name: 'Only name' }, token: user, expect: 400 });
+    const missing = await api.put(`/api/v1/products/${a.id}`, { body: { name: 'Only name' }, token: writer, expect: 400 });
     t.ok(missing.body.errors.some((e: any) => e.field === '/sku'));
     await expectStatus(401, put(a.id, full));
-    await expectStatus(404, put(UNKNOWN, { ...full, sku: 'NEW-SKU-1' }, user));
-    const clash = await errorOf(409, put(a.id, { ...full, sku: b.sku }, user));
+    await expectStatus(404, put(UNKNOWN, { ...full, sku: 'NEW-SKU-1' }, writer));
+    const clash = await errorOf(409, put(a.id, { ...full, sku: b.sku }, writer));
     t.match(clash, { code: 'DUPLICATE_SKU' });
     t.equal((await dataOf(200, get(a.id))).sku, a.sku, 'the failed PUT changed nothing');
     // Raw client: the typed client sends JSON only, and this body is CSV.
-    await api.put(`/api/v1/products/${a.id}`, { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await expectStatus(413, put(a.id, { ...full, description: 'd'.repeat(1_100_000) }, user));
+    await api.put(`/api/v1/products/${a.id}`, { raw: 'a,b', headers: { 'content-type': 'text/csv' }, token: writer, expect: 415 });
+    await expectStatus(413, put(a.id, { ...full, description: 'd'.repeat(1_100_000) }, writer));
   });
 
   t.test('PATCH changes present fields only; null and absent leave them unchanged', async (t) => {
     const p = await createProduct(server, { description: 'keep me', stockQuantity: 3 });
-    const r = await dataOf(200, patch(p.id, { price: 12.34, description: null }, user));
+    const r = await dataOf(200, patch(p.id, { price: 12.34, description: null }, writer));
     t.match(r, { name: p.name, description: 'keep me', price: 12.34, stockQuantity: 3, sku: p.sku });
-    const zero = await dataOf(200, patch(p.id, { stockQuantity: 0 }, user));
+    const zero = await dataOf(200, patch(p.id, { stockQuantity: 0 }, writer));
     t.match(zero, { stockQuantity: 0, inStock: false, price: 12.34 });
-    const same = await dataOf(200, patch(p.id, {}, user));
+    const same = await dataOf(200, patch(p.id, {}, writer));
     t.equal(same.updatedAt, zero.updatedAt, '{} changes nothing');
   });
 
   t.test('PATCH errors: 400 for a present invalid value or unknown field, 401, 404, 415', async (t) => {
     const p = await createProduct(server);
-    t.match((await errorOf(400, patch(p.id, { name: 'x' }, user))).errors, [{ field: '/name' }]);
-    t.match((await errorOf(400, patch(p.id, { price: 1.234 }, user))).errors, [{ field: '/price' }]);
+    t.match((await errorOf(400, patch(p.id, { name: 'x' }, writer))).errors, [{ field: '/name' }]);
+    t.match((await errorOf(400, patch(p.id, { price: 1.234 }, writer))).errors, [{ field: '/price' }]);
     // Raw client: `sku` is not a property of the patch body, so the typed client refuses it.
-    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { sku: 'NEW-1' }, token: user, expect: 400 })).body.errors, [
+    t.match((await api.patch(`/api/v1/products/${p.id}`, { body: { sku: 'NEW-1' }, token: writer, expect: 400 })).body.errors, [
       { field: '/sku' },
     ]);
     await expectStatus(401, patch(p.id, { name: 'Valid' }));
-    await expectStatus(404, patch(UNKNOWN, { name: 'Valid' }, user));
+    await expectStatus(404, patch(UNKNOWN, { name: 'Valid' }, writer));
     // Raw client: the typed client sends JSON only, and this body is CSV.
-    await api.patch(`/api/v1/products/${p.id}`, { raw: 'name\nx', headers: { 'content-type': 'text/csv' }, token: user, expect: 415 });
-    await expectStatus(413, patch(p.id, { description: 'y'.repeat(1_100_000) }, user));
+    await api.patch(`/api/v1/products/${p.id}`, { raw: 'name\nx', headers: { 'content-type': 'text/csv' }, token: writer, expect: 415 });
+    await expectStatus(413, patch(p.id, { description: 'y'.repeat(1_100_000) }, writer));
     t.same(await dataOf(200, get(p.id)), p, 'rejected patches changed nothing');
   });
 
@@ -148,18 +160,18 @@ t.test('product CRUD over REST v1', async (t) => {
     const p = await createProduct(server, { price: 0.1 });
     const text = await dataOf(
       200,
-      v1.PATCH('/api/v1/products/{id}', { params: path(p.id), body: { price: 1234567890.07 }, headers: bearer(user), parseAs: 'text' }),
+      v1.PATCH('/api/v1/products/{id}', { params: path(p.id), body: { price: 1234567890.07 }, headers: bearer(writer), parseAs: 'text' }),
     );
     t.ok(text.includes('"price":1234567890.07'));
     for (const price of [9999999999.99, 0.07, 19.99, 1000000.01]) {
-      const ok = await dataOf(200, patch(p.id, { price }, user));
+      const ok = await dataOf(200, patch(p.id, { price }, writer));
       t.equal(ok.price, price, `${price} accepted exactly`);
     }
     for (const price of [10.999, 0.005, 1234567890.071]) {
-      const bad = await errorOf(400, patch(p.id, { price }, user));
+      const bad = await errorOf(400, patch(p.id, { price }, writer));
       t.match(bad.errors, [{ field: '/price' }], `${price} rejected`);
     }
-    await expectStatus(200, patch(p.id, { price: 1234567890.07 }, user));
+    await expectStatus(200, patch(p.id, { price: 1234567890.07 }, writer));
     const row = await server.database.db.selectFrom('products').select('price').where('id', '=', p.id).executeTakeFirstOrThrow();
     t.equal(row.price, '1234567890.07');
   });

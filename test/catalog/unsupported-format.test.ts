@@ -7,26 +7,27 @@ import { createProduct, multipart, ONE_PIXEL_PNG } from './fixtures.ts';
 t.test('an unsupported format is a 406 naming the formats of the operation, on every operation that takes format', async (t) => {
   const server = await sharedServer();
   const { api } = server;
-  const alice = await server.token('alice');
+  const writer = await server.token('catalog-admin', ['ADMIN']);
   const product = await createProduct(server);
   const image = (
     await api.post(`/api/v1/products/${product.id}/images`, {
       raw: multipart('file', ONE_PIXEL_PNG, 'a.png', 'image/png'),
-      token: alice,
+      token: writer,
       expect: 201,
     })
   ).body;
-  const customer = (await api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token: alice, expect: 201 }))
-    .body;
+  const customer = (
+    await api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token: writer, expect: 201 })
+  ).body;
   const order = (
     await api.post('/api/v1/orders', {
       body: { customerId: customer.id, items: [{ productId: product.id, quantity: 1 }] },
-      token: alice,
+      token: writer,
       expect: 201,
     })
   ).body;
   const file = (
-    await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('x'), 'a.txt', 'text/plain'), token: alice, expect: 201 })
+    await api.post('/api/v1/files', { raw: multipart('file', Buffer.from('x'), 'a.txt', 'text/plain'), token: writer, expect: 201 })
   ).body;
   const ids: Record<string, string> = {
     '/api/v1/products/{id}': product.id,
@@ -53,7 +54,7 @@ t.test('an unsupported format is a 406 naming the formats of the operation, on e
         .map((type) => FORMATS[type])
         .filter(Boolean);
       const expected = offered.length ? `format: ${[...new Set(offered)].join(', ')}` : 'no format value selects it';
-      const r = await api.get(`${path}?${query}`, { token: alice, expect: 406 });
+      const r = await api.get(`${path}?${query}`, { token: writer, expect: 406 });
       t.match(r.body, { type: '/problems/not-acceptable', status: 406 }, op.operationId);
       t.ok(
         r.body.detail.startsWith('format=yaml is not available') && r.body.detail.endsWith(expected),

@@ -44,7 +44,9 @@ t.test('bearer JWT authentication', async (t) => {
 
   t.test('a valid token is accepted', async (t) => {
     const token = await signToken(TEST_JWT_SECRET, { sub: 'alice' });
-    await api.post('/api/v1/products', { body: product, token, expect: 201 });
+    await api.post('/api/v1/customers', { body: { name: 'Alice', email: 'alice@example.com' }, token, expect: 201 });
+    const admin = await signToken(TEST_JWT_SECRET, { sub: 'root', roles: ['ADMIN'] });
+    await api.post('/api/v1/products', { body: product, token: admin, expect: 201 });
   });
 
   t.test('a GraphQL request with a bad token gets a GraphQL-shaped 401', async (t) => {

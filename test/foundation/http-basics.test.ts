@@ -29,8 +29,8 @@ t.test('health, readiness, request ids, and Problem Details for routing errors',
   });
 
   t.test('X-Request-Id is on error replies too', async (t) => {
-    // Signed in, so that the body parser (not the operation's security) refuses the unparsable JSON.
-    const bearer = `Bearer ${await server.token('request-id-user')}`;
+    // Signed in as ADMIN, so that the body parser (not the operation's security) refuses the unparsable JSON.
+    const bearer = `Bearer ${await server.token('request-id-admin', ['ADMIN'])}`;
     const replies = {
       'unknown route (404)': await fetch(`${baseUrl}/nope`, { headers: { 'x-request-id': 'req-404' } }),
       'wrong method (405)': await fetch(`${baseUrl}/healthz`, { method: 'DELETE', headers: { 'x-request-id': 'req-405' } }),

@@ -16,7 +16,7 @@ const valid = {
 
 t.test('POST /api/v1/products validates every CreateProductRequest rule', async (t) => {
   const { api, token } = await sharedServer();
-  const auth = await token('alice');
+  const auth = await token('catalog-admin', ['ADMIN']);
 
   const broken: [string, Record<string, unknown>, string][] = [
     ['name missing', { ...valid, name: undefined }, '/name'],
