@@ -176,6 +176,8 @@ export interface CallOptions {
   expect?: number;
   /** Raw body (Buffer, FormData, string) sent as is. */
   raw?: RequestInit['body'];
+  /** `manual` answers a redirect as it is, without following it (to an identity provider, say). */
+  redirect?: RequestInit['redirect'];
 }
 
 export interface CallResult<T = any> {
@@ -199,7 +201,12 @@ export class ContractClient {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${this.baseUrl}${urlPath}`, { method, headers, body });
+    const response = await fetch(`${this.baseUrl}${urlPath}`, {
+      method,
+      headers,
+      body,
+      ...(options.redirect ? { redirect: options.redirect } : {}),
+    });
     const text = await response.text();
     const contentType = response.headers.get('content-type');
     let parsed: unknown = text;
