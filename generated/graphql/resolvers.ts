@@ -79,7 +79,7 @@ export type CommentConnection = {
 
 /** Application roles carried by the authenticated principal. */
 export type Role =
-  /** Administrator: may call every operation, including the @hasRole(role: ADMIN) ones, and may manage any post. */
+  /** Administrator. Held platform-wide (see RoleScope): may call every operation, including the @hasRole(role: ADMIN) ones, and may manage any post. Held in a tenant: administers that tenant's users only. */
   | 'ADMIN'
   /** Regular signed-in user. */
   | 'USER';
@@ -105,7 +105,7 @@ export type RoleScope =
  * - ARCHIVED -> DRAFT via `restorePost`
  */
 export type PostStatus =
-  /** Work in progress; visible only to its author and ADMIN. Default for new posts. */
+  /** Work in progress; visible only to its author and a platform ADMIN. Default for new posts. */
   | 'DRAFT'
   /** Visible to everyone. */
   | 'PUBLISHED'
@@ -247,8 +247,8 @@ export type Subscription = {
    * Pushes each new comment or reply on the post `postId` as soon as it is
    * created by `addComment` or `replyToComment` (after its transaction
    * commits, on every server instance). The post must be visible to the
-   * subscriber when subscribing (a DRAFT is visible only to its author and
-   * ADMIN, who must then authenticate in `connection_init`); otherwise the
+   * subscriber when subscribing (a DRAFT is visible only to its author and a
+   * platform ADMIN, who must then authenticate in `connection_init`); otherwise the
    * subscription ends at once with a NOT_FOUND error (`Post not found: <id>`).
    */
   commentAdded: Comment;
@@ -319,7 +319,7 @@ export type User = {
   avatarUrl: Maybe<Scalars['String']['output']>;
   /**
    * The user's posts, newest first, one page at a time. DRAFT posts are
-   * included only when the caller is this user or an ADMIN; PUBLISHED and
+   * included only when the caller is this user or a platform ADMIN; PUBLISHED and
    * ARCHIVED posts are included for everyone. A null argument means its default.
    */
   posts: PostConnection;
@@ -460,7 +460,7 @@ export type Query = {
   /**
    * One post by id. Every successful read counts one view: `viewCount` is
    * incremented and the returned value includes this read. DRAFT posts are
-   * visible only to their author and ADMIN; for anyone else, and for unknown ids
+   * visible only to their author and a platform ADMIN; for anyone else, and for unknown ids
    * (including ids that are not integers), the result is null with a NOT_FOUND
    * error (`Post not found: <id>`, extensions.code POST_NOT_FOUND).
    */
@@ -564,26 +564,26 @@ export type Mutation = {
    */
   createPost: Post;
   /**
-   * Edit a post's title, content or tags. Only the author or an ADMIN may do
+   * Edit a post's title, content or tags. Only the author or a platform ADMIN may do
    * this (others: FORBIDDEN). Allowed while DRAFT or PUBLISHED; an ARCHIVED post
    * must be restored first (BAD_REQUEST, code INVALID_STATE_TRANSITION). Unknown
    * id: NOT_FOUND. Returns the updated post.
    */
   updatePost: Post;
   /**
-   * DRAFT -> PUBLISHED. Author or ADMIN only (others: FORBIDDEN); from any other
+   * DRAFT -> PUBLISHED. Author or platform ADMIN only (others: FORBIDDEN); from any other
    * status BAD_REQUEST (code INVALID_STATE_TRANSITION). Returns the updated post.
    * The first publication of a post notifies `postCreated` subscribers.
    */
   publishPost: Post;
   /**
-   * DRAFT -> ARCHIVED or PUBLISHED -> ARCHIVED. Author or ADMIN only (others:
+   * DRAFT -> ARCHIVED or PUBLISHED -> ARCHIVED. Author or platform ADMIN only (others:
    * FORBIDDEN); an already ARCHIVED post is a BAD_REQUEST (code
    * INVALID_STATE_TRANSITION). Returns the updated post.
    */
   archivePost: Post;
   /**
-   * ARCHIVED -> DRAFT. Author or ADMIN only (others: FORBIDDEN); from any other
+   * ARCHIVED -> DRAFT. Author or platform ADMIN only (others: FORBIDDEN); from any other
    * status BAD_REQUEST (code INVALID_STATE_TRANSITION). Returns the updated post.
    */
   restorePost: Post;

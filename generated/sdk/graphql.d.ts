@@ -19,7 +19,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * - ARCHIVED -> DRAFT via `restorePost`
  */
 export type PostStatus = 
-/** Work in progress; visible only to its author and ADMIN. Default for new posts. */
+/** Work in progress; visible only to its author and a platform ADMIN. Default for new posts. */
 'DRAFT'
 /** Visible to everyone. */
  | 'PUBLISHED'
