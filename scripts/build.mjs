@@ -11,6 +11,7 @@
  * that find the repository from `import.meta.dirname` need no copy of it.
  */
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,18 +54,13 @@ const isModule = (file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
  * Without `pinSourcePaths`, the data files are copied beside the compiled modules.
  * Returns the number of modules compiled.
  *
- * @param {{ sources: string[], out: string, pinSourcePaths?: boolean }} options
+ * With `stamp`, the staged tree records it (see digestOf) before it is swapped in.
+ *
+ * @param {{ sources: string[], out: string, pinSourcePaths?: boolean, stamp?: string }} options
  * @returns {Promise<number>}
  */
-export async function compileTree({ sources, out, pinSourcePaths = false }) {
-  const files = sources.flatMap((source) =>
-    fs.statSync(path.join(root, source)).isFile()
-      ? [source]
-      : fs
-          .readdirSync(path.join(root, source), { recursive: true, withFileTypes: true })
-          .filter((entry) => entry.isFile())
-          .map((entry) => path.relative(root, path.join(entry.parentPath ?? entry.path, entry.name))),
-  );
+export async function compileTree({ sources, out, pinSourcePaths = false, stamp }) {
+  const files = filesOf(sources);
   const staging = `${out}.${process.pid}`;
   fs.rmSync(staging, { recursive: true, force: true });
   try {
@@ -87,6 +83,7 @@ export async function compileTree({ sources, out, pinSourcePaths = false }) {
         fs.copyFileSync(path.join(root, file), path.join(staging, file));
       }
     }
+    if (stamp) fs.writeFileSync(path.join(staging, stampFile), stamp);
     fs.rmSync(out, { recursive: true, force: true });
     fs.renameSync(staging, out);
   } catch (error) {
@@ -96,8 +93,51 @@ export async function compileTree({ sources, out, pinSourcePaths = false }) {
   return files.filter(isModule).length;
 }
 
-if (import.meta.filename === process.argv[1]) {
-  const started = Date.now();
-  const modules = await compileTree({ sources: ['src', 'generated'], out: path.join(root, 'dist') });
-  console.log(`dist/: ${modules} modules compiled in ${Date.now() - started} ms`);
+/** @param {string[]} sources */
+function filesOf(sources) {
+  return sources
+    .flatMap((source) =>
+      fs.statSync(path.join(root, source)).isFile()
+        ? [source]
+        : fs
+            .readdirSync(path.join(root, source), { recursive: true, withFileTypes: true })
+            .filter((entry) => entry.isFile())
+            .map((entry) => path.relative(root, path.join(entry.parentPath ?? entry.path, entry.name))),
+    )
+    .sort();
 }
+
+const stampFile = '.build-digest';
+
+/**
+ * What dist/ was built from: every input file's name and bytes, and this script. A build whose inputs
+ * are unchanged is skipped, which is what makes a running `npm start` safe from a second one: replacing
+ * dist/ under a process that is still loading its modules fails that process with ERR_MODULE_NOT_FOUND
+ * (the suite starts `npm start` and `npm run worker` side by side, and it builds dist/ once before them).
+ *
+ * @param {string[]} sources
+ */
+function digestOf(sources) {
+  const hash = createHash('sha256').update(fs.readFileSync(import.meta.filename));
+  for (const file of filesOf(sources)) hash.update(`\0${file}\0`).update(fs.readFileSync(path.join(root, file)));
+  return hash.digest('hex');
+}
+
+/** Builds dist/ unless it already holds a build of exactly these sources; returns what it did. */
+export async function buildDist() {
+  const started = Date.now();
+  const sources = ['src', 'generated'];
+  const out = path.join(root, 'dist');
+  const stamp = digestOf(sources);
+  let built;
+  try {
+    built = fs.readFileSync(path.join(out, stampFile), 'utf8');
+  } catch {
+    built = undefined;
+  }
+  if (built === stamp) return `dist/ is up to date (checked in ${Date.now() - started} ms)`;
+  const modules = await compileTree({ sources, out, stamp });
+  return `dist/: ${modules} modules compiled in ${Date.now() - started} ms`;
+}
+
+if (import.meta.filename === process.argv[1]) console.log(await buildDist());

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { compileTree } from './build.mjs';
+import { buildDist, compileTree } from './build.mjs';
 import { reportCoverage } from '../test/helpers/contract-coverage.ts';
 import { startPostgres } from './test-suite/postgres.ts';
 import { countsOf, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
@@ -84,6 +84,9 @@ const modules = await compileTree({
   pinSourcePaths: true,
 });
 console.log(`compiled ${modules} modules in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+// dist/ too, before any file starts: the tests that run `npm start` or `npm run worker` side by side
+// then find it built and leave it alone (a rebuild under a starting process fails its imports).
+console.log(await buildDist());
 ensureTapBuilt();
 
 function isAlive(pid: number): boolean {

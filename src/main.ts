@@ -3,10 +3,12 @@
  * SIGTERM/SIGINT (in-flight requests finish, then the database closes so PGlite flushes to disk).
  */
 import { UnusableSecretFileError } from './auth/secret.ts';
-import { fail, loadConfigOrExit } from './process-entry.ts';
+import { ensurePortFree, fail, loadConfigOrExit, portMessage } from './process-entry.ts';
 import { createServer, DatabaseStartError, type Server } from './server.ts';
 
 const config = loadConfigOrExit();
+await ensurePortFree(config, 'PORT');
+if (config.metrics) await ensurePortFree(config.metrics, 'METRICS_PORT');
 
 let server: Server;
 try {
@@ -17,7 +19,12 @@ try {
 }
 
 const { http } = server.app;
-await http.listen({ port: config.port, host: config.host });
+try {
+  await http.listen({ port: config.port, host: config.host });
+} catch (error) {
+  await server.close().catch(() => undefined);
+  fail(portMessage(error as NodeJS.ErrnoException, config.port, 'PORT'));
+}
 // Where to go next, as the first thing a new user reads: the API, its reference and the explorer.
 const urls = {
   api: config.baseUrl,

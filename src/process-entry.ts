@@ -1,4 +1,5 @@
 /** What the two process entries (src/main.ts, src/worker.ts) share: one-line failures and the config. */
+import net from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
 /** Writes one `error: …` line to stderr and exits 1: what an operator's start script sees. */
@@ -19,4 +20,31 @@ export function loadConfigOrExit(): Config {
     if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * Exits with `port N is in use; set PORT` when something already listens there, before the database is
+ * opened or migrated: a second `npm start` beside a running one should say so at once, not after a
+ * start-up that touched the other one's data. The check binds and lets go; the real listen right after
+ * reports the same line if the port was taken in between (see main.ts).
+ */
+export async function ensurePortFree(where: { port: number; host: string }, variable: string): Promise<void> {
+  if (where.port === 0) return;
+  const probe = net.createServer();
+  const outcome = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    probe.once('error', resolve);
+    probe.listen({ port: where.port, host: where.host, exclusive: true }, () => resolve(null));
+  });
+  if (!outcome) {
+    await new Promise((resolve) => probe.close(resolve));
+    return;
+  }
+  fail(portMessage(outcome, where.port, variable));
+}
+
+/** The one line for a port that cannot be listened on. */
+export function portMessage(error: NodeJS.ErrnoException, port: number, variable: string): string {
+  if (error.code === 'EADDRINUSE') return `port ${port} is in use; set ${variable}`;
+  if (error.code === 'EACCES') return `port ${port} needs privileges this process lacks; set ${variable}`;
+  return `cannot listen on port ${port} (${error.message}); set ${variable}`;
 }

@@ -9,6 +9,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DB } from '../../generated/db/types.ts';
 import type { DatabaseTarget } from '../config.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 
 export type Database = Kysely<DB>;
 
@@ -73,9 +74,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     };
   }
   let pglite: PGlite;
+  let lock: DataDirLock | null = null;
   if (target.kind === 'pglite-file') {
     fs.mkdirSync(target.dataDir, { recursive: true });
-    pglite = await PGlite.create(target.dataDir, { parsers: { 20: (v: string) => Number(v) } });
+    lock = lockDataDir(target.dataDir);
+    try {
+      pglite = await PGlite.create(target.dataDir, { parsers: { 20: (v: string) => Number(v) } });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
   } else {
     pglite = await PGlite.create({ parsers: { 20: (v: string) => Number(v) }, loadDataDir: target.snapshot });
   }
@@ -90,6 +98,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
+      lock?.release();
     },
   };
 }

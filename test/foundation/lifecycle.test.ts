@@ -2,69 +2,15 @@
  * The operator contract end to end: `npm start` serves GraphQL,
  * stops on SIGTERM with exit code 0, and keeps its data across a restart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { createTestDatabase } from '../helpers/database.ts';
+import { graphqlAt as graphql, startServerProcess } from '../helpers/server-process.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startProcess(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; stdout: () => string }> {
-  const port = await freePort();
-  // Exactly what an operator runs: `npm start`, so that signal forwarding through npm is covered too.
-  // NODE_ENV '' in `env`: unset, as an operator who sets nothing has it.
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'info',
-    ...env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-  };
-  if (childEnv.NODE_ENV === '') delete childEnv.NODE_ENV;
-  const child = spawn('npm', ['start', '--silent'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  let stdout = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdout.on('data', (d) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server not ready within 60 s: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, base, exited, stdout: () => stdout };
-}
-
-async function graphql(base: string, query: string) {
-  const r = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  return { status: r.status, body: (await r.json()) as any };
-}
+// Exactly what an operator runs: `npm start`, so that signal forwarding through npm is covered too.
+const startProcess = (env: Record<string, string>) => startServerProcess({ env, via: 'npm' });
 
 t.test('start, serve, SIGTERM, restart with the data kept', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-data-'));
