@@ -586,9 +586,9 @@ export interface components {
          *
          *     | type | status | when |
          *     |---|---|---|
-         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema, or a query parameter the operation does not declare is present (see `errors`) |
+         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema, a query parameter the operation does not declare is present (see `errors`), or a JSON body nests arrays and objects more than 128 deep (`code` `JSON_TOO_DEEP`) |
          *     | `/problems/malformed-json` | 400 | the body is not parseable JSON, or is missing |
-         *     | `/problems/malformed-request` | 400 | the request is not valid HTTP/1.1, or its URL has broken percent-encoding |
+         *     | `/problems/malformed-request` | 400 | the request is not valid HTTP/1.1, its URL has broken percent-encoding, it has no `Host` header or two, or a WebSocket handshake on `/graphql` is malformed |
          *     | `/problems/invalid-cursor` | 400 | a pagination cursor was modified or issued elsewhere |
          *     | `/problems/empty-file` | 400 | an uploaded file part is missing or has zero bytes |
          *     | `/problems/unauthorized` | 401 | credentials missing, invalid or expired |
@@ -601,8 +601,10 @@ export interface components {
          *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/quota-exceeded` | 413 | storing an uploaded file would take the uploader's stored files over their quota (`code` `QUOTA_EXCEEDED`); nothing was stored |
-         *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
+         *     | `/problems/uri-too-long` | 414 | a path segment is longer than 255 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
+         *     | `/problems/expectation-failed` | 417 | an `Expect` header other than `100-continue` |
+         *     | `/problems/upgrade-required` | 426 | a WebSocket handshake on `/graphql` for a version other than 13 (`Sec-WebSocket-Version: 13` says which) |
          *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
          *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
@@ -770,6 +772,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request line and headers exceed 16,384 bytes (checked before routing, for every operation). */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/header-fields-too-large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers exceed 16384 bytes",
+                 *       "instance": "/api/v1/products"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Unexpected server error. No stack trace or internal detail is exposed. */
         InternalError: {
             headers: {
@@ -844,6 +864,42 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The operation takes no request body, and the one sent exceeds the body limit. */
+        UnexpectedBodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is too large",
+                 *       "instance": "/api/v1/products"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The operation takes no request body, and the one sent is of a type the server does not read. */
+        UnexpectedBodyType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "Unsupported request content type",
+                 *       "instance": "/api/v1/products"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request `Content-Type` (or the uploaded content's type) is not supported by the operation. */
         UnsupportedMediaType: {
             headers: {
@@ -857,6 +913,24 @@ export interface components {
                  *       "status": 415,
                  *       "instance": "/api/v1/products",
                  *       "detail": "Content-Type text/csv is not supported; use application/json."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A path segment is longer than 255 characters (checked before routing, for every operation). */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/uri-too-long",
+                 *       "title": "URI too long",
+                 *       "status": 414,
+                 *       "detail": "A path segment is longer than 255 characters",
+                 *       "instance": "/api/v1/products"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -972,6 +1046,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1017,7 +1093,9 @@ export interface operations {
             /** @description A tenant with this id already exists. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1056,6 +1134,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1104,6 +1184,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1162,7 +1244,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1212,6 +1296,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1246,6 +1332,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1309,7 +1399,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1374,7 +1466,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1443,7 +1537,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1510,6 +1606,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1581,7 +1679,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1611,6 +1711,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1648,6 +1752,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1711,6 +1819,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1752,6 +1862,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1786,6 +1900,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -260,9 +260,9 @@ export interface components {
          *
          *     | type | status | when |
          *     |---|---|---|
-         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema, or a query parameter the operation does not declare is present (see `errors`) |
+         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema, a query parameter the operation does not declare is present (see `errors`), or a JSON body nests arrays and objects more than 128 deep (`code` `JSON_TOO_DEEP`) |
          *     | `/problems/malformed-json` | 400 | the body is not parseable JSON, or is missing |
-         *     | `/problems/malformed-request` | 400 | the request is not valid HTTP/1.1, or its URL has broken percent-encoding |
+         *     | `/problems/malformed-request` | 400 | the request is not valid HTTP/1.1, its URL has broken percent-encoding, it has no `Host` header or two, or a WebSocket handshake on `/graphql` is malformed |
          *     | `/problems/invalid-cursor` | 400 | a pagination cursor was modified or issued elsewhere |
          *     | `/problems/empty-file` | 400 | an uploaded file part is missing or has zero bytes |
          *     | `/problems/unauthorized` | 401 | credentials missing, invalid or expired |
@@ -275,8 +275,10 @@ export interface components {
          *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
          *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
          *     | `/problems/quota-exceeded` | 413 | storing an uploaded file would take the uploader's stored files over their quota (`code` `QUOTA_EXCEEDED`); nothing was stored |
-         *     | `/problems/uri-too-long` | 414 | a path segment is longer than 100 characters |
+         *     | `/problems/uri-too-long` | 414 | a path segment is longer than 255 characters |
          *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
+         *     | `/problems/expectation-failed` | 417 | an `Expect` header other than `100-continue` |
+         *     | `/problems/upgrade-required` | 426 | a WebSocket handshake on `/graphql` for a version other than 13 (`Sec-WebSocket-Version: 13` says which) |
          *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
          *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
@@ -410,6 +412,24 @@ export interface components {
                  *       "status": 403,
                  *       "instance": "/api/v1/products",
                  *       "detail": "Access denied"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request line and headers exceed 16,384 bytes (checked before routing, for every operation). */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/header-fields-too-large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers exceed 16384 bytes",
+                 *       "instance": "/api/v1/products"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -590,6 +610,42 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The operation takes no request body, and the one sent exceeds the body limit. */
+        UnexpectedBodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is too large",
+                 *       "instance": "/api/v1/products"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The operation takes no request body, and the one sent is of a type the server does not read. */
+        UnexpectedBodyType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "Unsupported request content type",
+                 *       "instance": "/api/v1/products"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request `Content-Type` (or the uploaded content's type) is not supported by the operation. */
         UnsupportedMediaType: {
             headers: {
@@ -603,6 +659,24 @@ export interface components {
                  *       "status": 415,
                  *       "instance": "/api/v1/products",
                  *       "detail": "Content-Type text/csv is not supported; use application/json."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A path segment is longer than 255 characters (checked before routing, for every operation). */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/uri-too-long",
+                 *       "title": "URI too long",
+                 *       "status": 414,
+                 *       "detail": "A path segment is longer than 255 characters",
+                 *       "instance": "/api/v1/products"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -710,6 +784,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -783,7 +859,9 @@ export interface operations {
             /** @description A product with the same SKU already exists. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -845,6 +923,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -875,6 +955,10 @@ export interface operations {
             /** @description The principal does not have the role ADMIN. */
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -955,7 +1039,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1017,6 +1103,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

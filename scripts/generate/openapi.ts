@@ -8,6 +8,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
+import { addTransportResponses } from './transport-responses.ts';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -26,7 +27,9 @@ export async function bundleDocument(file: string): Promise<Json> {
   const result = await bundle({ ref: file, config, dereference: false, removeUnusedComponents: false });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new Error(`${file}: ${errors.map((e) => e.message).join('; ')}`);
-  return result.bundle.parsed as Json;
+  const doc = result.bundle.parsed as Json;
+  addTransportResponses(doc);
+  return doc;
 }
 
 /**

@@ -20,6 +20,15 @@ const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
   TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
 };
 
+/** The errorType of a refusal known only by its HTTP status (one made before GraphQL saw the request). */
+export function errorTypeOf(status: number): ErrorType {
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 403) return 'FORBIDDEN';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 429) return 'TOO_MANY_REQUESTS';
+  return status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST';
+}
+
 /**
  * Where a violation is, as GraphQL names it (the interface document: `field` is the property path):
  * a property of the input is under the `input` argument every mutation takes its data in

@@ -13,8 +13,11 @@ import type { DatabaseHandle } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { clientAddressResolver } from '../http/client-address.ts';
 import { sendProblem } from '../http/http-server.ts';
+import { lingerBeforeClosing } from '../http/lingering-close.ts';
+import { toProblem } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { createContext } from './context.ts';
+import { errorTypeOf } from './errors.ts';
 import { OperationExecutor } from './execute.ts';
 import { registerGraphiQL, registerSchemaPrintout } from './explorer.ts';
 import { registerGraphQLHttp } from './http.ts';
@@ -47,13 +50,31 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
   await scope.register(async (api) => {
     api.addHook('onRequest', bearerAuthentication(authenticate));
     api.setErrorHandler((error: FastifyError, request, reply) => {
-      // GraphQL clients get a GraphQL-shaped error for a bad token; anything else (a body the
-      // parser refuses) is Problem Details like everywhere else.
-      if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) return sendProblem(error, request, reply);
+      // GraphQL clients get GraphQL-shaped errors for what is refused before GraphQL sees the request
+      // too (a bad token, a body the parser refuses, one too large or too deep), with the status.
+      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
+        return reply
+          .code(401)
+          .type('application/json; charset=utf-8')
+          .send({ errors: [{ message: error.message, extensions: { errorType: 'UNAUTHORIZED' } }] });
+      }
+      const problem = toProblem(error, request.url);
+      if (problem.status >= 500) return sendProblem(error, request, reply);
+      if (!request.raw.complete) {
+        reply.header('Connection', 'close');
+        lingerBeforeClosing(request.raw);
+      }
       return reply
-        .code(401)
+        .code(problem.status)
         .type('application/json; charset=utf-8')
-        .send({ errors: [{ message: error.message, extensions: { errorType: 'UNAUTHORIZED' } }] });
+        .send({
+          errors: [
+            {
+              message: problem.detail,
+              extensions: { errorType: errorTypeOf(problem.status), code: problem.type.replace('/problems/', '') },
+            },
+          ],
+        });
     });
     registerGraphQLHttp(api, {
       schema,

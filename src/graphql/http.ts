@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { createHandler } from 'graphql-http/lib/use/fastify';
+import { createHandler } from 'graphql-http';
 import type { Principal } from '../auth/principal.ts';
 import type { GraphQLContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
@@ -75,6 +75,18 @@ function negotiate(accept: string | undefined): string | null {
   return null;
 }
 
+/** What graphql-http's refusals without a body say. */
+const REFUSALS: Record<number, string> = {
+  405: 'Only queries may be sent with GET; send mutations with POST',
+  406: 'The Accept header allows neither application/graphql-response+json nor application/json',
+  415: 'Send the request as application/json (POST) or as query parameters (GET)',
+};
+
+/** A request graphql-http refused before any operation (RFC 9457-like causes, the GraphQL error shape). */
+function requestError(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { errorType: 'BAD_REQUEST', code: 'BAD_GRAPHQL_REQUEST' } });
+}
+
 /** A JSON object that is not an array (graphql-http's test for `variables` and `extensions`). */
 function isOptionalObject(value: unknown): value is Record<string, unknown> | null | undefined {
   return value == null || (typeof value === 'object' && !Array.isArray(value));
@@ -92,7 +104,7 @@ export function registerGraphQLHttp(
   // scalars, and every error is a GraphQLError mapped by errors.ts, whose toJSON applies.
   const serialize = (result: ExecutionResult) => JSON.stringify(result.errors ? { ...result, errors: result.errors.map(format) } : result);
 
-  const handler = createHandler<GraphQLContext>({
+  const handler = createHandler<FastifyRequest, { reply: FastifyReply }, GraphQLContext>({
     schema,
     onSubscribe: (req, params) => {
       const prepared = preparer.prepare(params);
@@ -114,9 +126,40 @@ export function registerGraphQLHttp(
         { status: 200, statusText: 'OK', headers: { 'content-type': negotiatedMediaType(req.raw.headers.accept) ?? JSON_UTF8 } },
       ];
     },
-    // Everything refused before execution (parse, validation, limits, transport errors).
-    formatError: (error) => (error instanceof GraphQLError ? format(error) : error),
+    // Everything refused before execution (parse, validation, limits) is a GraphQLError; graphql-http's
+    // own refusals of the request's parameters (no query, variables not an object…) are plain Errors,
+    // which get the errorType every error carries.
+    formatError: (error) => (error instanceof GraphQLError ? format(error) : requestError(error.message)),
   });
+
+  /** graphql-http's pipeline, answered through Fastify; its bodiless refusals (405, 406, 415) get an error too. */
+  const throughGraphqlHttp = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const [body, init] = await handler({
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      // Parsed by Fastify (any JSON value); graphql-http checks its shape itself.
+      body: (request.body ?? null) as Record<string, unknown> | null,
+      raw: request,
+      context: { reply },
+    });
+    const headers = { ...(init.headers ?? {}) } as Record<string, string>;
+    let payload = body;
+    if (init.status >= 400 && !headers['content-type']) {
+      // graphql-http's refusals that carry no media type: none or no body (405, 406, 415), or errors
+      // made outside formatError (a mutation over GET).
+      const written = typeof body === 'string' ? (JSON.parse(body) as { errors?: GraphQLError[] }).errors : undefined;
+      const errors = written?.length
+        ? written.map((error) => requestError(error.message))
+        : [requestError(REFUSALS[init.status] ?? init.statusText ?? 'The request was refused')];
+      payload = JSON.stringify({ errors });
+      headers['content-type'] = JSON_UTF8;
+    }
+    reply
+      .status(init.status)
+      .headers(headers)
+      .send(payload ?? undefined);
+  };
 
   /**
    * Answers the request if it is the common case and returns true (or a promise settled once the
@@ -171,7 +214,7 @@ export function registerGraphQLHttp(
     url,
     handler(request, reply) {
       const answered = direct && answerDirectly(request, reply);
-      if (answered === false) return handler.call(this, request, reply);
+      if (answered === false) return throughGraphqlHttp(request, reply);
       return answered === true ? undefined : answered;
     },
   });

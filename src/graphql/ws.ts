@@ -33,6 +33,9 @@ import type { ContentEventListener } from '../content/content-events.listener.ts
 import type { DatabaseHandle } from '../db/database.ts';
 import { listenToChannel } from '../db/notifications.ts';
 import type { ClientAddressOf } from '../http/client-address.ts';
+import { writeProblemAndClose } from '../http/client-errors.ts';
+import { serveIgnoringUpgrade } from '../http/plain-upgrade.ts';
+import type { ProblemKind } from '../http/problem.ts';
 import type { Services } from '../services.ts';
 import { createContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
@@ -125,6 +128,29 @@ class AuthenticatedConnections {
   }
 }
 
+/** A token of RFC 9110 (a subprotocol name). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * What ws would refuse in the handshake (it answers text/html), refused here first as Problem
+ * Details: RFC 6455 §4.4 asks for 426 with the supported version when the version is not one.
+ */
+function handshakeRefusal(request: IncomingMessage): { kind: ProblemKind; detail: string; headers?: string[] } | null {
+  if (request.method !== 'GET') return { kind: 'malformed-request', detail: 'A WebSocket handshake is a GET request' };
+  const version = request.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') {
+    return { kind: 'upgrade-required', detail: 'Only WebSocket version 13 is supported', headers: ['Sec-WebSocket-Version: 13'] };
+  }
+  if (!/^[+/0-9A-Za-z]{22}==$/.test(request.headers['sec-websocket-key'] ?? '')) {
+    return { kind: 'malformed-request', detail: 'Sec-WebSocket-Key must be 16 bytes in base64' };
+  }
+  const protocols = request.headers['sec-websocket-protocol'];
+  if (protocols !== undefined && !protocols.split(',').every((p) => TOKEN.test(p.trim()))) {
+    return { kind: 'malformed-request', detail: 'Sec-WebSocket-Protocol must be a comma-separated list of tokens' };
+  }
+  return null;
+}
+
 export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOptions): Promise<void> {
   const { schema, services, preparer, events, verifier, limits } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayloadBytes });
@@ -204,9 +230,14 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
   );
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (path !== GRAPHQL_WS_PATH) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    const path = (request.url ?? '').split('?')[0]!;
+    if (path !== GRAPHQL_WS_PATH || request.headers.upgrade?.toLowerCase() !== 'websocket') {
+      serveIgnoringUpgrade(app.server, request, socket);
+      return;
+    }
+    const refusal = handshakeRefusal(request);
+    if (refusal) {
+      writeProblemAndClose(socket, refusal.kind, refusal.detail, path, refusal.headers);
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {

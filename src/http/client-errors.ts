@@ -7,6 +7,7 @@
  */
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { problem, problemStatus, type ProblemKind } from './problem.ts';
 
@@ -51,12 +52,36 @@ export function respondToClientError(this: FastifyInstance, error: ClientError, 
     return;
   }
   const status = problemStatus(kind);
-  const body = JSON.stringify(problem(kind, detail, requestPath(error, socket)));
+  const path = requestPath(error, socket);
+  // The path alone, which the start of the bytes holds even when the request line is too long to end.
+  const pathname = /^[A-Z]+ (\/[^\s?]*)/.exec(rawPacket(error))?.[1] ?? path.split('?')[0]!;
+  // An area with an error format of its own (SCIM) answers in it here too.
+  const own = this.frameworkErrorRenderers.find((r) => pathname === r.prefix || pathname.startsWith(`${r.prefix}/`));
+  const { type, body } = own
+    ? own.raw(status, detail)
+    : { type: 'application/problem+json; charset=utf-8', body: JSON.stringify(problem(kind, detail, path)) };
+  writeAndClose(socket, status, type, body);
+}
+
+/** A whole HTTP/1.1 response written on a socket node no longer parses, which is then closed. */
+export function writeAndClose(socket: Duplex, status: number, type: string, body: string, headers: string[] = []): void {
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-    'Content-Type: application/problem+json; charset=utf-8',
+    `Content-Type: ${type}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
+    ...headers,
     'Connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+}
+
+/** The same with a Problem Details body. */
+export function writeProblemAndClose(socket: Duplex, kind: ProblemKind, detail: string, path: string, headers: string[] = []): void {
+  writeAndClose(
+    socket,
+    problemStatus(kind),
+    'application/problem+json; charset=utf-8',
+    JSON.stringify(problem(kind, detail, path)),
+    headers,
+  );
 }

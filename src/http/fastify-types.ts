@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import type { ErrorRenderer } from './http-server.ts';
+import type { ErrorRenderer, RawErrorRenderer } from './http-server.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,7 +8,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** Areas' own renderers of errors raised before routing, by path prefix (renderFrameworkErrorsUnder). */
-    frameworkErrorRenderers: { prefix: string; render: ErrorRenderer }[];
+    frameworkErrorRenderers: { prefix: string; render: ErrorRenderer; raw: RawErrorRenderer }[];
   }
   interface FastifyContextConfig {
     /** The OpenAPI operation the route serves (set by registerOperations). */

@@ -4,10 +4,14 @@
  * It knows no area; src/app.ts registers them.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { RateLimited } from '../errors.ts';
+import { AppError, RateLimited } from '../errors.ts';
 import { respondToClientError } from './client-errors.ts';
+import { useBoundedJsonBodies } from './json-body.ts';
+import { lingerBeforeClosing } from './lingering-close.ts';
+import { MAX_PATH_SEGMENT } from './path-limits.ts';
 import { problem, toProblem } from './problem.ts';
 import { RouteIndex } from './route-index.ts';
 import './fastify-types.ts';
@@ -37,8 +41,11 @@ export function sendProblem(error: unknown, request: FastifyRequest, reply: Fast
   if (body.status >= 500) request.log.error({ err: error }, 'request failed');
   // Refused before its body has arrived (an upload over the limit): the connection is closed after the
   // answer instead of reading the rest only to throw it away, which would also hold a shutdown up
-  // until the keep-alive timeout.
-  if (!request.raw.complete) reply.header('Connection', 'close');
+  // until the keep-alive timeout; closed gently, so that the client reads the answer (lingering-close.ts).
+  if (!request.raw.complete) {
+    reply.header('Connection', 'close');
+    lingerBeforeClosing(request.raw);
+  }
   if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
   if (error instanceof RateLimited) reply.header('Retry-After', String(error.retryAfterS));
   return reply.code(body.status).type('application/problem+json').send(body);
@@ -48,12 +55,18 @@ export function sendProblem(error: unknown, request: FastifyRequest, reply: Fast
 export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
 /**
+ * The same area's body for an error node's parser raises on the raw socket (431, 400, 408), where
+ * there is neither a request nor a reply: a media type and the serialized body.
+ */
+export type RawErrorRenderer = (status: number, detail: string) => { type: string; body: string };
+
+/**
  * Makes Fastify's refusals before routing of requests under `prefix` (a path prefix such as
  * `/scim/v2`) answered by `render` instead of Problem Details: routing has not chosen a scope yet, so
  * the scope's own error handler cannot see them. `app` may be any scope; the list is the root's.
  */
-export function renderFrameworkErrorsUnder(app: FastifyInstance, prefix: string, render: ErrorRenderer): void {
-  app.frameworkErrorRenderers.push({ prefix, render });
+export function renderFrameworkErrorsUnder(app: FastifyInstance, prefix: string, render: ErrorRenderer, raw: RawErrorRenderer): void {
+  app.frameworkErrorRenderers.push({ prefix, render, raw });
 }
 
 /** Fastify's refusals before routing (bad URL encoding, overlong path segment) as Problem Details. */
@@ -67,6 +80,22 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
   const body = toProblem(error, request.url);
   if (body.status >= 500) request.log.error({ err: error }, 'request failed before routing');
   reply.code(body.status).header('X-Request-Id', request.id).type('application/problem+json').send(body);
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with more than one, is a 400. An
+ * error, not a reply, so that each area answers in its own format.
+ */
+function hostHeaderError(request: FastifyRequest): AppError | undefined {
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts === 1 || (hosts === 0 && request.raw.httpVersion === '1.0')) return undefined;
+  return new AppError(
+    'VALIDATION',
+    hosts ? 'The request has more than one Host header' : 'The request has no Host header',
+    'MALFORMED_REQUEST',
+  );
 }
 
 /** TRUST_PROXY as a hop count: the `hops` nearest addresses of the forwarding chain are proxies. */
@@ -88,6 +117,7 @@ export function createHttpServer(config: Config): FastifyInstance {
     // request.ip (logs, sign-in budgets) is X-Forwarded-For's client only behind the proxies named here.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     return503OnClosing: true,
+    maxParamLength: MAX_PATH_SEGMENT,
     forceCloseConnections: 'idle',
     // Fastify turns node's request timeout off by default; a client that never finishes its request
     // would hold the connection forever. Node checks the timeouts every connectionsCheckingInterval,
@@ -97,24 +127,39 @@ export function createHttpServer(config: Config): FastifyInstance {
       requestTimeout: config.httpRequestTimeoutMs,
       headersTimeout: Math.min(60_000, config.httpRequestTimeoutMs),
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.httpRequestTimeoutMs / 4))),
+      // Node would answer a missing Host with a bare 400; the hook below answers it (and two Hosts,
+      // which node lets through) in the area's error format.
+      requireHostHeader: false,
     },
     // Errors before a request reaches a route are Problem Details too: node's parser (431, 400) and
     // timeouts (408) on the raw socket, Fastify's URL decoding (400) and path segment length (414).
     clientErrorHandler: respondToClientError,
     frameworkErrors: answerFrameworkError,
   });
+  useBoundedJsonBodies(http);
   const routes = new RouteIndex();
   http.addHook('onRoute', (route) => routes.add(route.method, route.url));
 
   // Null unless the authentication hook of the request's scope finds a caller.
   http.decorateRequest('principal', null);
-  http.decorate('frameworkErrorRenderers', [] as { prefix: string; render: ErrorRenderer }[]);
+  http.decorate('frameworkErrorRenderers', [] as { prefix: string; render: ErrorRenderer; raw: RawErrorRenderer }[]);
   // Root hooks run for every request, the not-found handler's included, so every reply of a routed
   // or unrouted request carries the id (test/foundation/http-basics.test.ts). Callback form: an async
   // hook costs a promise and an extra turn of the microtask queue on every request.
   http.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
+    done(hostHeaderError(request));
+  });
+  // An Expect other than 100-continue: node would answer a bare 417.
+  http.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify(problem('expectation-failed', `Expect: ${request.headers.expect} is not supported`, request.url ?? '/'));
+    response
+      .writeHead(417, {
+        'content-type': 'application/problem+json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      })
+      .end(body);
   });
 
   // Node closes the idle kept-alive connections once, when close() is called; one whose response was

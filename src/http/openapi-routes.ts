@@ -187,7 +187,7 @@ export function registerOperations<Ops>(
       const validatePath = validators.params[`${operationId}_path`];
       const validateQuery = validators.params[`${operationId}_query`];
       const validateBody = validators.bodies[`${operationId}_body`];
-      const bodyRequired = Boolean(op.requestBody?.required);
+      const bodyRequired = Boolean(resolveRef(doc, op.requestBody ?? {})?.required);
       // An operation takes a form body only when its document says so, and then only a form body.
       const takesForm = Boolean(resolveRef(doc, op.requestBody ?? {})?.content?.[FORM]);
       const declaredQuery = declaredQueryParameters(doc, item, op);

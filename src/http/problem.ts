@@ -3,6 +3,7 @@
  * place where service errors, validation failures and framework errors become HTTP responses. The
  * type table mirrors openapi/components/problem.yaml.
  */
+import { MAX_PATH_SEGMENT } from './path-limits.ts';
 import { AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
 
 export interface Problem {
@@ -53,6 +54,8 @@ export type ProblemKind =
   | 'uri-too-long'
   | 'unsupported-media-type'
   | 'header-fields-too-large'
+  | 'expectation-failed'
+  | 'upgrade-required'
   | 'too-many-requests'
   | 'internal-error'
   | 'service-unavailable';
@@ -75,6 +78,8 @@ const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   'quota-exceeded': { status: 413, title: 'Quota exceeded' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'expectation-failed': { status: 417, title: 'Expectation failed' },
+  'upgrade-required': { status: 426, title: 'Upgrade required' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
@@ -99,6 +104,7 @@ const KIND_BY_REASON: Record<string, ProblemKind> = {
   INVALID_CURSOR: 'invalid-cursor',
   EMPTY_FILE: 'empty-file',
   QUOTA_EXCEEDED: 'quota-exceeded',
+  MALFORMED_REQUEST: 'malformed-request',
 };
 
 /**
@@ -136,7 +142,7 @@ const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['malformed-request', 'Content-Length does not match the body'],
   // Raised before routing (Fastify's frameworkErrors): the path cannot be decoded or is too long.
   FST_ERR_BAD_URL: ['malformed-request', 'The request URL is not valid (broken percent-encoding)'],
-  FST_ERR_MAX_PARAM_LENGTH: ['uri-too-long', 'A path segment is longer than 100 characters'],
+  FST_ERR_MAX_PARAM_LENGTH: ['uri-too-long', `A path segment is longer than ${MAX_PATH_SEGMENT} characters`],
   // @fastify/multipart limits and content-type checks (uploads of product images and files).
   FST_REQ_FILE_TOO_LARGE: ['payload-too-large', 'The uploaded file is too large'],
   FST_PARTS_LIMIT: ['payload-too-large', 'The multipart body has too many parts'],

@@ -73,8 +73,8 @@ t.test('framework-level errors are documented Problem Details', async (t) => {
     check(t, await rawRequest(port, get('/nowhere/%zz')), 400, '/problems/malformed-request');
   });
 
-  t.test('a path segment over 100 characters: 414', async (t) => {
-    check(t, await rawRequest(port, get(`/api/v1/products/${'a'.repeat(101)}`)), 414, '/problems/uri-too-long');
+  t.test('a path segment over 255 characters: 414', async (t) => {
+    check(t, await rawRequest(port, get(`/api/v1/products/${'a'.repeat(256)}`)), 414, '/problems/uri-too-long');
   });
 
   t.test('request line and headers over 16 KiB: 431 from the HTTP parser', async (t) => {

@@ -83,7 +83,7 @@ t.test('nesting the parser would recurse on is a parse failure, not a stack over
   await healthy(t, server);
 });
 
-t.test('a Json value nested 100,000 deep is a 400 naming the field', async (t) => {
+t.test('a Json value nested 100,000 deep is a 400 before parsing; 100 deep, a 400 naming the field', async (t) => {
   const server = await sharedServer();
   const token = await server.token((await seed(server).user('deep')).id);
   // Written as text: JSON.stringify itself cannot nest that deep.
@@ -93,7 +93,17 @@ t.test('a Json value nested 100,000 deep is a 400 naming the field', async (t) =
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
     body: `{"query":"mutation($input: CreatePostInput!) { createPost(input: $input) { id } }","variables":{"input":{"title":"Deep","content":"x","metadata":${deep}}}}`,
   });
-  const r = { status: response.status, body: (await response.json()) as { errors?: unknown[] } };
+  t.equal(response.status, 400);
+  t.match(((await response.json()) as { errors?: unknown[] }).errors, [
+    { message: 'The JSON body nests arrays and objects more than 128 levels deep', extensions: { errorType: 'BAD_REQUEST' } },
+  ]);
+  const hundred = `${'['.repeat(100)}1${']'.repeat(100)}`;
+  const within = await fetch(`${server.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+    body: `{"query":"mutation($input: CreatePostInput!) { createPost(input: $input) { id } }","variables":{"input":{"title":"Deep","content":"x","metadata":${hundred}}}}`,
+  });
+  const r = { status: within.status, body: (await within.json()) as { errors?: unknown[] } };
   t.match(r.body.errors, [
     {
       message: 'Validation failed',

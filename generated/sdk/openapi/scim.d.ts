@@ -630,6 +630,24 @@ export interface components {
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
+        /** @description The request line and headers exceed 16,384 bytes (checked before routing, for every operation). */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "431",
+                 *       "detail": "The request line and headers exceed 16384 bytes"
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["Error"];
+            };
+        };
         /** @description An unexpected error; it has been logged. */
         InternalError: {
             headers: {
@@ -722,6 +740,42 @@ export interface components {
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
+        /** @description The operation takes no request body, and the one sent exceeds the body limit. */
+        UnexpectedBodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "413",
+                 *       "detail": "The request body is too large"
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The operation takes no request body, and the one sent is of a type the server does not read. */
+        UnexpectedBodyType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "415",
+                 *       "detail": "Unsupported request content type"
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body is neither `application/scim+json` nor `application/json`. */
         UnsupportedMediaType: {
             headers: {
@@ -735,6 +789,24 @@ export interface components {
                  *       ],
                  *       "status": "415",
                  *       "detail": "Content-Type text/plain is not supported; use application/scim+json"
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A path segment is longer than 255 characters (checked before routing, for every operation). */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "414",
+                 *       "detail": "A path segment is longer than 255 characters"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -1023,6 +1095,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1075,7 +1149,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1143,6 +1219,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1209,7 +1287,9 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1246,6 +1326,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1312,7 +1396,9 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1382,6 +1468,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1434,6 +1522,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1516,6 +1606,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1595,6 +1687,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1659,6 +1753,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1747,6 +1843,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1818,7 +1916,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1905,6 +2005,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1990,7 +2092,9 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2027,6 +2131,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2112,7 +2220,9 @@ export interface operations {
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

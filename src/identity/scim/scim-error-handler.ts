@@ -4,6 +4,8 @@
  * validators' violations, Fastify's body parsing refusals, and anything unexpected (500).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { lingerBeforeClosing } from '../../http/lingering-close.ts';
+import { MAX_PATH_SEGMENT } from '../../http/path-limits.ts';
 import { AppError, VersionMismatch, type AppErrorCode, type Violation } from '../../errors.ts';
 import { isScimType, type ScimType } from './scim-errors.ts';
 import { ScimQueryError } from './scim-query-error.ts';
@@ -39,8 +41,8 @@ const FRAMEWORK: Record<string, [number, ScimType | undefined, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, undefined, 'The request body is too large'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalidSyntax', 'Content-Length does not match the body'],
   // Raised before routing (see renderFrameworkErrorsUnder).
-  FST_ERR_BAD_URL: [400, undefined, 'The request URL is not valid (broken percent-encoding)'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, undefined, 'A path segment is longer than 100 characters'],
+  FST_ERR_BAD_URL: [400, 'invalidValue', 'The request URL is not valid (broken percent-encoding or a NUL character)'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, undefined, `A path segment is longer than ${MAX_PATH_SEGMENT} characters`],
 };
 
 /** The attributes a User or Group must have (`userName`, a group's `displayName`). */
@@ -84,8 +86,13 @@ function toScimError(error: unknown): ScimErrorBody {
   if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined)
     return scimError(400, 'The request contains a value that cannot be stored (for example a NUL character)', 'invalidValue');
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
-    return scimError(fe.statusCode, 'The request could not be processed');
+    return scimError(fe.statusCode, 'The request could not be processed', fe.statusCode === 400 ? 'invalidSyntax' : undefined);
   return scimError(500, 'An unexpected error occurred; it has been logged');
+}
+
+/** A SCIM error for the raw socket (node's parser refused the request before it was one). */
+export function rawScimError(status: number, detail: string): { type: string; body: string } {
+  return { type: SCIM_MEDIA_TYPE, body: JSON.stringify(scimError(status, detail, status === 400 ? 'invalidSyntax' : undefined)) };
 }
 
 export function sendScimError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -93,6 +100,10 @@ export function sendScimError(error: unknown, request: FastifyRequest, reply: Fa
   const status = Number(body.status);
   if (status >= 500) request.log.error({ err: error }, 'SCIM request failed');
   if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  if (!request.raw.complete) {
+    reply.header('Connection', 'close');
+    lingerBeforeClosing(request.raw);
+  }
   // A refused conditional write names the version to re-read and retry from.
   if (error instanceof VersionMismatch) reply.header('ETag', weakTag(error.currentVersion));
   return reply.code(status).type(SCIM_MEDIA_TYPE).send(body);

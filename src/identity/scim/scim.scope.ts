@@ -10,10 +10,11 @@ import * as bodies from '../../../generated/validators/scim.bodies.js';
 import * as params from '../../../generated/validators/scim.params.js';
 import { unauthenticated } from '../../errors.ts';
 import { renderFrameworkErrorsUnder } from '../../http/http-server.ts';
+import { boundedJsonParser } from '../../http/json-body.ts';
 import { registerOperations } from '../../http/openapi-routes.ts';
 import { RouteIndex } from '../../http/route-index.ts';
 import type { Services } from '../../services.ts';
-import { scimError, sendScimError } from './scim-error-handler.ts';
+import { rawScimError, scimError, sendScimError } from './scim-error-handler.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
 import { scimHandlers } from './scim.handlers.ts';
 
@@ -41,13 +42,11 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
 
   // Both media types, parsed alike. Provisioning clients send their Content-Type on every request,
   // GET and DELETE included, so an empty body is no body rather than malformed JSON.
-  const json = scim.getDefaultJsonParser('error', 'error');
+  const json = boundedJsonParser(scim, { emptyIsNoBody: true });
   scim.removeContentTypeParser('application/json');
-  scim.addContentTypeParser(['application/json', 'application/scim+json'], { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    return json(request, text, done);
-  });
+  scim.addContentTypeParser(['application/json', 'application/scim+json'], { parseAs: 'string' }, (request, body, done) =>
+    json(request, body.toString(), done),
+  );
 
   // Every request, the not-found handler's included: the token's tenant, or 401.
   scim.addHook('onRequest', async (request) => {
@@ -59,7 +58,7 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
 
   scim.setErrorHandler((error, request, reply) => sendScimError(error, request, reply));
   // A URL Fastify refuses before routing (broken percent-encoding, an overlong segment) too.
-  renderFrameworkErrorsUnder(scim, SCIM_PREFIX, sendScimError);
+  renderFrameworkErrorsUnder(scim, SCIM_PREFIX, sendScimError, rawScimError);
 
   scim.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;

@@ -1,0 +1,92 @@
+/**
+ * Answers any operation can give before its handler runs, written once here and referenced from every
+ * operation of every bundled document, so the published documents list every status the server sends
+ * (the fuzz run checks that they do) without each handwritten operation repeating them:
+ *
+ * - 414 and 431 for every operation: a path segment over 255 characters, a request line and headers
+ *   over 16 KiB (node's parser, before routing);
+ * - 413 and 415 for every operation that takes no body but is sent one (POST, PUT, PATCH, DELETE): a
+ *   body over the limit, or of a type the server does not read.
+ *
+ * Under /scim/v2 the body is SCIM's Error message; elsewhere Problem Details.
+ */
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+type Json = Record<string, any>;
+
+interface Shape {
+  mediaType: string;
+  schema: string;
+  example(status: number, detail: string, type: string, title: string): Json;
+}
+
+const PROBLEM: Shape = {
+  mediaType: 'application/problem+json',
+  schema: '#/components/schemas/Problem',
+  example: (status, detail, type, title) => ({ type: `/problems/${type}`, title, status, detail, instance: '/api/v1/products' }),
+};
+
+const SCIM: Shape = {
+  mediaType: 'application/scim+json',
+  schema: '#/components/schemas/Error',
+  example: (status, detail) => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), detail }),
+};
+
+const RESPONSES: Record<string, { status: number; type: string; title: string; description: string; detail: string }> = {
+  UriTooLong: {
+    status: 414,
+    type: 'uri-too-long',
+    title: 'URI too long',
+    description: 'A path segment is longer than 255 characters (checked before routing, for every operation).',
+    detail: 'A path segment is longer than 255 characters',
+  },
+  HeaderFieldsTooLarge: {
+    status: 431,
+    type: 'header-fields-too-large',
+    title: 'Request header fields too large',
+    description: 'The request line and headers exceed 16,384 bytes (checked before routing, for every operation).',
+    detail: 'The request line and headers exceed 16384 bytes',
+  },
+  UnexpectedBodyTooLarge: {
+    status: 413,
+    type: 'payload-too-large',
+    title: 'Payload too large',
+    description: 'The operation takes no request body, and the one sent exceeds the body limit.',
+    detail: 'The request body is too large',
+  },
+  UnexpectedBodyType: {
+    status: 415,
+    type: 'unsupported-media-type',
+    title: 'Unsupported media type',
+    description: 'The operation takes no request body, and the one sent is of a type the server does not read.',
+    detail: 'Unsupported request content type',
+  },
+};
+
+const EVERY_OPERATION = ['UriTooLong', 'HeaderFieldsTooLarge'];
+const BODILESS_WRITES = ['UnexpectedBodyTooLarge', 'UnexpectedBodyType'];
+const WRITES = new Set(['post', 'put', 'patch', 'delete']);
+
+/** Adds the shared responses to `doc` (a bundled document) in place. */
+export function addTransportResponses(doc: Json): void {
+  const shape = doc.components?.schemas?.Problem ? PROBLEM : doc.components?.schemas?.Error ? SCIM : null;
+  if (!shape) throw new Error(`${String(doc.info?.title)}: neither a Problem nor a SCIM Error schema to answer transport errors with`);
+  doc.components.responses ??= {};
+  for (const [name, r] of Object.entries(RESPONSES)) {
+    doc.components.responses[name] = {
+      description: r.description,
+      content: { [shape.mediaType]: { schema: { $ref: shape.schema }, example: shape.example(r.status, r.detail, r.type, r.title) } },
+    };
+  }
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method] as Json | undefined;
+      if (!operation) continue;
+      const names = [...EVERY_OPERATION, ...(WRITES.has(method) && !operation.requestBody ? BODILESS_WRITES : [])];
+      for (const name of names) {
+        const status = String(RESPONSES[name]!.status);
+        operation.responses[status] ??= { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+}
