@@ -16,13 +16,7 @@ t.test(`${REQUESTS} fuzz requests (seed ${SEED}): no 5xx, no hang, nothing undoc
   const server = await sharedServer();
   const world = await prepareFuzzWorld(server.app, server.token);
   const result = await runFuzz({ baseUrl: server.baseUrl, ...fuzzDocuments(), ...world }, { requests: REQUESTS, seed: SEED });
-  t.comment(
-    `fuzz: ${result.sent} requests (${Object.entries(result.byKind)
-      .map(([k, n]) => `${n} ${k}`)
-      .join(', ')}) in ` +
-      `${(result.elapsedMs / 1000).toFixed(1)} s; ${result.serverErrors} 5xx, ${result.violations} contract violations, ${result.hangs} hangs`,
-  );
-  t.comment(`statuses: ${JSON.stringify(result.byStatus)}`);
+  for (const line of summaryLines(result)) t.comment(line);
   t.equal(result.sent, REQUESTS);
   if (result.failures.length) t.comment(describeFailures(result.failures, 80));
   t.equal(result.failures.length, 0, 'every answer kept its promises');
