@@ -35,6 +35,17 @@ const urls = {
 };
 http.log.info({ baseUrl: config.baseUrl, database: config.database.kind, urls }, `server started: ${Object.values(urls).join(' ')}`);
 
+/** How long clients get to leave their kept-alive connections before the idle ones are shut. */
+const DRAIN_MS = 500;
+
+/** Refuse new requests cleanly for a moment while in-flight ones finish (skipped when nobody is connected). */
+async function drain(http: Server['app']['http']): Promise<void> {
+  const open = await new Promise<number>((resolve) => http.server.getConnections((error, count) => resolve(error ? 1 : count)));
+  if (open === 0) return;
+  http.beginDraining();
+  await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
+}
+
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
@@ -43,6 +54,7 @@ async function shutdown(signal: string): Promise<void> {
   const timer = setTimeout(() => fail('shutdown took longer than 20 s'), 20_000);
   timer.unref();
   try {
+    await drain(http);
     await server.close();
     process.exit(0);
   } catch (error) {

@@ -8,6 +8,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** Areas' own renderers of errors raised before routing, by path prefix (renderFrameworkErrorsUnder). */
+    /** From now on, refuse new requests with 503 and close every connection after its answer (shutdown). */
+    beginDraining(): void;
     frameworkErrorRenderers: { prefix: string; render: ErrorRenderer; raw: RawErrorRenderer }[];
   }
   interface FastifyContextConfig {

@@ -175,6 +175,29 @@ export function createHttpServer(config: Config): FastifyInstance {
     done();
   });
 
+  // A stopping server first drains (src/main.ts): for a moment every request still arriving, on a
+  // kept-alive connection or a new one, is answered 503 with `Connection: close`, and every answer
+  // says `Connection: close`, so that clients leave their connections before close() shuts the idle
+  // ones; a client sending on an idle connection at the instant it is shut would see it cut, not
+  // refused.
+  let draining = false;
+  http.decorate('beginDraining', () => {
+    draining = true;
+  });
+  http.addHook('onRequest', (request, reply, done) => {
+    if (!draining) return done();
+    void reply
+      .code(503)
+      .header('Connection', 'close')
+      .header('Retry-After', '1')
+      .type('application/problem+json')
+      .send(problem('service-unavailable', 'The server is shutting down; retry on another instance', request.url));
+  });
+  http.addHook('onSend', (_request, reply, payload, done) => {
+    if (draining || closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+
   http.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
 
   http.setNotFoundHandler((request, reply) => {

@@ -1,0 +1,209 @@
+/**
+ * `npm run faults -- <scenario> [--rounds N]`: fault scenarios that take longer than a test should,
+ * each against real server processes (`node dist/src/main.js`) on loopback, printing what it found
+ * and exiting 1 if anything acknowledged was lost. docs/reliability.md records their results.
+ *
+ * - `kill-embedded`: the server on the embedded database, writing products 8 at a time, is killed
+ *   with SIGKILL at a random moment (0.3–1.5 s in); it is started again on the same folder, which must
+ *   open cleanly and hold every product whose creation was answered 201. N rounds (default 20).
+ * - `sigterm-under-load`: the same load plus GraphQL subscriptions over WebSocket; SIGTERM in the
+ *   middle. Every request must get a whole answer or be refused cleanly (a refused connection or
+ *   503), every WebSocket must be closed with a close code, the process must exit 0 within the
+ *   shutdown timeout, and after a restart every acknowledged write must be there. N rounds (default 5).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { signToken } from '../src/auth/jwt.ts';
+import { ensureDistBuilt, startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
+
+const { values, positionals } = parseArgs({ options: { rounds: { type: 'string' } }, allowPositionals: true });
+const scenario = positionals[0];
+const JWT_SECRET = 'faults-jwt-secret-0123456789abcdefghijkl';
+
+ensureDistBuilt();
+
+async function start(dataDir: string): Promise<ServerProcess> {
+  return startServerProcess({
+    via: 'node',
+    env: { DATA_DIR: dataDir, DATABASE_URL: '', AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+  });
+}
+
+interface Load {
+  acknowledged: string[];
+  /** Answered 503 or refused at connect (ECONNREFUSED): what a stopping server may do. */
+  refused: number;
+  /** Sent, then the connection dropped with no answer (the SKUs): processed or not, the stored data says. */
+  cut: string[];
+  failed: string[];
+  stop(): Promise<void>;
+}
+
+/** Creates products, `concurrency` at a time, until stopped; records what was answered 201. */
+function writeLoad(base: string, token: string, round: number, concurrency = 8): Load {
+  const load: Load = { acknowledged: [], refused: 0, cut: [], failed: [], stop: async () => undefined };
+  let running = true;
+  let n = 0;
+  const worker = async () => {
+    while (running) {
+      const sku = `R${round}-${n++}`;
+      try {
+        const response = await fetch(`${base}/api/v1/products`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ name: `Product ${sku}`, price: 9.99, sku, category: 'HOME', stockQuantity: 1 }),
+        });
+        const body = (await response.json()) as { id?: string };
+        if (response.status === 201 && body.id) load.acknowledged.push(body.id);
+        else if (response.status === 503) load.refused++;
+        else load.failed.push(`${response.status} ${JSON.stringify(body).slice(-240)}`);
+      } catch (error) {
+        // The process is gone or going: a refused or dropped connection is no acknowledgement.
+        // Refused at connect (a listener closed, or closing with connections it never accepted): never sent.
+        const cause = (error as { cause?: { code?: string; syscall?: string } }).cause;
+        if (cause?.code === 'ECONNREFUSED' || cause?.syscall === 'connect') load.refused++;
+        else load.cut.push(sku);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+  const workers = Array.from({ length: concurrency }, worker);
+  load.stop = async () => {
+    running = false;
+    await Promise.all(workers);
+  };
+  return load;
+}
+
+/** The SKUs of every stored product. */
+async function storedSkus(base: string, token: string): Promise<Set<string>> {
+  const skus = new Set<string>();
+  for (let page = 0; ; page++) {
+    const response = await fetch(`${base}/api/v1/products?page=${page}&size=100`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await response.json()) as { content: { sku: string }[] };
+    for (const product of body.content) skus.add(product.sku);
+    if (body.content.length < 100) return skus;
+  }
+}
+
+async function missingOf(base: string, token: string, ids: string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const id of ids) {
+    const response = await fetch(`${base}/api/v1/products/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    await response.arrayBuffer();
+    if (response.status !== 200) missing.push(`${id} (${response.status})`);
+  }
+  return missing;
+}
+
+async function killEmbedded(rounds: number): Promise<boolean> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-kill-'));
+  const token = await signToken(JWT_SECRET, { sub: 'faults', roles: ['ADMIN'] });
+  const acknowledged: string[] = [];
+  let ok = true;
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const server = await start(dataDir);
+      const ready = await fetch(`${server.base}/readyz`);
+      const missing = await missingOf(server.base, token, acknowledged);
+      const load = writeLoad(server.base, token, round);
+      const after = 300 + Math.floor(Math.random() * 1200);
+      await new Promise((r) => setTimeout(r, after));
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await load.stop();
+      acknowledged.push(...load.acknowledged);
+      console.log(
+        `round ${round}: opened ${ready.status === 200 ? 'cleanly' : `with /readyz ${ready.status}`}, ` +
+          `${acknowledged.length - load.acknowledged.length} earlier writes checked, ${missing.length} missing; ` +
+          `killed after ${after} ms with ${load.acknowledged.length} writes acknowledged, ${load.failed.length} failed`,
+      );
+      if (ready.status !== 200 || missing.length || load.failed.length) {
+        ok = false;
+        console.log(`  missing: ${missing.slice(0, 5).join(', ')}; failed: ${load.failed.slice(0, 3).join(' | ')}`);
+      }
+    }
+    const last = await start(dataDir);
+    const missing = await missingOf(last.base, token, acknowledged);
+    last.child.kill('SIGTERM');
+    console.log(
+      `kill-embedded: ${rounds} kills, ${acknowledged.length} acknowledged writes, ${missing.length} missing after the last restart`,
+    );
+    await last.exited;
+    return ok && missing.length === 0;
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function sigtermUnderLoad(rounds: number): Promise<boolean> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-term-'));
+  const token = await signToken(JWT_SECRET, { sub: 'faults', roles: ['ADMIN'] });
+  const acknowledged: string[] = [];
+  let ok = true;
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const server = await start(dataDir);
+      const closeCodes: number[] = [];
+      const clients = Array.from({ length: 4 }, () =>
+        createClient({
+          url: `${server.base.replace('http', 'ws')}/graphql`,
+          webSocketImpl: WebSocket,
+          retryAttempts: 0,
+          on: { closed: (event) => closeCodes.push((event as { code: number }).code) },
+        }),
+      );
+      let events = 0;
+      for (const client of clients) {
+        client.subscribe(
+          { query: 'subscription { postCreated { id } }' },
+          { next: () => events++, error: () => undefined, complete: () => undefined },
+        );
+      }
+      const load = writeLoad(server.base, token, round, 16);
+      await new Promise((r) => setTimeout(r, 1500));
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      const code = await server.exited;
+      const took = Date.now() - signalled;
+      await load.stop();
+      acknowledged.push(...load.acknowledged);
+      await Promise.all(clients.map(async (c) => c.dispose()));
+      const restarted = await start(dataDir);
+      const missing = await missingOf(restarted.base, token, acknowledged);
+      // A request cut after it was sent: stored means it was in flight and its answer was lost (a
+      // failure); not stored means the server never read it (the connection was reset before).
+      const stored = await storedSkus(restarted.base, token);
+      const answerLost = load.cut.filter((sku) => stored.has(sku));
+      restarted.child.kill('SIGTERM');
+      await restarted.exited;
+      const allClosedWithCode = closeCodes.length === clients.length && closeCodes.every((c) => c >= 1000);
+      console.log(
+        `round ${round}: exit ${code} ${took} ms after SIGTERM; ${load.acknowledged.length} writes acknowledged, ` +
+          `${load.refused} refused cleanly (503 or at connect), ${load.cut.length} reset before the server read them, ` +
+          `${answerLost.length} processed with the answer lost, ${load.failed.length} failed otherwise; ` +
+          `WebSocket close codes ${closeCodes.join(', ') || 'none'}; ` +
+          `${missing.length} acknowledged writes missing after restart`,
+      );
+      if (code !== 0 || took > 20_000 || load.failed.length || answerLost.length || !allClosedWithCode || missing.length) {
+        ok = false;
+        console.log(`  failed: ${load.failed.slice(0, 3).join(' | ')}; missing: ${missing.slice(0, 5).join(', ')}`);
+      }
+    }
+    console.log(`sigterm-under-load: ${rounds} rounds, ${acknowledged.length} acknowledged writes, ${ok ? 'nothing lost' : 'FAILED'}`);
+    return ok;
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (scenario === 'kill-embedded') process.exitCode = (await killEmbedded(Number(values.rounds ?? 20))) ? 0 : 1;
+else if (scenario === 'sigterm-under-load') process.exitCode = (await sigtermUnderLoad(Number(values.rounds ?? 5))) ? 0 : 1;
+else {
+  console.error('usage: npm run faults -- kill-embedded|sigterm-under-load [--rounds N]');
+  process.exitCode = 2;
+}
