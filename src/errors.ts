@@ -89,3 +89,17 @@ export function isCheckViolation(error: unknown, constraint?: string): boolean {
   const e = error as { code?: string; constraint?: string } | null;
   return e?.code === '23514' && (constraint === undefined || e.constraint === constraint);
 }
+
+/**
+ * Whether `error` says the database cannot be reached right now (stopped, restarting, refusing
+ * connections, a connection ended under a query), rather than that the request or the code is wrong:
+ * the client may retry, so transports answer 503, not 500. SQLSTATE class 08 (connection exception),
+ * 57P01–57P03 (shutdown, crash, cannot connect now), and the socket errors node-postgres passes on.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || UNREACHABLE.has(code))) return true;
+  return typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error)/.test(message);
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);

@@ -59,6 +59,14 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     pool.on('error', (error) => {
       for (const listener of connectionErrorListeners) listener(error);
     });
+    // The pool listens for errors on idle connections only. One checked out (between the statements
+    // of a transaction) that the server ends (a restart: 57P01) emits 'error' on the client itself,
+    // and with no listener that stops the process; its next statement fails on its own, and the pool
+    // discards the connection when it is released.
+    // The pool reports the idle ones (above); a checked-out one's next statement fails and says so.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     // Fail at start with the driver's reason rather than on the first request.
     const client = await pool.connect();
     client.release();

@@ -38,7 +38,10 @@ export function loggedRequest(request: FastifyRequest) {
 /** An error as Problem Details (401 with its `WWW-Authenticate` challenge); the default of every scope. */
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const body = toProblem(error, request.url);
-  if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (body.status === 503) {
+    request.log.warn({ err: error }, 'request refused: the database cannot be reached');
+    reply.header('Retry-After', '1');
+  } else if (body.status >= 500) request.log.error({ err: error }, 'request failed');
   // Refused before its body has arrived (an upload over the limit): the connection is closed after the
   // answer instead of reading the rest only to throw it away, which would also hold a shutdown up
   // until the keep-alive timeout; closed gently, so that the client reads the answer (lingering-close.ts).

@@ -4,7 +4,7 @@
  * type table mirrors openapi/components/problem.yaml.
  */
 import { MAX_PATH_SEGMENT } from './path-limits.ts';
-import { AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
+import { isDatabaseUnavailable, AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
 
 export interface Problem {
   type: string;
@@ -175,6 +175,7 @@ export function toProblem(error: unknown, url: string): Problem {
   if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined) {
     return problem('validation-error', 'The request contains a value that cannot be stored (for example a NUL character)', url);
   }
+  if (isDatabaseUnavailable(error)) return problem('service-unavailable', 'The database cannot be reached right now; retry shortly', url);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     const kind = KIND_BY_STATUS[fe.statusCode] ?? 'malformed-request';
     return problem(kind, kind === 'malformed-request' ? 'The request could not be processed' : KINDS[kind].title, url);

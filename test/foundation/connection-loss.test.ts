@@ -4,6 +4,7 @@
  * stay up: the pool replaces the lost connections, and the LISTEN connection behind subscriptions
  * reconnects.
  */
+import { sql } from 'kysely';
 import pg from 'pg';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
@@ -68,5 +69,25 @@ t.test(
     }
     t.ok(posts.results.length > before, 'the subscription receives new posts after the listener reconnects');
     t.match(posts.results.at(-1), { data: { postCreated: { title: /^again / } } });
+  },
+);
+
+t.test(
+  'a connection ended while a transaction holds it fails that transaction only, and the server stays up',
+  { skip: onPostgres ? false : 'needs PostgreSQL: PGlite runs in process and has no connections to lose (run `npm run test:suite`)' },
+  async (t) => {
+    const server = await sharedServer();
+    if (server.config.database.kind !== 'postgres') throw new Error('unreachable');
+    // Checked out of the pool and idle between two statements: node-postgres emits the end on the
+    // client itself, which stopped the process when nothing listened (a PostgreSQL restart did).
+    const transaction = server.database.db.transaction().execute(async (trx) => {
+      await sql`select 1`.execute(trx);
+      await sleep(500);
+      await sql`select 2`.execute(trx);
+    });
+    await sleep(100);
+    t.ok((await terminateOtherConnections(server.config.database.url)) >= 1, 'the transaction’s connection was ended');
+    await t.rejects(transaction, 'the transaction fails');
+    await server.api.get('/api/v1/products', { expect: 200 });
   },
 );

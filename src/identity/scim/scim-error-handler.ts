@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lingerBeforeClosing } from '../../http/lingering-close.ts';
 import { MAX_PATH_SEGMENT } from '../../http/path-limits.ts';
-import { AppError, VersionMismatch, type AppErrorCode, type Violation } from '../../errors.ts';
+import { AppError, isDatabaseUnavailable, VersionMismatch, type AppErrorCode, type Violation } from '../../errors.ts';
 import { isScimType, type ScimType } from './scim-errors.ts';
 import { ScimQueryError } from './scim-query-error.ts';
 import { ERROR_SCHEMA, SCHEMAS } from './scim-schema.ts';
@@ -87,6 +87,7 @@ function toScimError(error: unknown): ScimErrorBody {
     return scimError(400, 'The request contains a value that cannot be stored (for example a NUL character)', 'invalidValue');
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
     return scimError(fe.statusCode, 'The request could not be processed', fe.statusCode === 400 ? 'invalidSyntax' : undefined);
+  if (isDatabaseUnavailable(error)) return scimError(503, 'The database cannot be reached right now; retry shortly');
   return scimError(500, 'An unexpected error occurred; it has been logged');
 }
 
