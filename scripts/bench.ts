@@ -43,6 +43,17 @@ if (process.argv[2] === 'generate') {
   process.exit(0);
 }
 
+// Not a comparison either: a long mixed load on PostgreSQL (scripts/bench/soak.ts).
+if (process.argv[2] === 'load') {
+  const { soak } = await import('./bench/soak.ts');
+  const { values: load } = parseArgs({
+    args: process.argv.slice(3),
+    options: { minutes: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } },
+  });
+  console.log(await soak({ minutes: Number(load.minutes), concurrency: Number(load.concurrency) }));
+  process.exit(0);
+}
+
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {

@@ -120,7 +120,7 @@ export function createHttpServer(config: Config): FastifyInstance {
     // request.ip (logs, sign-in budgets) is X-Forwarded-For's client only behind the proxies named here.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     return503OnClosing: true,
-    maxParamLength: MAX_PATH_SEGMENT,
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     forceCloseConnections: 'idle',
     // Fastify turns node's request timeout off by default; a client that never finishes its request
     // would hold the connection forever. Node checks the timeouts every connectionsCheckingInterval,
