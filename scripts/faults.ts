@@ -14,7 +14,12 @@
  *   PostgreSQL is stopped for 3 s and started again. /readyz must say 503 while it is down, the server
  *   must be ready again by itself, writes refused meanwhile must be 503s answered in time, and every
  *   acknowledged write must be there. N rounds (default 3).
+ * - `disk-full` (root: it mounts a tmpfs): the embedded database on a 160 MB disk, filled with uploads
+ *   until one is refused; the refusal must be a 507 Problem, stored files must read back intact, and
+ *   the folder must open again after a restart.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -305,10 +310,98 @@ async function postgresRestart(rounds: number): Promise<boolean> {
   }
 }
 
-if (scenario === 'postgres-restart') process.exitCode = (await postgresRestart(Number(values.rounds ?? 3))) ? 0 : 1;
+/**
+ * The embedded database's folder on a small tmpfs (root only: it mounts one), filled with uploads of
+ * random 5 MB files until the server refuses one; the refusal must be a 507 Problem, the server must
+ * go on serving, every stored file must read back byte for byte, and a restart must open the folder.
+ */
+async function diskFull(): Promise<boolean> {
+  const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-diskfull-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', mountPoint]);
+  } catch (error) {
+    console.error(`disk-full mounts a 160 MB tmpfs and needs root: ${(error as Error).message}`);
+    fs.rmSync(mountPoint, { recursive: true, force: true });
+    return false;
+  }
+  const token = await signToken(JWT_SECRET, { sub: 'faults-uploader', roles: [] });
+  const env = {
+    DATA_DIR: mountPoint,
+    DATABASE_URL: '',
+    AUTH_JWT_SECRET: JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
+    FILES_QUOTA_BYTES: '1000000000',
+  };
+  const stored = new Map<string, string>();
+  let ok = true;
+  try {
+    const server = await startServerProcess({ via: 'node', env });
+    const free = () => Math.round((fs.statfsSync(mountPoint).bavail * fs.statfsSync(mountPoint).bsize) / 1048576);
+    let refusal: { status: number; body: string } | null = null;
+    for (let i = 0; i < 40 && !refusal; i++) {
+      const bytes = randomBytes(5_000_000);
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), `f${i}.bin`);
+      const response = await fetch(`${server.base}/api/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
+      const body = await response.text();
+      if (response.status === 201) stored.set((JSON.parse(body) as { id: string }).id, createHash('sha256').update(bytes).digest('hex'));
+      else refusal = { status: response.status, body };
+      console.log(`upload ${i + 1}: ${response.status}, ${free()} MiB free`);
+    }
+    const problem = refusal ? (JSON.parse(refusal.body) as { type?: string }) : {};
+    const health = (await fetch(`${server.base}/healthz`)).status;
+    const readBack = async (base: string) => {
+      let same = 0;
+      for (const [id, digest] of stored) {
+        const response = await fetch(`${base}/api/v1/files/${id}`, { headers: { authorization: `Bearer ${token}` } });
+        if (
+          createHash('sha256')
+            .update(Buffer.from(await response.arrayBuffer()))
+            .digest('hex') === digest
+        )
+          same++;
+      }
+      return same;
+    };
+    const sameBefore = await readBack(server.base);
+    server.child.kill('SIGTERM');
+    const exit = await server.exited;
+    const restarted = await startServerProcess({ via: 'node', env }).catch((error: Error) => error);
+    const sameAfter = restarted instanceof Error ? 0 : await readBack(restarted.base);
+    if (!(restarted instanceof Error)) {
+      restarted.child.kill('SIGTERM');
+      await restarted.exited;
+    }
+    console.log(
+      `disk-full: ${stored.size} uploads stored, then ${refusal ? `${refusal.status} ${problem.type ?? refusal.body.slice(0, 120)}` : 'no refusal'}; ` +
+        `/healthz ${health}; ${sameBefore}/${stored.size} files read back intact; SIGTERM exit ${exit}; ` +
+        `restart ${restarted instanceof Error ? `failed: ${restarted.message.slice(0, 200)}` : 'opened cleanly'}, ${sameAfter}/${stored.size} intact after it`,
+    );
+    ok =
+      stored.size > 0 &&
+      refusal?.status === 507 &&
+      problem.type === '/problems/insufficient-storage' &&
+      health === 200 &&
+      sameBefore === stored.size &&
+      sameAfter === stored.size &&
+      exit === 0;
+    return ok;
+  } finally {
+    execFileSync('umount', [mountPoint]);
+    fs.rmSync(mountPoint, { recursive: true, force: true });
+  }
+}
+
+if (scenario === 'disk-full') process.exitCode = (await diskFull()) ? 0 : 1;
+else if (scenario === 'postgres-restart') process.exitCode = (await postgresRestart(Number(values.rounds ?? 3))) ? 0 : 1;
 else if (scenario === 'kill-embedded') process.exitCode = (await killEmbedded(Number(values.rounds ?? 20))) ? 0 : 1;
 else if (scenario === 'sigterm-under-load') process.exitCode = (await sigtermUnderLoad(Number(values.rounds ?? 5))) ? 0 : 1;
 else {
-  console.error('usage: npm run faults -- kill-embedded|sigterm-under-load|postgres-restart [--rounds N]');
+  console.error('usage: npm run faults -- kill-embedded|sigterm-under-load|postgres-restart|disk-full [--rounds N]');
   process.exitCode = 2;
 }

@@ -33,7 +33,8 @@ export type AppErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'NOT_ACCEPTABLE'
   | 'PRECONDITION_FAILED'
-  | 'TOO_MANY_REQUESTS';
+  | 'TOO_MANY_REQUESTS'
+  | 'INSUFFICIENT_STORAGE';
 
 export class AppError extends Error {
   constructor(
@@ -103,3 +104,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+
+/** Storing this would leave the database's disk without the room it needs to keep working. */
+export const insufficientStorage = (bytes: number) =>
+  new AppError('INSUFFICIENT_STORAGE', `There is not enough free disk space to store ${bytes} bytes; nothing was stored`);

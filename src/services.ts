@@ -30,6 +30,7 @@ import { SamlSignOn } from './identity/saml/saml-sign-on.ts';
 import { SecretBox } from './auth/secret-box.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
+import { storageHeadroom } from './db/storage-headroom.ts';
 import type { Database } from './db/database.ts';
 
 export interface Services {
@@ -84,9 +85,11 @@ export function createServices(
     | 'signInBudgets'
     | 'createUserPerAddress'
     | 'filesQuotaBytes'
+    | 'database'
   >,
   dependencies: ServiceDependencies,
 ): Services {
+  const headroom = storageHeadroom(config.database);
   const posts = new PostsService(db);
   const tenants = new TenantsService(db);
   const sessions = new SessionsService(db, config.authSessionTtlS);
@@ -113,10 +116,10 @@ export function createServices(
     posts,
     comments: new CommentsService(db, posts),
     contentLoaders: new ContentLoaderFactory(db),
-    products: new ProductsService(db),
+    products: new ProductsService(db, headroom),
     customers: new CustomersService(db),
     orders: new OrdersService(db),
-    files: new FilesService(db, config.filesQuotaBytes),
+    files: new FilesService(db, config.filesQuotaBytes, headroom),
     config: new ConfigService(db),
     postLists: new PostListsService(db),
     tenants,

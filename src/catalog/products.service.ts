@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import { inTransaction, type Executor } from '../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../db/versioning.ts';
 import { conflict, isUniqueViolation, notFound, validationFailed, VersionMismatch, type Violation } from '../errors.ts';
+import type { StorageHeadroom } from '../db/storage-headroom.ts';
 import { insertBlob, readBlob } from '../files/blobs.repository.ts';
 import { detectImage, type StoredImageType } from './images.ts';
 import * as repo from './products.repository.ts';
@@ -54,6 +55,8 @@ export interface ProductPage {
 export interface NewImage {
   /** The first bytes of the content (at least IMAGE_HEAD_BYTES when the file is that long). */
   head: Uint8Array;
+  /** The content's length in bytes (the upload is spooled first). */
+  size: number;
   content: AsyncIterable<Uint8Array>;
 }
 
@@ -99,7 +102,10 @@ function rowOf(command: CreateProductCommand): repo.NewProduct {
 }
 
 export class ProductsService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly headroom: StorageHeadroom = () => {},
+  ) {}
 
   async get(id: string): Promise<repo.ProductRecord> {
     const product = await repo.findProductById(this.db, id);
@@ -191,6 +197,7 @@ export class ProductsService {
    */
   async addImage(productId: string, upload: NewImage): Promise<ProductImagesRow> {
     const detected = await detectImage(upload.head);
+    this.headroom(upload.size);
     return inTransaction(this.db, async (trx) => {
       if (!(await repo.productExists(trx, productId, true))) throw productNotFound(productId);
       const blob = await insertBlob(trx, upload.content);

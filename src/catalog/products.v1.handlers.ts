@@ -118,7 +118,11 @@ export function productV1Handlers(services: Services): ProductHandlers {
       await products.get(request.params.id);
       const upload = await receiveUpload(request, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, headBytes: IMAGE_HEAD_BYTES });
       try {
-        const image = await products.addImage(request.params.id, { head: upload.head, content: upload.open(BLOB_CHUNK_BYTES) });
+        const image = await products.addImage(request.params.id, {
+          head: upload.head,
+          size: upload.size,
+          content: upload.open(BLOB_CHUNK_BYTES),
+        });
         reply.code(201).header('Location', imageUrl(image.product_id, image.id));
         return toImageResponse(image);
       } finally {

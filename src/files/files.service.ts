@@ -1,6 +1,7 @@
 /** Stored files: metadata in `files`, bytes in chunked blobs, written in one transaction. */
 import { ADMIN, hasRole, type Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
+import type { StorageHeadroom } from '../db/storage-headroom.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { AppError, notFound } from '../errors.ts';
 import { insertBlob, readBlob } from './blobs.repository.ts';
@@ -42,10 +43,12 @@ export class FilesService {
     private readonly db: Database,
     /** Total bytes of the files one user may store (FILES_QUOTA_BYTES). */
     private readonly quotaBytes: number,
+    private readonly headroom: StorageHeadroom = () => {},
   ) {}
 
   /** Stores the file unless it would take `actor` over the quota, checked before a byte is written. */
   async store(actor: Principal, file: NewFile): Promise<repo.FileRecord> {
+    this.headroom(file.size);
     return inTransaction(this.db, async (trx) => {
       await repo.lockUploads(trx, actor.username);
       const stored = await repo.bytesStoredBy(trx, actor.username);

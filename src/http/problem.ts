@@ -56,6 +56,7 @@ export type ProblemKind =
   | 'header-fields-too-large'
   | 'expectation-failed'
   | 'upgrade-required'
+  | 'insufficient-storage'
   | 'too-many-requests'
   | 'internal-error'
   | 'service-unavailable';
@@ -83,6 +84,7 @@ const KINDS: Record<ProblemKind, { status: number; title: string }> = {
   'too-many-requests': { status: 429, title: 'Too many requests' },
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
+  'insufficient-storage': { status: 507, title: 'Insufficient storage' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 };
 
@@ -97,6 +99,7 @@ const KIND_BY_CODE: Record<AppErrorCode, ProblemKind> = {
   UNSUPPORTED_MEDIA_TYPE: 'unsupported-media-type',
   NOT_ACCEPTABLE: 'not-acceptable',
   TOO_MANY_REQUESTS: 'too-many-requests',
+  INSUFFICIENT_STORAGE: 'insufficient-storage',
 };
 
 /** Reasons that have a problem type of their own. */
@@ -176,6 +179,8 @@ export function toProblem(error: unknown, url: string): Problem {
     return problem('validation-error', 'The request contains a value that cannot be stored (for example a NUL character)', url);
   }
   if (isDatabaseUnavailable(error)) return problem('service-unavailable', 'The database cannot be reached right now; retry shortly', url);
+  // PostgreSQL's disk_full: the transaction was undone, nothing was stored.
+  if (fe?.code === '53100') return problem('insufficient-storage', 'The database has no disk space left for this; nothing was stored', url);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     const kind = KIND_BY_STATUS[fe.statusCode] ?? 'malformed-request';
     return problem(kind, kind === 'malformed-request' ? 'The request could not be processed' : KINDS[kind].title, url);

@@ -178,6 +178,7 @@ export interface components {
          *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
          *     | `/problems/service-unavailable` | 503 | a dependency (the database) is unreachable |
+         *     | `/problems/insufficient-storage` | 507 | storing an upload would leave the database's disk too full; nothing was stored |
          *
          *     `instance` is the request path (without the query string); for a
          *     request refused before its request line could be read it is

@@ -926,6 +926,7 @@ export interface components {
          *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
          *     | `/problems/service-unavailable` | 503 | a dependency (the database) is unreachable |
+         *     | `/problems/insufficient-storage` | 507 | storing an upload would leave the database's disk too full; nothing was stored |
          *
          *     `instance` is the request path (without the query string); for a
          *     request refused before its request line could be read it is
@@ -1120,6 +1121,29 @@ export interface components {
                 [name: string]: unknown;
             };
             content?: never;
+        };
+        /**
+         * @description Storing the upload would leave the database's disk without the room
+         *     it needs (the embedded database keeps at least 64 MiB free), or
+         *     PostgreSQL reported its disk full. Nothing was stored; retry once
+         *     space has been freed.
+         */
+        InsufficientStorage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/insufficient-storage",
+                 *       "title": "Insufficient storage",
+                 *       "status": 507,
+                 *       "detail": "There is not enough free disk space to store 5000000 bytes; nothing was stored",
+                 *       "instance": "/api/v1/files"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
         };
         /** @description Unexpected server error. No stack trace or internal detail is exposed. */
         InternalError: {
@@ -1735,6 +1759,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadFile: {
@@ -2896,6 +2921,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getProductImage: {

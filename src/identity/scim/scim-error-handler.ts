@@ -31,6 +31,7 @@ const STATUS: Record<AppErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
+  INSUFFICIENT_STORAGE: 507,
 };
 
 /** Fastify's refusals of a request body, by code. */
