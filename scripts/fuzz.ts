@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import { createServer } from '../src/server.ts';
 import { describeFailures, runFuzz, summaryLines } from './fuzz/run.ts';
 import { fuzzDocuments, prepareFuzzWorld } from './fuzz/world.ts';
+import { fuzzWebSocket } from './fuzz/ws-messages.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,6 +50,12 @@ try {
     console.log(describeFailures(result.failures, 100));
     process.exitCode = 1;
   }
+  const ws = await fuzzWebSocket(baseUrl, { connections: Math.max(50, Math.round(requests / 25)), seed, concurrency });
+  console.log(
+    `fuzz (graphql-ws): ${ws.connections} connections, ${ws.frames} frames; close codes ${JSON.stringify(ws.closeCodes)}; ${ws.failures.length} failures`,
+  );
+  for (const failure of ws.failures.slice(0, 20)) console.log(`  ${failure}`);
+  if (ws.failures.length) process.exitCode = 1;
   const health = await fetch(`${baseUrl}/healthz`);
   console.log(`afterwards: /healthz ${health.status}`);
   if (!health.ok) process.exitCode = 1;

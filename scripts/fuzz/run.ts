@@ -11,6 +11,7 @@ import type { GraphQLSchema } from 'graphql';
 import { ContractRegistry } from '../../test/helpers/contract.ts';
 import { graphqlRequests } from './graphql-requests.ts';
 import { restRequests, type Caller, type FuzzRequest, type IdPool } from './rest-requests.ts';
+import { scimRequests } from './scim-requests.ts';
 
 type Json = Record<string, any>;
 
@@ -58,8 +59,9 @@ export function fuzzRequests(
   options: Pick<FuzzOptions, 'requests' | 'seed'>,
 ): FuzzRequest[] {
   const arbitrary = fc.oneof(
-    { weight: 3, arbitrary: restRequests(target.docs, target.ids) },
-    { weight: 1, arbitrary: graphqlRequests(target.schema, target.ids) },
+    { weight: 6, arbitrary: restRequests(target.docs, target.ids) },
+    { weight: 2, arbitrary: graphqlRequests(target.schema, target.ids) },
+    { weight: 1, arbitrary: scimRequests(target.ids) },
   );
   return fc.sample(arbitrary, { seed: options.seed, numRuns: options.requests });
 }

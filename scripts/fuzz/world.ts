@@ -47,6 +47,11 @@ export async function prepareFuzzWorld(
     userName: 'fz.provisioned@fuzz.example',
     emails: [{ value: 'fz.provisioned@fuzz.example', primary: true }],
   });
+  const scimGroup = await services.scimGroups.create('fuzz', {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+    displayName: 'Fuzzers',
+    members: [{ value: scimUser.row.id }],
+  });
   const actor: Principal = { username: plain.id, roles: [], tenantRoles: [], userId: plain.id, tenantId: 'default', sessionId: null };
   const product = await services.products.create({ name: 'Fuzz lamp', price: '19.99', sku: 'FZ-1', category: 'HOME', stockQuantity: 5 });
   const post = await services.posts.create(actor, { title: 'Fuzz post', content: 'text', tags: ['fuzz'], status: 'PUBLISHED' });
@@ -59,6 +64,8 @@ export async function prepareFuzzWorld(
       tenantId: ['fuzz', 'default'],
       productId: [String(product.id)],
       customerId: [String(customer.id)],
+      scimUserId: [scimUser.row.id],
+      scimGroupId: [scimGroup.row.id],
     },
   };
 }

@@ -128,6 +128,40 @@ class AuthenticatedConnections {
   }
 }
 
+/** Messages only a server sends; graphql-ws closes with 4500 (its own error) when a client sends one. */
+const SERVER_MESSAGES = new Set(['connection_ack', 'next', 'error']);
+
+/**
+ * Closes with 4400, as the protocol asks for an unexpected message, when the client sends a message
+ * only a server may send, before graphql-ws sees it: its handler would throw on it, log an internal
+ * error and close with 4500. Wraps the socket's message listeners, which graphql-ws adds on
+ * 'connection'.
+ */
+function refuseServerMessages(ws: WebSocket): void {
+  const on = ws.on.bind(ws) as (event: string, listener: (...args: unknown[]) => void) => WebSocket;
+  ws.on = ((event: string, listener: (...args: unknown[]) => void) => {
+    if (event !== 'message') return on(event, listener);
+    return on('message', (data: unknown, ...rest: unknown[]) => {
+      const type = messageType(String(data));
+      if (type && SERVER_MESSAGES.has(type)) {
+        ws.close(4400, `Unexpected message of type ${type} received`);
+        return;
+      }
+      listener(data, ...rest);
+    });
+  }) as typeof ws.on;
+}
+
+/** The `type` of a message, or null when it is not a JSON object with one (graphql-ws refuses those itself). */
+function messageType(text: string): string | null {
+  try {
+    const message = JSON.parse(text) as { type?: unknown } | null;
+    return typeof message?.type === 'string' ? message.type : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A token of RFC 9110 (a subprotocol name). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -244,6 +278,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
       // Refused after the handshake rather than with an HTTP status, so that the client (a browser
       // too) is told why in the close frame.
       if (!perAddress.take(options.clientAddress(request), ws)) return ws.close(CLOSE_TOO_MANY_CONNECTIONS, TOO_MANY_CONNECTIONS);
+      refuseServerMessages(ws);
       wss.emit('connection', ws, request);
     });
   };
