@@ -5,6 +5,7 @@
  * wrong or missing content type, malformed JSON and multipart, a body where none is taken, huge headers.
  */
 import fc from 'fast-check';
+import { HTTP_METHODS } from '../generate/http-methods.ts';
 import { hostileStrings, SchemaValues, toJsonText } from './schema-values.ts';
 
 type Json = Record<string, any>;
@@ -34,13 +35,11 @@ interface Operation {
   parameters: Json[];
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-
 function operationsOf(docs: Record<string, Json>): Operation[] {
   const found: Operation[] = [];
   for (const [doc, document] of Object.entries(docs)) {
     for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
-      for (const method of METHODS) {
+      for (const method of HTTP_METHODS) {
         const operation = item[method] as Json | undefined;
         if (!operation) continue;
         const parameters = [...((item.parameters as Json[]) ?? []), ...((operation.parameters as Json[]) ?? [])].map((p) =>

@@ -8,9 +8,8 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
+import { HTTP_METHODS } from './http-methods.ts';
 import { addTransportResponses } from './transport-responses.ts';
-
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 type Json = Record<string, any>;
 

@@ -10,7 +10,7 @@
  *
  * Under /scim/v2 the body is SCIM's Error message; elsewhere Problem Details.
  */
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+import { HTTP_METHODS } from './http-methods.ts';
 
 type Json = Record<string, any>;
 

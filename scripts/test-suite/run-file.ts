@@ -43,6 +43,10 @@ export interface RunFileOptions {
 }
 
 /** Counts a file's TAP output; exported for the runner's own tests. */
+/**
+ * The counts of one file's TAP output, as tap counts them: passed, failed, skipped and `todo` (TAP's
+ * own directive for a test marked as not expected to pass yet), and each failure named by its subtests.
+ */
 export function countTap(stdout: string): Pick<FileResult, 'pass' | 'fail' | 'skip' | 'todo' | 'failures'> & { parsedOk: boolean } {
   const counts = { pass: 0, fail: 0, skip: 0, todo: 0, failures: [] as string[], parsedOk: false };
   const parser = new Parser();

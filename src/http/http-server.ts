@@ -149,9 +149,17 @@ export function createHttpServer(config: Config): FastifyInstance {
   // Root hooks run for every request, the not-found handler's included, so every reply of a routed
   // or unrouted request carries the id (test/foundation/http-basics.test.ts). Callback form: an async
   // hook costs a promise and an extra turn of the microtask queue on every request.
+  // One hook for every request: the id, the refusal while draining (below), the Host check.
+  let draining = false;
   http.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done(hostHeaderError(request));
+    if (!draining) return done(hostHeaderError(request));
+    void reply
+      .code(503)
+      .header('Connection', 'close')
+      .header('Retry-After', '1')
+      .type('application/problem+json')
+      .send(problem('service-unavailable', 'The server is shutting down; retry on another instance', request.url));
   });
   // An Expect other than 100-continue: node would answer a bare 417.
   http.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
@@ -183,18 +191,8 @@ export function createHttpServer(config: Config): FastifyInstance {
   // says `Connection: close`, so that clients leave their connections before close() shuts the idle
   // ones; a client sending on an idle connection at the instant it is shut would see it cut, not
   // refused.
-  let draining = false;
   http.decorate('beginDraining', () => {
     draining = true;
-  });
-  http.addHook('onRequest', (request, reply, done) => {
-    if (!draining) return done();
-    void reply
-      .code(503)
-      .header('Connection', 'close')
-      .header('Retry-After', '1')
-      .type('application/problem+json')
-      .send(problem('service-unavailable', 'The server is shutting down; retry on another instance', request.url));
   });
   http.addHook('onSend', (_request, reply, payload, done) => {
     if (draining || closing) reply.header('Connection', 'close');
