@@ -111,8 +111,9 @@ export function createServices(
     new AttemptBudget(db, config.signInBudgets),
     () => dependencies.mail,
   );
+  const users = new UsersService(db, new SignUpBudget(db, config.createUserPerAddress));
   return {
-    users: new UsersService(db, new SignUpBudget(db, config.createUserPerAddress)),
+    users,
     posts,
     comments: new CommentsService(db, posts),
     contentLoaders: new ContentLoaderFactory(db),
@@ -125,7 +126,7 @@ export function createServices(
     tenants,
     scimTokens: new ScimTokensService(db, tenants),
     sessions,
-    scimUsers: new ScimUsersService(db),
+    scimUsers: new ScimUsersService(db, users),
     scimGroups: new ScimGroupsService(db),
     webhookEndpoints: new WebhookEndpointsService(db, {
       resolve: createNameResolver(config.dnsResolver),

@@ -99,10 +99,15 @@ export function updateUser(db: Executor, id: string, changes: UserChanges): Prom
     .executeTakeFirst();
 }
 
-/** Deletes the user, when it belongs to `tenantId` (null: whatever its tenant); whether it did. */
-export async function deleteUser(db: Executor, id: string, tenantId: string | null): Promise<boolean> {
+/**
+ * Deletes the user, when it belongs to `tenantId` (null: whatever its tenant) and, when `version` is
+ * given, is still at that version; whether it did. What goes with the user and what stays is the
+ * schema's rule (foreign keys and migration 0017's triggers, decision 67), so no caller can do less.
+ */
+export async function deleteUser(db: Executor, id: string, scope: { tenantId: string | null; version?: number }): Promise<boolean> {
   let query = db.deleteFrom('users').where('id', '=', id);
-  if (tenantId !== null) query = query.where('tenant_id', '=', tenantId);
+  if (scope.tenantId !== null) query = query.where('tenant_id', '=', scope.tenantId);
+  if (scope.version !== undefined) query = query.where('version', '=', scope.version);
   const result = await query.executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

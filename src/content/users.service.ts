@@ -96,8 +96,16 @@ export class UsersService {
    * lets only administrators here) the users of its own tenant, another tenant's being not found.
    */
   async delete(actor: Principal, id: string): Promise<true> {
-    if (!(await repo.deleteUser(this.db, id, directoryTenant(actor)))) throw userNotFound(id);
+    if (!(await this.remove(id, { tenantId: directoryTenant(actor) }))) throw userNotFound(id);
     return true;
+  }
+
+  /**
+   * The one deletion of a user, for every transport (GraphQL's deleteUser above, SCIM's DELETE): the
+   * user in `tenantId` (null: any), at `version` when given; whether it was deleted (decision 67).
+   */
+  remove(id: string, scope: { tenantId: string | null; version?: number }): Promise<boolean> {
+    return repo.deleteUser(this.db, id, scope);
   }
 
   async follow(actor: Principal, userId: string): Promise<UsersRow> {

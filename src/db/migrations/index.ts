@@ -15,6 +15,7 @@ import * as m0013 from './0013_scim_provisioned_values.ts';
 import * as m0014 from './0014_sign_in_browser_binding.ts';
 import * as m0015 from './0015_local_address_proof.ts';
 import * as m0016 from './0016_files_by_uploader.ts';
+import * as m0017 from './0017_user_deletion.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014_sign_in_browser_binding': m0014,
   '0015_local_address_proof': m0015,
   '0016_files_by_uploader': m0016,
+  '0017_user_deletion': m0017,
 };

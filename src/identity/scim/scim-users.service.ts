@@ -3,6 +3,7 @@
  * (the SCIM token's) and never sees another's rows. Writes are compare-and-set on `version` (the
  * `meta.version` an `If-Match` names, else the version just read under the row lock).
  */
+import type { UsersService } from '../../content/users.service.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../../db/versioning.ts';
@@ -33,7 +34,10 @@ function uniquenessError(error: unknown): Error | null {
 }
 
 export class ScimUsersService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly users: UsersService,
+  ) {}
 
   async create(tenantId: string, body: Json): Promise<ScimUserRecord> {
     const columns = userColumnsFrom(canonicalResource(body, 'User'));
@@ -66,13 +70,12 @@ export class ScimUsersService {
     return this.modify(tenantId, id, expected, (current) => userColumnsFrom(applyPatch(toScimUser(current, ''), 'User', operations)));
   }
 
+  /** The users area's one deletion (decision 67), compare-and-set on the version read here. */
   async delete(tenantId: string, id: string, expected: ExpectedVersions): Promise<void> {
-    await inTransaction(this.db, async (trx) => {
-      const row = await repo.findUser(trx, tenantId, id, true);
-      if (!row) throw scimNotFound('User', id);
-      if (!acceptsVersion(expected, row.version)) throw new VersionMismatch(row.version, `User ${id}`);
-      if (!(await repo.deleteUser(trx, tenantId, id, row.version))) throw new VersionMismatch(row.version, `User ${id}`);
-    });
+    const row = await repo.findUser(this.db, tenantId, id);
+    if (!row) throw scimNotFound('User', id);
+    if (!acceptsVersion(expected, row.version)) throw new VersionMismatch(row.version, `User ${id}`);
+    if (!(await this.users.remove(id, { tenantId, version: row.version }))) throw new VersionMismatch(row.version, `User ${id}`);
   }
 
   private modify(
