@@ -16,6 +16,8 @@ import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
 import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants.service.ts';
 import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
+import { productEventSamples } from './catalog/product-events.ts';
+import { orderEventSamples } from './orders/order-events.ts';
 import { createNameResolver } from './http/outbound/name-resolver.ts';
 import { AccountsService } from './identity/sign-in/accounts.service.ts';
 import { AttemptBudget } from './identity/sign-in/attempt-budget.ts';
@@ -133,6 +135,7 @@ export function createServices(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       secretOverlapS: config.webhookSecretOverlapS,
       secretBox,
+      samples: { ...productEventSamples, ...orderEventSamples },
     }),
     identityProviders,
     domains,

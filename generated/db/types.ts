@@ -433,6 +433,7 @@ export interface WebhookEventsTable {
   previous_attributes: Json | null;
   test: Generated<boolean>;
   created_at: Generated<Date>;
+  resource_path: string | null;
 }
 
 /** A webhook_events row as selected. */

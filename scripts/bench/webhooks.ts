@@ -26,7 +26,7 @@ import { serverCertificate, testCa } from '../../test/helpers/webhook-receiver.t
 import { startOurs, type BenchContext, type SectionResult } from './context.ts';
 import { seedPostgres } from './databases.ts';
 import { JWT_SECRET, productRecord } from './fixtures.ts';
-import { toProductResponse } from '../../src/catalog/products.v1.representation.ts';
+import { productPath, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
 import { quantile } from './stats.ts';
 
 const RECEIVERS = 50;
@@ -114,6 +114,7 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
         resourceId: `${product.id}-${n}`,
         sequence: 1,
         object: toProductResponse(product),
+        resourcePath: productPath(product.id),
         previousAttributes: { price: 1.99 },
       });
     };

@@ -23,6 +23,12 @@ export interface ProductImageSummary {
 
 export type ProductRecord = ProductsRow & { attributes: ProductAttribute[]; images: ProductImageSummary[] };
 
+/** One page of a product list and the size of the whole list. */
+export interface ProductPage {
+  items: ProductRecord[];
+  totalElements: number;
+}
+
 export interface NewProduct {
   name: string;
   description: string | null;

@@ -8,9 +8,9 @@ import type { StorageHeadroom } from '../db/storage-headroom.ts';
 import { insertBlob, readBlob } from '../files/blobs.repository.ts';
 import { detectImage, type StoredImageType } from './images.ts';
 import * as repo from './products.repository.ts';
-import { recordProductCreated, recordProductDeleted, recordProductUpdated } from '../webhooks/events/product-events.ts';
+import { recordProductCreated, recordProductDeleted, recordProductUpdated } from './product-events.ts';
 
-export type { ProductRecord, ProductAttribute, ProductImageSummary, ProductSortField } from './products.repository.ts';
+export type { ProductRecord, ProductAttribute, ProductImageSummary, ProductPage, ProductSortField } from './products.repository.ts';
 
 export interface CreateProductCommand {
   name: string;
@@ -45,11 +45,6 @@ export interface ProductSearchQuery extends ProductPageQuery {
   minPrice?: number;
   maxPrice?: number;
   category?: string;
-}
-
-export interface ProductPage {
-  items: repo.ProductRecord[];
-  totalElements: number;
 }
 
 export interface NewImage {
@@ -113,12 +108,12 @@ export class ProductsService {
     return product;
   }
 
-  async list(query: ProductPageQuery): Promise<ProductPage> {
+  async list(query: ProductPageQuery): Promise<repo.ProductPage> {
     const { rows, total } = await repo.pageProducts(this.db, query);
     return { items: rows, totalElements: total };
   }
 
-  async search(query: ProductSearchQuery): Promise<ProductPage> {
+  async search(query: ProductSearchQuery): Promise<repo.ProductPage> {
     if (query.minPrice !== undefined && query.maxPrice !== undefined && query.minPrice > query.maxPrice) {
       throw validationFailed([{ field: ['minPrice'], source: 'parameter', message: 'must not be greater than maxPrice' }]);
     }

@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi/rest-v1.ts';
 import { pageMetadata } from '../paging.ts';
 import { toXml, type XmlMapping } from '../http/xml.ts';
 import { decimalToPrice, formatPrice } from './money.ts';
-import type { ProductImageSummary, ProductPage, ProductRecord } from './products.service.ts';
+import type { ProductImageSummary, ProductPage, ProductRecord } from './products.repository.ts';
 
 export type ProductResponse = components['schemas']['ProductResponse'];
 export type ImageResponse = components['schemas']['ImageResponse'];
@@ -15,8 +15,10 @@ const XML_MAPPING: XmlMapping = {
   scalars: { price: (value) => formatPrice(Number(value)) },
 };
 
+export const productPath = (productId: string) => `/api/v1/products/${productId}`;
+
 export function imageUrl(productId: string, imageId: string): string {
-  return `/api/v1/products/${productId}/images/${imageId}`;
+  return `${productPath(productId)}/images/${imageId}`;
 }
 
 export function toImageResponse(image: ProductImageSummary): ImageResponse {

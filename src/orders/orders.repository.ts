@@ -15,6 +15,16 @@ export interface OrderItemRecord {
   line_total: string;
 }
 
+/** A shipped order's tracking information (GET /orders/{id}/tracking). */
+export interface Tracking {
+  orderId: string;
+  status: 'SHIPPED' | 'DELIVERED';
+  carrier: string;
+  trackingNumber: string;
+  shippedAt: Date;
+  deliveredAt: Date | null;
+}
+
 export type OrderRecord = Omit<OrdersRow, 'status'> & { status: OrderStatus; owner_id: string | null; items: OrderItemRecord[] };
 
 export type OrderSortField = 'createdAt' | 'updatedAt' | 'total' | 'status';

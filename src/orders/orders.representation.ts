@@ -5,9 +5,9 @@
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import type { Principal } from '../auth/principal.ts';
 import { pageMetadata } from '../paging.ts';
-import type { CustomerRecord } from './customers.service.ts';
-import type { OrderRecord, Tracking } from './orders.service.ts';
-import { allowedTransitions } from './transitions.ts';
+import type { CustomerRecord } from './customers.repository.ts';
+import type { OrderRecord, Tracking } from './orders.repository.ts';
+import { allowedTransitions, type OrderAction } from './transitions.ts';
 
 export type OrderResponse = components['schemas']['Order'];
 export type OrderCollection = components['schemas']['OrderCollection'];
@@ -23,9 +23,14 @@ export function toCustomerResponse(c: CustomerRecord): CustomerResponse {
 }
 
 export function toOrderResponse(o: OrderRecord, viewer: Principal): OrderResponse {
+  return orderRepresentation(o, allowedTransitions(o, viewer));
+}
+
+/** The order with `_links` offering `actions` (those someone may take now). */
+export function orderRepresentation(o: OrderRecord, actions: readonly OrderAction[]): OrderResponse {
   const self = orderPath(o.id);
   const links: OrderResponse['_links'] = { self: { href: self }, customer: { href: customerPath(o.customer_id) } };
-  for (const action of allowedTransitions(o, viewer)) links[action] = { href: `${self}/${action}` };
+  for (const action of actions) links[action] = { href: `${self}/${action}` };
   if (o.status === 'SHIPPED') links.tracking = { href: `${self}/tracking` };
   return {
     id: o.id,

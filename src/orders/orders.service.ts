@@ -13,10 +13,10 @@ import { assertCustomerAccess } from './access.ts';
 import { findCustomer } from './customers.repository.ts';
 import { customerNotFound } from './customers.service.ts';
 import * as repo from './orders.repository.ts';
-import { recordOrderChanged, recordOrderCreated } from '../webhooks/events/order-events.ts';
+import { recordOrderChanged, recordOrderCreated } from './order-events.ts';
 import { TRANSITIONS, transitionRefusal, type OrderAction } from './transitions.ts';
 
-export type { OrderRecord, OrderStatus, OrderSortField } from './orders.repository.ts';
+export type { OrderRecord, OrderStatus, OrderSortField, Tracking } from './orders.repository.ts';
 export type { OrderAction } from './transitions.ts';
 
 export interface CreateOrderCommand {
@@ -37,15 +37,6 @@ export const orderNotFound = (id: string) => notFound(`Order not found: ${id}`, 
 function illegalTransition(order: repo.OrderRecord, action: OrderAction): Error {
   const allowed = TRANSITIONS[action].from.join(' or ');
   return conflict(`Order ${order.id} is ${order.status}; ${action} is only possible from ${allowed}`, 'ILLEGAL_TRANSITION');
-}
-
-export interface Tracking {
-  orderId: string;
-  status: 'SHIPPED' | 'DELIVERED';
-  carrier: string;
-  trackingNumber: string;
-  shippedAt: Date;
-  deliveredAt: Date | null;
 }
 
 export class OrdersService {
@@ -131,7 +122,7 @@ export class OrdersService {
     return this.apply(actor, id, 'deliver', expected, { delivered_at: new Date() });
   }
 
-  async tracking(actor: Principal, id: string): Promise<Tracking> {
+  async tracking(actor: Principal, id: string): Promise<repo.Tracking> {
     const order = await this.get(actor, id);
     if ((order.status !== 'SHIPPED' && order.status !== 'DELIVERED') || !order.carrier || !order.tracking_number || !order.shipped_at) {
       throw conflict(`Order ${id} is ${order.status}; tracking exists once it is SHIPPED`, 'NOT_SHIPPED');

@@ -38,3 +38,12 @@ export function transitionRefusal(order: OrderState, actor: Principal, action: O
 export function allowedTransitions(order: OrderState, actor: Principal): OrderAction[] {
   return ORDER_ACTIONS.filter((action) => transitionRefusal(order, actor, action) === null);
 }
+
+/**
+ * The actions the order's owner, holding no role, may take now: the `_links` of the order in its
+ * webhook events (a receiver acts as the owner would). An order no one owns offers none.
+ */
+export function ownerTransitions(order: OrderState): OrderAction[] {
+  if (order.owner_id === null) return [];
+  return ORDER_ACTIONS.filter((action) => !TRANSITIONS[action].role && TRANSITIONS[action].from.includes(order.status));
+}

@@ -18,6 +18,8 @@ export interface NewEvent {
   sequence: number | null;
   /** The resource in the current REST v1 shape. */
   object: Record<string, unknown>;
+  /** Where the resource's latest version can be fetched (REST v1, from the base URL); null once deleted. */
+  resourcePath: string | null;
   /** The changed attributes with their earlier values (REST field names); null when not a change. */
   previousAttributes?: Record<string, unknown> | null;
 }
@@ -26,9 +28,10 @@ export interface NewEvent {
 export async function recordEvent(db: Executor, event: NewEvent): Promise<string> {
   const { rows } = await sql<{ id: string }>`
     with event as (
-      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes)
+      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path)
       values (${event.type}, ${event.resourceType}, ${event.resourceId}, ${event.sequence},
-              ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb)
+              ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb,
+              ${event.resourcePath})
       returning id, position
     ), queued as (
       insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
@@ -48,9 +51,10 @@ export async function recordEvent(db: Executor, event: NewEvent): Promise<string
 export async function recordTestEvent(db: Executor, endpointId: string, event: NewEvent): Promise<{ eventId: string; deliveryId: string }> {
   const { rows } = await sql<{ event_id: string; delivery_id: string }>`
     with event as (
-      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, test)
+      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path, test)
       values (${event.type}, ${event.resourceType}, ${event.resourceId}, ${event.sequence},
-              ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb, true)
+              ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb,
+              ${event.resourcePath}, true)
       returning id, position
     )
     insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)

@@ -64,6 +64,7 @@ t.test('rolled-back changes are never delivered', async (t) => {
         resourceId: plenty.id,
         sequence: 99,
         object: { id: plenty.id },
+        resourcePath: null,
       });
       throw new Error('the business change failed after its event was recorded');
     }),

@@ -125,6 +125,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         sequence: d.event_sequence,
         object: d.event_object,
         previous_attributes: d.event_previous_attributes,
+        resource_path: d.event_resource_path,
         created_at: d.event_created_at,
       },
       { api_version: d.api_version, payload: d.payload },

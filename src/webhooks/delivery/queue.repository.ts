@@ -36,6 +36,7 @@ export interface ClaimedDelivery {
   event_sequence: number | null;
   event_object: Record<string, unknown>;
   event_previous_attributes: Record<string, unknown> | null;
+  event_resource_path: string | null;
   event_test: boolean;
   event_created_at: Date;
   event_position: number;
@@ -104,7 +105,7 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.api_version, e.payload,
               ev.id as event_id, ev.type as event_type, ev.resource_type as event_resource_type,
               ev.resource_id as event_resource_id, ev.sequence as event_sequence, ev.object as event_object,
-              ev.previous_attributes as event_previous_attributes, ev.test as event_test,
+              ev.previous_attributes as event_previous_attributes, ev.resource_path as event_resource_path, ev.test as event_test,
               ev.created_at as event_created_at, ev.position as event_position`.execute(db);
   return rows;
 }

@@ -1,8 +1,9 @@
 /**
  * The body a delivery sends, rendered from the stored event for one endpoint (interface document,
- * "Event envelope"): id, type, created_at, api_version, data.object (fat, with the resource's `url`)
- * or data.object_id/object_type (thin), data.previous_attributes when the event is a change, and
- * sequence. `api_version` picks the renderer; a new version is a new entry in RENDERERS.
+ * "Event envelope"): id, type, created_at, api_version, data.object (fat, with the resource's `url`:
+ * the base URL and the path the recording area stored) or data.object_id/object_type (thin),
+ * data.previous_attributes when the event is a change, and sequence. `api_version` picks the
+ * renderer; a new version is a new entry in RENDERERS.
  * The output is deterministic (same event and endpoint, same bytes), so a retry signs the same body.
  */
 import type { WebhookEventsRow } from '../../../generated/db/types.ts';
@@ -10,7 +11,7 @@ import { CURRENT_API_VERSION, type ApiVersion } from '../event-types.ts';
 
 export type StoredEvent = Pick<
   WebhookEventsRow,
-  'id' | 'type' | 'resource_type' | 'resource_id' | 'sequence' | 'object' | 'previous_attributes' | 'created_at'
+  'id' | 'type' | 'resource_type' | 'resource_id' | 'sequence' | 'object' | 'previous_attributes' | 'resource_path' | 'created_at'
 >;
 
 export interface EndpointFormat {
@@ -19,18 +20,10 @@ export interface EndpointFormat {
   payload: string;
 }
 
-/** Where the latest version of a resource can be fetched (REST v1), or null (a deleted one). */
-function resourcePath(event: StoredEvent): string | null {
-  if (event.type.endsWith('.deleted')) return null;
-  if (event.resource_type === 'order') return `/api/v1/orders/${event.resource_id}`;
-  if (event.resource_type === 'product') return `/api/v1/products/${event.resource_id}`;
-  return null;
-}
-
 type Renderer = (event: StoredEvent, payload: 'fat' | 'thin', baseUrl: string) => Record<string, unknown>;
 
 const v20261124: Renderer = (event, payload, baseUrl) => {
-  const path = resourcePath(event);
+  const path = event.resource_path;
   const data: Record<string, unknown> =
     payload === 'thin'
       ? { object_id: event.resource_id, object_type: event.resource_type }

@@ -11,9 +11,8 @@ import { AppError, conflict, notFound } from '../../errors.ts';
 import { addressRefusal } from '../../http/outbound/address-policy.ts';
 import { sealEndpointSecret } from '../endpoint-secrets.ts';
 import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, type EventType } from '../event-types.ts';
-import { sampleEvent } from '../events/samples.ts';
 import { NameResolutionError, type NameResolver } from '../../http/outbound/name-resolver.ts';
-import { recordTestEvent } from '../outbox.repository.ts';
+import { recordTestEvent, type NewEvent } from '../outbox.repository.ts';
 import * as repo from './endpoints.repository.ts';
 
 export type { EndpointRow, PageAfter } from './endpoints.repository.ts';
@@ -26,7 +25,14 @@ export interface EndpointsServiceOptions {
   secretOverlapS: number;
   /** Seals the signing secrets at rest (SECRETS_KEY). */
   secretBox: SecretBox;
+  /**
+   * A test event of each type, built by the area that records real ones (decision 77): the webhooks
+   * area knows no business area, so the composition root hands these in.
+   */
+  samples: EventSamples;
 }
+
+export type EventSamples = Record<EventType, () => NewEvent>;
 
 export interface NewEndpoint {
   url: string;
@@ -172,7 +178,7 @@ export class WebhookEndpointsService {
   async test(id: string, type: EventType): Promise<QueuedDelivery> {
     return inTransaction(this.db, async (trx) => {
       if (!(await repo.findEndpoint(trx, id))) throw endpointNotFound(id);
-      const queued = await recordTestEvent(trx, id, sampleEvent(type));
+      const queued = await recordTestEvent(trx, id, this.options.samples[type]());
       return { deliveryId: queued.deliveryId, eventId: queued.eventId, endpointId: id };
     });
   }
