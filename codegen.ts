@@ -23,13 +23,19 @@ const config: CodegenSettings = {
   schema: 'schema/*.graphql',
   documents: 'schema/operations/*.graphql',
   generates: {
+    // The schema's types alone (enums, inputs, objects), for code that needs a GraphQL type but not
+    // the resolver signatures: those import the content area's context, which imports the area.
+    'generated/graphql/types.ts': {
+      plugins: ['typescript'],
+      config: { useTypeImports: true, enumsAsTypes: true, scalars },
+    },
     'generated/graphql/resolvers.ts': {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
         useTypeImports: true,
         enumsAsTypes: true,
         scalars,
-        contextType: '../../src/graphql/context.ts#GraphQLContext',
+        contextType: '../../src/content/content.context.ts#ContentContext',
         mapperTypeSuffix: 'Model',
         mappers: {
           User: '../db/types.ts#UsersRow',

@@ -1,6 +1,6 @@
 /**
  * `npm test`'s static checks (typecheck, generate:check, lint:specs, spec:diff against the previous
- * commit, lint, knip, format:check), run
+ * commit, lint, knip, format:check, and `cycles`: no import cycle, type imports included), run
  * in two lanes at once: each check is one mostly single-threaded process and the budget machine has
  * two cores (decision 74). Each check's output is printed whole when it ends, so the log reads as if
  * they had run one after another. Exits 1 when any check failed, after every lane has finished.
@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 
 const lanes = [
-  ['typecheck', 'generate:check', 'knip'],
+  ['typecheck', 'generate:check', 'knip', 'cycles'],
   ['lint', 'lint:specs', 'spec:diff HEAD~1', 'format:check'],
 ];
 

@@ -8,6 +8,7 @@ import { createAuthenticator } from './auth/authenticate.ts';
 import { CredentialVerifier, type CredentialStore } from './auth/credentials.ts';
 import { catalogPlugin } from './catalog/catalog.plugin.ts';
 import type { Config } from './config.ts';
+import { contentGraph } from './content/content.graph.ts';
 import { postsPlugin } from './content/posts.plugin.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { filesPlugin } from './files/files.plugin.ts';
@@ -80,7 +81,7 @@ export async function buildApp({
   await http.register(identityPlugin, { services, authenticate, baseUrl: config.baseUrl });
   await http.register(signInPlugin, { services, authenticate, baseUrl: config.baseUrl, db: database.db });
   await http.register(webhooksPlugin, { services, authenticate, cursorSecret });
-  await http.register(graphqlPlugin, { config, database, services, authenticate, verifier });
+  await http.register(graphqlPlugin, { config, database, graph: contentGraph(services), authenticate, verifier });
 
   return { http, services, metrics };
 }

@@ -7,8 +7,8 @@ import { sql, type Kysely } from 'kysely';
 import type { GraphQLSchema } from 'graphql';
 import type { DB } from '../../generated/db/types.ts';
 import type { ProductRecord } from '../../src/catalog/products.repository.ts';
-import type { GraphQLContext } from '../../src/graphql/context.ts';
-import { buildGraphQLSchemaWith } from '../../src/graphql/schema.ts';
+import type { ContentContext } from '../../src/content/content.context.ts';
+import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 
 /** The JWT secret every server under test verifies bearer tokens with. */
 export const JWT_SECRET = 'benchmark-secret-0123456789abcdef0123456789abcdef';
@@ -119,14 +119,14 @@ export function memorySchema(): GraphQLSchema {
   );
   const postsById = new Map([...postsByAuthor.values()].flat().map((post) => [post.id, post]));
   let commentId = 0;
-  return buildGraphQLSchemaWith({
+  return buildGraphQLSchema({
     Query: { users: (_: unknown, { page, size }: PageArgs) => connection(users, page ?? 0, size ?? 20) },
     User: { posts: (user: MemoryUser, { page, size }: PageArgs) => connection(postsByAuthor.get(user.id) ?? [], page ?? 0, size ?? 10) },
     Post: { author: (post: MemoryPost) => usersById.get(post.author_id) },
     // The comment is built and returned, not kept: a run of millions of requests would otherwise
     // measure a growing heap. @authenticated and the @constraint checks of the arguments still run.
     Mutation: {
-      addComment: (_: unknown, { postId, content }: { postId: string; content: string }, context: GraphQLContext): MemoryComment => ({
+      addComment: (_: unknown, { postId, content }: { postId: string; content: string }, context: ContentContext): MemoryComment => ({
         id: ++commentId,
         content,
         author_id: context.principal!.username,

@@ -9,7 +9,7 @@ import { signToken } from '../../src/auth/jwt.ts';
 import { loadConfig } from '../../src/config.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { operationComplexity } from '../../src/graphql/limits.ts';
-import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { runCase, type BenchRequest, type CaseResult, type RatioSpec } from './compare.ts';
 import { DATA_LABEL, startOurs, startPeer, stopAll, type BenchContext, type Data, type SectionResult } from './context.ts';
 import { seedPostgres, seedPGlite } from './databases.ts';
@@ -34,7 +34,7 @@ const PEERS = [
 
 function checkCosts(): string {
   const limits = graphqlLimits(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: JWT_SECRET, SECRETS_KEY: JWT_SECRET }));
-  const schema = buildGraphQLSchema();
+  const schema = buildContentSchema();
   const costs = Object.entries(OPERATIONS).map(([name, op]) => {
     const cost = operationComplexity(schema, parse(op.query), op.variables, null);
     if (cost === null || cost > limits.maxComplexity)
@@ -116,7 +116,7 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
     notes: [
       `Operations (\`scripts/bench/fixtures.ts\`): \`${OPERATIONS.feed.query}\` with variables ${JSON.stringify(OPERATIONS.feed.variables)} (5 users, 25 posts, 25 authors); the same with each post's \`content\` (the large query); \`${OPERATIONS.mutation.query}\`. Costs under our model: ${costs}.`,
       `Data: ${GRAPHQL_USERS} users × ${GRAPHQL_POSTS_PER_USER} posts (~1.9 kB of content each), the same rows in memory, in each server's copy of a seeded PGlite directory and in one PostgreSQL database. In memory the mutation builds the comment and returns it without keeping it.`,
-      'Servers: **ours** = on a database, `node --enable-source-maps dist/src/main.js` (built by scripts/build.mjs at the start of the run) exactly as `npm start` runs it (NODE_ENV=production, LOG_LEVEL=info with stdout to /dev/null, the auth hook live); on in-memory resolvers, the wiring of src/server.ts that src/main.ts uses (`scripts/bench/ours.ts`, through tsx) with the in-memory schema on a second route. Its RSS there includes the in-memory PGlite it still opens, as the application opens its database at start (the event listener). **Mercurius+jit** = Fastify + mercurius `{ jit: 1 }`. **Yoga+jit** = `createYoga` with `useGraphQlJit()` (@envelop/graphql-jit over the same graphql-jit 0.8.9), `landingPage`, `graphiql`, `cors`, `maskedErrors` and `logging` off, on `node:http`. **Yoga defaults** = `createYoga({ schema, context, graphqlEndpoint })`. Every peer serves the schema built by our `buildGraphQLSchema()` (or the in-memory one) with our context, the caller resolved from the bearer token by the same passport strategy as ours.',
+      'Servers: **ours** = on a database, `node --enable-source-maps dist/src/main.js` (built by scripts/build.mjs at the start of the run) exactly as `npm start` runs it (NODE_ENV=production, LOG_LEVEL=info with stdout to /dev/null, the auth hook live); on in-memory resolvers, the wiring of src/server.ts that src/main.ts uses (`scripts/bench/ours.ts`, through tsx) with the in-memory schema on a second route. Its RSS there includes the in-memory PGlite it still opens, as the application opens its database at start (the event listener). **Mercurius+jit** = Fastify + mercurius `{ jit: 1 }`. **Yoga+jit** = `createYoga` with `useGraphQlJit()` (@envelop/graphql-jit over the same graphql-jit 0.8.9), `landingPage`, `graphiql`, `cors`, `maskedErrors` and `logging` off, on `node:http`. **Yoga defaults** = `createYoga({ schema, context, graphqlEndpoint })`. Every peer serves the schema built by our `buildContentSchema()` (or the in-memory one) with our context, the caller resolved from the bearer token by the same passport strategy as ours.',
       'Targets: ours ≥ 1.0× Mercurius+jit and ≥ 1.0× Yoga+jit on in-memory resolvers and on PostgreSQL (every operation there carries the goal; PGlite and Yoga defaults are reported without one).',
     ],
     cases,

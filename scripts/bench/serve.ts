@@ -25,12 +25,12 @@ import { findProductById, pageProducts } from '../../src/catalog/products.reposi
 import { toPagedProductResponse, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { createContext, type GraphQLContext } from '../../src/graphql/context.ts';
+import { createContentContext, type ContentContext } from '../../src/content/content.context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { registerGraphQLHttp } from '../../src/graphql/http.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
-import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { createServices } from '../../src/services.ts';
 import { JWT_SECRET, MEMORY_GRAPHQL_PATH, memorySchema } from './fixtures.ts';
 import { memoryCredentialStore } from './memory-credentials.ts';
@@ -44,7 +44,7 @@ const require = createRequire(import.meta.url);
  */
 interface YogaOptions {
   schema: GraphQLSchema;
-  context: (serverContext: { req: IncomingMessage }) => Promise<GraphQLContext>;
+  context: (serverContext: { req: IncomingMessage }) => Promise<ContentContext>;
   graphqlEndpoint: string;
   plugins?: unknown[];
   landingPage?: boolean;
@@ -84,8 +84,8 @@ const db = database?.db ?? stubDatabase();
 const services = createServices(db, loadConfig(), { secretsKey: JWT_SECRET, mail: { send: async () => undefined } });
 const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, services.sessions), { allowedOrigin: 'http://127.0.0.1' });
 /** Every GraphQL peer resolves the caller as ours does (the same passport strategy) and builds our context. */
-const contextOf = async (req: IncomingMessage) => createContext(await authenticate(req), services);
-const schema = data === 'memory' ? memorySchema() : buildGraphQLSchema();
+const contextOf = async (req: IncomingMessage) => createContentContext(await authenticate(req), services);
+const schema = data === 'memory' ? memorySchema() : buildContentSchema();
 
 async function listenHttp(listener: RequestListener): Promise<void> {
   const server = createServer(listener);
@@ -106,7 +106,7 @@ switch (kind) {
           schema,
           preparer: new OperationPreparer(schema, graphqlLimits(config)),
           executor: new OperationExecutor(schema),
-          context: (principal) => createContext(principal, appServices),
+          context: (principal) => createContentContext(principal, appServices),
           url: MEMORY_GRAPHQL_PATH,
         });
       });

@@ -1,5 +1,6 @@
 import type { CommentResolvers, MutationResolvers, SubscriptionResolvers } from '../../generated/graphql/resolvers.ts';
-import { requirePrincipal, type GraphQLContext } from '../graphql/context.ts';
+import { requirePrincipal } from '../graphql/context.ts';
+import type { ContentContext } from './content.context.ts';
 import { commentNotFound } from './comments.service.ts';
 import type { CommentAddedEvent, ContentEvent } from './content.events.ts';
 import { postNotFound } from './posts.service.ts';
@@ -28,7 +29,7 @@ export const commentSubscriptions = {
       }
       return events;
     },
-    resolve: async (event: CommentAddedEvent, _args: unknown, context: GraphQLContext) => {
+    resolve: async (event: CommentAddedEvent, _args: unknown, context: ContentContext) => {
       freshLoaders(context);
       // The post may have become unreadable since the subscription started (archived, then
       // restored to a draft by its author): its comments are then as private as the post.

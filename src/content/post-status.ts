@@ -2,7 +2,7 @@
  * The post lifecycle (documented on PostStatus in schema/posts.graphql): which status change each
  * operation performs and from where. Anything else is an INVALID_STATE_TRANSITION.
  */
-import type { PostStatus } from '../../generated/graphql/resolvers.ts';
+import type { PostStatus } from '../../generated/graphql/types.ts';
 import { AppError } from '../errors.ts';
 
 /** Generated from the PostStatus enum of schema/posts.graphql, the one definition of the statuses. */

@@ -1,11 +1,12 @@
 import type { MutationResolvers, PostResolvers, QueryResolvers, SubscriptionResolvers } from '../../generated/graphql/resolvers.ts';
-import { requirePrincipal, type GraphQLContext } from '../graphql/context.ts';
+import { requirePrincipal } from '../graphql/context.ts';
+import type { ContentContext } from './content.context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
 import { userNotFound } from './users.service.ts';
 import { DEFAULT_NESTED_SIZE, toConnection } from './users.resolvers.ts';
 
 /** The event stream of a subscription; only the WebSocket transport provides one. */
-export function eventsOf(context: GraphQLContext) {
+export function eventsOf(context: ContentContext) {
   if (!context.events) throw new Error('subscriptions are served over WebSocket only');
   return context.events;
 }
@@ -15,7 +16,7 @@ export function eventsOf(context: GraphQLContext) {
  * the client subscribed would serve stale counts and pages: each event gets its own set. Events of
  * one subscription are executed one after another, so replacing them here is safe.
  */
-export function freshLoaders(context: GraphQLContext): void {
+export function freshLoaders(context: ContentContext): void {
   context.loaders = context.services.contentLoaders.forRequest(context.principal);
 }
 
@@ -43,7 +44,7 @@ export const postSubscriptions = {
         (event: ContentEvent): event is PostCreatedEvent =>
           event.type === 'postCreated' && (authorId == null || event.authorId === authorId),
       ),
-    resolve: async (event: PostCreatedEvent, _args: unknown, context: GraphQLContext) => {
+    resolve: async (event: PostCreatedEvent, _args: unknown, context: ContentContext) => {
       freshLoaders(context);
       // Read as the subscriber, at delivery: deleted since the commit (its author was removed) or
       // no longer readable (archived, restored to a draft) is NOT_FOUND, as `post(id)` would say.

@@ -1,39 +1,45 @@
+/**
+ * What the GraphQL plumbing knows of the graph it serves: the caller on every resolver context, and
+ * a graph (resolver map and context builder) handed in by the area that owns it. The plumbing
+ * imports no area: the content area's graph is given to the plugin by src/app.ts.
+ */
+import type { IResolvers } from '@graphql-tools/utils';
 import type { Principal } from '../auth/principal.ts';
-import type { ContentEventListener } from '../content/content-events.listener.ts';
-import type { ContentLoaders } from '../content/content.loaders.ts';
+import type { DatabaseHandle } from '../db/database.ts';
 import { unauthenticated } from '../errors.ts';
-import type { Services } from '../services.ts';
 
-/** What every resolver receives: the caller, the services, and per-operation batching loaders. */
-export interface GraphQLContext {
+/** What the plumbing reads of every resolver context (the auth directives): the caller. */
+export interface GraphQLRequestContext {
   [key: string | symbol]: unknown;
   principal: Principal | null;
-  services: Services;
-  /** Operation-scoped DataLoaders; a subscription replaces them for each event it delivers. */
-  loaders: ContentLoaders;
-  /** The event stream subscriptions read from; present on the WebSocket transport only. */
-  events: ContentEventListener | null;
-  /**
-   * The client's address as TRUST_PROXY has it (budgets such as createUser's are kept per address);
-   * null for a context no transport built (tests, the benchmark).
-   */
-  clientAddress: string | null;
 }
 
-export function createContext(
-  principal: Principal | null,
-  services: Services,
-  events: ContentEventListener | null = null,
-  clientAddress: string | null = null,
-): GraphQLContext {
-  return { principal, services, loaders: services.contentLoaders.forRequest(principal), events, clientAddress };
+/** Operations over HTTP, or over the WebSocket (where subscriptions run). */
+export type GraphQLTransport = 'http' | 'ws';
+
+export interface GraphLog {
+  error(details: object, message: string): void;
+}
+
+/** A graph served at /graphql: the resolvers of the SDL in schema/ and what each operation receives. */
+export interface GraphQLGraph {
+  resolvers: IResolvers;
+  /** Opens what the graph holds for the server's lifetime (the content area: its event LISTEN). */
+  open(database: DatabaseHandle, log: GraphLog): Promise<OpenGraph>;
+}
+
+export interface OpenGraph {
+  /** The context of one operation; `clientAddress` as TRUST_PROXY has it. */
+  context(principal: Principal | null, clientAddress: string | null, transport: GraphQLTransport): GraphQLRequestContext;
+  /** After the HTTP server has stopped (sockets are gone), before the database closes. */
+  close(): Promise<void>;
 }
 
 /**
  * The principal of a field guarded by @authenticated or @hasRole. The directive has already refused
  * anonymous callers; this narrows the type and keeps the field safe should the directive be removed.
  */
-export function requirePrincipal(context: GraphQLContext): Principal {
+export function requirePrincipal(context: { principal: Principal | null }): Principal {
   if (!context.principal) throw unauthenticated();
   return context.principal;
 }

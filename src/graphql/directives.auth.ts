@@ -7,11 +7,14 @@ import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { hasRole, hasRoleInOwnTenant } from '../auth/principal.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
-import type { GraphQLContext } from './context.ts';
+import type { GraphQLRequestContext } from './context.ts';
 
-type Check = (context: GraphQLContext) => void;
+type Check = (context: GraphQLRequestContext) => void;
 
-function guard(check: Check, resolve: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
+function guard(
+  check: Check,
+  resolve: GraphQLFieldResolver<unknown, GraphQLRequestContext>,
+): GraphQLFieldResolver<unknown, GraphQLRequestContext> {
   return (source, args, context, info) => {
     check(context);
     return resolve(source, args, context, info);

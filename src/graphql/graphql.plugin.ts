@@ -8,15 +8,13 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import { bearerAuthentication } from '../auth/bearer-hook.ts';
 import type { CredentialVerifier } from '../auth/credentials.ts';
 import type { Config } from '../config.ts';
-import { ContentEventListener } from '../content/content-events.listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { clientAddressResolver } from '../http/client-address.ts';
 import { sendProblem } from '../http/http-server.ts';
 import { lingerBeforeClosing } from '../http/lingering-close.ts';
 import { toProblem } from '../http/problem.ts';
-import type { Services } from '../services.ts';
-import { createContext } from './context.ts';
+import type { GraphQLGraph } from './context.ts';
 import { errorTypeOf } from './errors.ts';
 import { OperationExecutor } from './execute.ts';
 import { registerGraphiQL, registerSchemaPrintout } from './explorer.ts';
@@ -29,18 +27,19 @@ import { registerGraphQLWs } from './ws.ts';
 export interface GraphQLOptions {
   config: Config;
   database: DatabaseHandle;
-  services: Services;
+  /** The graph served (src/content/content.graph.ts): its resolvers and each operation's context. */
+  graph: GraphQLGraph;
   authenticate: Authenticator;
   /** Verifies the credential of WebSocket connections, as `authenticate` does on HTTP. */
   verifier: CredentialVerifier;
 }
 
-export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, services, authenticate, verifier }) => {
-  const schema = buildGraphQLSchema();
+export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, graph, authenticate, verifier }) => {
+  const schema = buildGraphQLSchema(graph.resolvers);
   const preparer = new OperationPreparer(schema, graphqlLimits(config));
-  const events = await ContentEventListener.open(database, scope.log);
+  const served = await graph.open(database, scope.log);
   // After the HTTP server has stopped (sockets are gone), and before the database closes.
-  scope.addHook('onClose', async () => events.close());
+  scope.addHook('onClose', async () => served.close());
 
   const executor = new OperationExecutor(schema, {
     onCompileError: (errors, operationName) =>
@@ -80,15 +79,14 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
       schema,
       preparer,
       executor,
-      context: (principal, clientAddress) => createContext(principal, services, null, clientAddress),
+      context: (principal, clientAddress) => served.context(principal, clientAddress, 'http'),
     });
   });
   await registerGraphQLWs(scope, {
     schema,
-    services,
+    context: served.context,
     preparer,
     executor,
-    events,
     database,
     verifier,
     initTimeoutMs: config.graphqlWsInitTimeoutMs,

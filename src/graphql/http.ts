@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Principal } from '../auth/principal.ts';
-import type { GraphQLContext } from './context.ts';
+import type { GraphQLRequestContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { DataSerializer } from './response-serializer.ts';
@@ -32,7 +32,7 @@ export interface GraphQLHttpOptions {
    * The context of one operation, from the principal the scope's authentication hook put on the
    * request and the request's client address (`request.ip`, which follows TRUST_PROXY).
    */
-  context: (principal: Principal | null, clientAddress: string) => GraphQLContext;
+  context: (principal: Principal | null, clientAddress: string) => GraphQLRequestContext;
   /** Where to serve; `/graphql` unless a caller (the benchmark) mounts a second schema elsewhere. */
   url?: string;
   /**
@@ -104,7 +104,7 @@ export function registerGraphQLHttp(
   // scalars, and every error is a GraphQLError mapped by errors.ts, whose toJSON applies.
   const serialize = (result: ExecutionResult) => JSON.stringify(result.errors ? { ...result, errors: result.errors.map(format) } : result);
 
-  const handler = createHandler<FastifyRequest, { reply: FastifyReply }, GraphQLContext>({
+  const handler = createHandler<FastifyRequest, { reply: FastifyReply }, GraphQLRequestContext>({
     schema,
     onSubscribe: (req, params) => {
       const prepared = preparer.prepare(params);

@@ -29,15 +29,13 @@ import { InvalidTokenError, type CredentialVerifier, type VerifiedCredential } f
 import type { Principal } from '../auth/principal.ts';
 import { CREDENTIAL_REVOKED_CHANNEL, parseCredentialRevoked, type CredentialRevoked } from '../auth/revocations.ts';
 import type { GraphQLWsLimits } from '../config.ts';
-import type { ContentEventListener } from '../content/content-events.listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { listenToChannel } from '../db/notifications.ts';
 import type { ClientAddressOf } from '../http/client-address.ts';
 import { writeProblemAndClose } from '../http/client-errors.ts';
 import { serveIgnoringUpgrade } from '../http/plain-upgrade.ts';
 import type { ProblemKind } from '../http/problem.ts';
-import type { Services } from '../services.ts';
-import { createContext } from './context.ts';
+import type { OpenGraph } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
@@ -50,11 +48,11 @@ export const CLOSE_FORBIDDEN = 4403;
 
 export interface GraphQLWsOptions {
   schema: GraphQLSchema;
-  services: Services;
+  /** Each operation's context (the graph's, for the WebSocket transport). */
+  context: OpenGraph['context'];
   preparer: OperationPreparer;
   /** Queries and mutations sent over the socket; subscriptions stay on graphql-js's subscribe. */
   executor: OperationExecutor;
-  events: ContentEventListener;
   /** The database whose `credential_revoked` notifications close connections. */
   database: DatabaseHandle;
   verifier: CredentialVerifier;
@@ -186,7 +184,7 @@ function handshakeRefusal(request: IncomingMessage): { kind: ProblemKind; detail
 }
 
 export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWsOptions): Promise<void> {
-  const { schema, services, preparer, events, verifier, limits } = options;
+  const { schema, context, preparer, verifier, limits } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayloadBytes });
   const perAddress = new ConnectionQuota(limits.connectionsPerAddress);
   const perPrincipal = new ConnectionQuota(limits.connectionsPerPrincipal);
@@ -252,7 +250,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
           document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: createContext(ctx.extra.principal ?? null, services, events, options.clientAddress(ctx.extra.request)),
+          contextValue: context(ctx.extra.principal ?? null, options.clientAddress(ctx.extra.request), 'ws'),
         };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => mapGraphQLError(e, log).toJSON()),

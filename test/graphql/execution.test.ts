@@ -7,16 +7,16 @@
 import { execute, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import t from 'tap';
-import { createContext } from '../../src/graphql/context.ts';
+import { createContentContext } from '../../src/content/content.context.ts';
 import { mapGraphQLError } from '../../src/graphql/errors.ts';
 import { OperationExecutor, type Compile } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
-import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
 
-const schema = buildGraphQLSchema();
+const schema = buildContentSchema();
 
 function documentOf(prepared: DocumentNode | readonly GraphQLError[]): DocumentNode {
   if (Array.isArray(prepared)) throw new Error(`refused: ${(prepared as readonly GraphQLError[]).map((e) => e.message).join('; ')}`);
@@ -88,7 +88,7 @@ t.test('compiled execution', async (t) => {
   await seed(server).comment(bob.id, post.id);
   // These tests are about execution: a generous cost limit lets one query touch every kind of field.
   const preparer = new OperationPreparer(schema, { ...graphqlLimits(server.config), maxComplexity: 1_000_000 });
-  const context = () => createContext(null, server.app.services);
+  const context = () => createContentContext(null, server.app.services);
   const run = (executor: OperationExecutor, query: string, variables?: Record<string, unknown>, operationName?: string) =>
     Promise.resolve(
       executor.execute({

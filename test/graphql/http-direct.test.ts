@@ -11,18 +11,18 @@ import t from 'tap';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
 import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
-import { createContext } from '../../src/graphql/context.ts';
+import { createContentContext } from '../../src/content/content.context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { registerGraphQLHttp } from '../../src/graphql/http.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
-import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 import { seed } from './gql.ts';
 
 const server = await startServer(t, {
   configure: async ({ http, services }) => {
-    const schema = buildGraphQLSchema();
+    const schema = buildContentSchema();
     const limits = { ...graphqlLimits({ graphqlMaxDepth: 10, graphqlMaxComplexity: 200 } as never) };
     // Its own scope with the bearer hook, as the GraphQL plugin registers /graphql.
     await http.register(async (scope) => {
@@ -36,7 +36,7 @@ const server = await startServer(t, {
         schema,
         preparer: new OperationPreparer(schema, limits),
         executor: new OperationExecutor(schema),
-        context: (principal) => createContext(principal, services),
+        context: (principal) => createContentContext(principal, services),
         url: '/graphql-reference',
         direct: false,
       });

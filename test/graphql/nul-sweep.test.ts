@@ -18,7 +18,7 @@ import {
   type GraphQLField,
   type GraphQLInputType,
 } from 'graphql';
-import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { gql } from './gql.ts';
 import { wsClient } from './ws-client.ts';
@@ -83,7 +83,7 @@ interface Case {
   target: Target;
 }
 
-const schema = buildGraphQLSchema();
+const schema = buildContentSchema();
 const cases: Case[] = [];
 for (const operation of ['query', 'mutation', 'subscription'] as const) {
   const root = { query: schema.getQueryType(), mutation: schema.getMutationType(), subscription: schema.getSubscriptionType() }[operation];

@@ -6,12 +6,12 @@
  */
 import { buildSchema, type DocumentNode, type GraphQLSchema } from 'graphql';
 import t from 'tap';
-import { createContext } from '../../src/graphql/context.ts';
+import { createContentContext } from '../../src/content/content.context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { OperationPreparer, type OperationRequest } from '../../src/graphql/operation.ts';
 import { compileDataSerializer } from '../../src/graphql/response-serializer.ts';
-import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { loadConfig } from '../../src/config.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { as, seed } from './gql.ts';
@@ -56,9 +56,9 @@ t.test("the application's schema and data", async (t) => {
   await s.reply(alice.id, Number(comment.id));
   await s.like(bob.id, Number(post.id));
   await s.follow(bob.id, alice.id);
-  const schema = buildGraphQLSchema();
+  const schema = buildContentSchema();
   const executor = new OperationExecutor(schema);
-  const context = () => createContext(as(alice.id), server.app.services);
+  const context = () => createContentContext(as(alice.id), server.app.services);
 
   const operations: [string, string, Record<string, unknown>?, string?][] = [
     [
@@ -121,7 +121,7 @@ t.test('types the application schema does not have yet', async (t) => {
 });
 
 t.test('a document without the named operation has no serializer', async (t) => {
-  const schema = buildGraphQLSchema();
+  const schema = buildContentSchema();
   const one = preparedDocument(schema, { query: 'query A { users { totalElements } }' });
   const two = preparedDocument(schema, { query: 'query A { __typename } query B { __typename }', operationName: 'B' });
   t.equal(compileDataSerializer(schema, one, 'B'), undefined);
