@@ -30,7 +30,7 @@ export interface GraphQLGraph {
 
 export interface OpenGraph {
   /** The context of one operation; `clientAddress` as TRUST_PROXY has it. */
-  context(principal: Principal | null, clientAddress: string | null, transport: GraphQLTransport): GraphQLRequestContext;
+  context: (principal: Principal | null, clientAddress: string | null, transport: GraphQLTransport) => GraphQLRequestContext;
   /** After the HTTP server has stopped (sockets are gone), before the database closes. */
   close(): Promise<void>;
 }
