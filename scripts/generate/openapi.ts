@@ -8,7 +8,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
-import { HTTP_METHODS } from './http-methods.ts';
+import { PATH_ITEM_METHODS } from '../../src/http/openapi-methods.ts';
 import { addTransportResponses } from './transport-responses.ts';
 
 type Json = Record<string, any>;
@@ -100,7 +100,7 @@ export function collectValidatorSchemas(doc: Json): OperationValidators {
   const out: OperationValidators = { params: {}, bodies: {} };
   for (const [route, item] of Object.entries<Json>(doc.paths ?? {})) {
     const shared: Json[] = (item.parameters ?? []).map((p: Json) => resolveRef(doc, p));
-    for (const method of HTTP_METHODS) {
+    for (const method of PATH_ITEM_METHODS) {
       const op = item[method];
       if (!op?.operationId) continue;
       const params = [...shared, ...(op.parameters ?? []).map((p: Json) => resolveRef(doc, p))];
