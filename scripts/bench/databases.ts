@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { DB } from '../../generated/db/types.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { freePort } from './procs.ts';
+import { freePort } from '../lib/free-port.ts';
 
 export interface Postgres {
   url(database: string): string;

