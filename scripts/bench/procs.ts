@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../lib/free-port.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -67,17 +68,6 @@ export function spawnNode(
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** Resolves once something accepts connections on the port; rejects if the child exits first. */

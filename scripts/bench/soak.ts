@@ -15,7 +15,8 @@ import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { signToken } from '../../src/auth/jwt.ts';
-import { ensureDistBuilt, freePort, root } from '../../test/helpers/server-process.ts';
+import { ensureDistBuilt, root } from '../../test/helpers/server-process.ts';
+import { freePort } from '../lib/free-port.ts';
 import { serverCertificate, testCa } from '../../test/helpers/webhook-receiver.ts';
 import { startPostgres } from './databases.ts';
 

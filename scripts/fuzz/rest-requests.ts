@@ -5,7 +5,7 @@
  * wrong or missing content type, malformed JSON and multipart, a body where none is taken, huge headers.
  */
 import fc from 'fast-check';
-import { HTTP_METHODS } from '../generate/http-methods.ts';
+import { PATH_ITEM_METHODS } from '../../src/http/openapi-methods.ts';
 import { hostileStrings, SchemaValues, toJsonText } from './schema-values.ts';
 
 type Json = Record<string, any>;
@@ -39,7 +39,7 @@ function operationsOf(docs: Record<string, Json>): Operation[] {
   const found: Operation[] = [];
   for (const [doc, document] of Object.entries(docs)) {
     for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
-      for (const method of HTTP_METHODS) {
+      for (const method of PATH_ITEM_METHODS) {
         const operation = item[method] as Json | undefined;
         if (!operation) continue;
         const parameters = [...((item.parameters as Json[]) ?? []), ...((operation.parameters as Json[]) ?? [])].map((p) =>

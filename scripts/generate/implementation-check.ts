@@ -13,10 +13,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kind, parse } from 'graphql';
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 type Json = Record<string, unknown>;
 type Operation = { operationId?: string; tags?: string[] };
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
 
 export interface ImplementationInputs {
@@ -43,7 +43,7 @@ function missingHandlers({ documents, sources }: ImplementationInputs): string[]
   for (const [name, doc] of Object.entries(documents)) {
     const operations: { id: string; where: string; tag: string }[] = [];
     for (const [route, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
-      for (const method of METHODS) {
+      for (const method of SERVED_METHODS) {
         const op = item[method];
         if (op?.operationId) operations.push({ id: op.operationId, where: `${method.toUpperCase()} ${route}`, tag: op.tags?.[0] ?? '' });
       }

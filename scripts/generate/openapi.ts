@@ -8,7 +8,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
-import { HTTP_METHODS } from './http-methods.ts';
+import { PATH_ITEM_METHODS, SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 import { addTransportResponses } from './transport-responses.ts';
 
 type Json = Record<string, any>;
@@ -29,6 +29,29 @@ export async function bundleDocument(file: string): Promise<Json> {
   const doc = result.bundle.parsed as Json;
   addTransportResponses(doc);
   return doc;
+}
+
+/** A spec `npm run generate` refuses; its message is the whole report, one line per problem. */
+export class SpecError extends Error {}
+
+/**
+ * Refuses an operation under a method the server does not route (`head`, `options`, `trace`): it
+ * would be published, typed and given validators, and its handler would never run
+ * (src/http/openapi-routes.ts registers SERVED_METHODS only). `file` names the document in the
+ * report (`openapi/ops.yaml`).
+ */
+export function checkServedMethods(doc: Json, file: string): void {
+  const served: readonly string[] = SERVED_METHODS;
+  const problems: string[] = [];
+  for (const [route, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of PATH_ITEM_METHODS) {
+      if (!item[method] || served.includes(method)) continue;
+      problems.push(
+        `${file}: paths.${route}.${method}: ${method.toUpperCase()} operations are not served (served: ${served.join(', ')}); remove it or serve it`,
+      );
+    }
+  }
+  if (problems.length) throw new SpecError(problems.join('\n'));
 }
 
 /**
@@ -100,7 +123,7 @@ export function collectValidatorSchemas(doc: Json): OperationValidators {
   const out: OperationValidators = { params: {}, bodies: {} };
   for (const [route, item] of Object.entries<Json>(doc.paths ?? {})) {
     const shared: Json[] = (item.parameters ?? []).map((p: Json) => resolveRef(doc, p));
-    for (const method of HTTP_METHODS) {
+    for (const method of PATH_ITEM_METHODS) {
       const op = item[method];
       if (!op?.operationId) continue;
       const params = [...shared, ...(op.parameters ?? []).map((p: Json) => resolveRef(doc, p))];

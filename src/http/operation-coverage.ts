@@ -7,8 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { documentNames } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+import { SERVED_METHODS } from './openapi-methods.ts';
 
 /** `<document>#<operationId>` of every operation the documents declare. */
 function declaredOperations(names: readonly string[]): string[] {
@@ -16,7 +15,7 @@ function declaredOperations(names: readonly string[]): string[] {
   for (const name of names) {
     const paths = (loadOpenApiDocument(name).paths ?? {}) as Record<string, Record<string, { operationId?: string } | undefined>>;
     for (const item of Object.values(paths)) {
-      for (const method of METHODS) {
+      for (const method of SERVED_METHODS) {
         const operationId = item[method]?.operationId;
         if (operationId) declared.push(`${name}#${operationId}`);
       }

@@ -7,13 +7,14 @@
  * readable: PUBLISHED and ARCHIVED for everyone; a DRAFT for its author and ADMIN.
  * listed:   PUBLISHED for everyone; a DRAFT for its author only (ADMIN included); never ARCHIVED.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import t from 'tap';
 import type { PostsRow } from '../../generated/db/types.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { allows, listed, readable, visibilityCondition } from '../../src/content/post-visibility.ts';
 import { as, gql, seed } from '../graphql/gql.ts';
-import { primed, record, sleep, wsClient } from '../graphql/ws-client.ts';
+import { primed, record, wsClient } from '../graphql/ws-client.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { walk } from '../pagination/walk.ts';
 

@@ -26,10 +26,10 @@ import { RecordingMail } from '../sso/sso-fixtures.ts';
 import { expected, renderTable, TABLE_END, TABLE_START, type TableRow } from './authorization-matrix/rules.ts';
 import { GRAPHQL_ROWS, REST_ROWS, ROWS, SUBSCRIPTION_ROWS, type Context, type Row } from './authorization-matrix/rows.ts';
 import { buildWorld, CALLERS, type Caller, type World } from './authorization-matrix/world.ts';
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECURITY_DOC = path.join(ROOT, 'docs/security.md');
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const METRICS_TOKEN = 'matrix-metrics-token-that-is-long-enough';
 
 interface Operation {
@@ -45,7 +45,7 @@ function operations(): Map<string, Operation> {
   for (const file of fs.readdirSync(dir).filter((name) => name.endsWith('.json'))) {
     const doc = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
     for (const [template, item] of Object.entries<any>(doc.paths ?? {})) {
-      for (const method of METHODS) {
+      for (const method of SERVED_METHODS) {
         if (!item[method]) continue;
         const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
         found.set(item[method].operationId, { method: method.toUpperCase(), template, pattern });

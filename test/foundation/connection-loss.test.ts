@@ -4,13 +4,14 @@
  * stay up: the pool replaces the lost connections, and the LISTEN connection behind subscriptions
  * reconnects.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { gql, seed } from '../graphql/gql.ts';
-import { primed, record, sleep, wsClient } from '../graphql/ws-client.ts';
+import { primed, record, wsClient } from '../graphql/ws-client.ts';
 
 async function terminateOtherConnections(url: string): Promise<number> {
   const admin = new pg.Client({ connectionString: url });

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { ensureDistBuilt, freePort, graphqlAt, root, startServerProcess } from '../helpers/server-process.ts';
+import { ensureDistBuilt, graphqlAt, root, startServerProcess } from '../helpers/server-process.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 
 ensureDistBuilt();
 

@@ -19,9 +19,9 @@ import { createHttpServer } from '../../src/http/http-server.ts';
 import { requireEveryOperationServed } from '../../src/http/operation-coverage.ts';
 import { registerOperations, securityGuard, type OperationHandlers } from '../../src/http/openapi-routes.ts';
 import { sharedServer } from '../helpers/server.ts';
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 interface Operation {
   document: string;
@@ -40,7 +40,7 @@ function operations(): Operation[] {
   for (const file of fs.readdirSync(GENERATED).filter((name) => name.endsWith('.json'))) {
     const doc = JSON.parse(fs.readFileSync(path.join(GENERATED, file), 'utf8'));
     for (const [template, item] of Object.entries<any>(doc.paths ?? {})) {
-      for (const method of METHODS) {
+      for (const method of SERVED_METHODS) {
         const op = item[method];
         if (!op) continue;
         const requirements: object[] = op.security ?? doc.security ?? [];

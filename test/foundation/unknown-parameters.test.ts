@@ -7,8 +7,7 @@ import t from 'tap';
 import { documentNames } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import { sharedServer } from '../helpers/server.ts';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 function resolve(doc: any, value: any): any {
   return value?.$ref
@@ -34,7 +33,7 @@ t.test('every operation refuses an undeclared query parameter with a 400 naming 
   for (const name of documentNames) {
     const doc = loadOpenApiDocument(name);
     for (const [template, item] of Object.entries<any>(doc.paths)) {
-      for (const method of METHODS) {
+      for (const method of SERVED_METHODS) {
         const op = item[method];
         if (!op) continue;
         const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => resolve(doc, p));

@@ -3,12 +3,13 @@
  * created through instance B (events travel through LISTEN/NOTIFY), and never another author's posts
  * or another post's comments.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { createServer } from '../../src/server.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { gql, seed } from './gql.ts';
-import { primed, record, sleep, wsClient } from './ws-client.ts';
+import { primed, record, wsClient } from './ws-client.ts';
 
 /** A second application on the first one's database, listening on its own port. */
 async function secondInstance(first: TestServer): Promise<{ baseUrl: string; close: () => Promise<void> }> {

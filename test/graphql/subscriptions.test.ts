@@ -2,11 +2,12 @@
  * Subscriptions over graphql-ws on /graphql (same port): filtering, authentication from
  * connection_init, limits, init time-out (4408) and keep-alive pings.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import WebSocket from 'ws';
 import { sharedServer, startServer } from '../helpers/server.ts';
 import { as, gql, seed } from './gql.ts';
-import { primed, record, sleep, wsClient, wsUrl } from './ws-client.ts';
+import { primed, record, wsClient, wsUrl } from './ws-client.ts';
 
 const POST_CREATED = 'subscription($a: ID) { postCreated(authorId: $a) { id title status author { id } } }';
 const COMMENT_ADDED = 'subscription($p: ID!) { commentAdded(postId: $p) { id content post { id } parentComment { id } author { id } } }';

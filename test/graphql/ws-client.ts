@@ -87,5 +87,3 @@ export async function primed<T>(recording: Recording<T>, probe: () => Promise<un
   }
   throw new Error('subscription never became live');
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

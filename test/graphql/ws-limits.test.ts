@@ -2,10 +2,11 @@
  * Limits of the GraphQL WebSocket (src/graphql/ws-limits.ts): the message size, open connections per
  * client address and per principal (closed with 4429), and operations at once per connection.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
 import { sharedServer } from '../helpers/server.ts';
-import { record, sleep, wsClient, wsUrl } from './ws-client.ts';
+import { record, wsClient, wsUrl } from './ws-client.ts';
 
 interface Closed {
   code: number;

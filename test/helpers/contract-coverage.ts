@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 const exercised = new Set<string>();
 const dir = process.env.CONTRACT_COVERAGE_DIR;
@@ -22,7 +23,6 @@ export function recordExercised(document: string, operationId: string, status: s
 }
 
 type Json = Record<string, any>;
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 export interface DocumentCoverage {
   document: string;
@@ -58,7 +58,7 @@ export function reportCoverage(from: string, generatedDir: string): DocumentCove
         missingOperations: [],
       };
       for (const item of Object.values<Json>(doc.paths ?? {})) {
-        for (const method of METHODS) {
+        for (const method of SERVED_METHODS) {
           const operationId = item[method]?.operationId as string | undefined;
           if (!operationId) continue;
           result.operations++;

@@ -8,11 +8,11 @@ import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { recordExercised } from './contract-coverage.ts';
+import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 type Json = Record<string, any>;
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 interface OperationEntry {
   doc: string;
@@ -48,7 +48,7 @@ export class ContractRegistry {
     for (const [name, doc] of Object.entries(docs)) {
       this.ajv.addSchema(doc, `openapi:${name}`);
       for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
-        for (const method of METHODS) {
+        for (const method of SERVED_METHODS) {
           if (!item[method]) continue;
           const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
           this.operations.push({

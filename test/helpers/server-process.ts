@@ -5,19 +5,10 @@
  * run on its own safe too (it does nothing when dist/ is current).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../scripts/lib/free-port.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export function ensureDistBuilt(): void {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'ignore' });

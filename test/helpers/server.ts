@@ -7,8 +7,6 @@
  * server of its own, for what cannot be shared: routes added before it listens, a mail sink or a
  * webhook notifier of the test's own, a server the test closes or whose database it breaks.
  */
-import { once } from 'node:events';
-import net from 'node:net';
 import tap, { type Test } from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
 import type { App } from '../../src/app.ts';
@@ -21,6 +19,7 @@ import { createTestDatabase } from './database.ts';
 import { snapshotSeedData } from './fresh-data.ts';
 import { ContractClient } from './contract.ts';
 import { typedClients, type TypedClients } from './typed-client.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
@@ -58,16 +57,6 @@ export interface StartOptions {
   baseUrlIsListenAddress?: boolean;
   /** Receives the mail the server sends (domain verification codes). */
   mail?: MailTransport;
-}
-
-/** A free loopback port (released at once: the server binds it again a moment later). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 export async function startServer(t: Test, options: StartOptions = {}): Promise<TestServer> {

@@ -83,5 +83,3 @@ export async function closedWithin(s: Socket, since: number, ms: number): Promis
   const { code, at } = await Promise.race([s.closed, timeout]);
   return { code, elapsed: at - since };
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,12 +5,13 @@
  * matching WebSocket connections on instance 2 with 4403 within a second (the triggers' notification
  * reaches every instance's LISTEN).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
 import { sharedServer, startSecondInstance } from '../helpers/server.ts';
 import { seed } from '../graphql/gql.ts';
-import { closedWithin, sleep, socket, statuses } from './credential-probes.ts';
+import { closedWithin, socket, statuses } from './credential-probes.ts';
 
 t.test(
   'a revocation through one instance holds on the other at once',

@@ -5,10 +5,11 @@
  * user, and closes that user's (or that session's) WebSocket connections with 4403 within a second,
  * leaving everyone else's open. A JWT whose subject is no stored user keeps working.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { seed } from '../graphql/gql.ts';
-import { closedWithin, sleep, socket, statuses } from './credential-probes.ts';
+import { closedWithin, socket, statuses } from './credential-probes.ts';
 
 const server: TestServer = await sharedServer();
 const { sessions } = server.app.services;

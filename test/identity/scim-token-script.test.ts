@@ -5,10 +5,10 @@
  */
 // test-suite: once: the command talks to the server over HTTP; which database is behind it it cannot tell.
 import { execFile } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -28,15 +28,6 @@ function scimToken(args: string[], env: Record<string, string>): Promise<Run> {
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 t.test('prints a token of the tenant, creating the tenant when absent', async (t) => {
@@ -72,7 +63,7 @@ t.test('one line on stderr and a non-zero exit when it cannot get a token', asyn
     [
       'server not reachable',
       ['--tenant', 'acme'],
-      { BASE_URL: `http://127.0.0.1:${await closedPort()}` },
+      { BASE_URL: `http://127.0.0.1:${await freePort()}` },
       /cannot reach the server at http:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED/,
     ],
     ['not a slug', ['--tenant', 'Not A Slug'], { BASE_URL: server.baseUrl }, /tenant Not A Slug was answered 400: .*path\.tenantId/],

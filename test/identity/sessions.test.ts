@@ -4,12 +4,13 @@
  * and the WebSocket's `connection_init`, acting as its user; refused once expired.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { loadConfig } from '../../src/config.ts';
 import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
 import { gql, seed } from '../graphql/gql.ts';
-import { closedWithin, sleep, socket, statuses } from './credential-probes.ts';
+import { closedWithin, socket, statuses } from './credential-probes.ts';
 
 const server = await sharedServer();
 const { sessions, tenants } = server.app.services;

@@ -2,19 +2,11 @@
  * /metrics is the operator's: on the public port only with METRICS_TOKEN (constant-time compared,
  * no user credential will do), not at all without one; with METRICS_PORT, on a separate listener.
  */
-import net from 'node:net';
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 
 const METRICS_TOKEN = 'metrics-token-of-at-least-32-characters';
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => probe.once('listening', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 t.test('without a token /metrics is not served on the public port', async (t) => {
   const server = await sharedServer();
