@@ -3,7 +3,7 @@
  * SIGTERM/SIGINT (in-flight requests finish, then the database closes so PGlite flushes to disk).
  */
 import { UnusableSecretFileError } from './auth/secret.ts';
-import { ensurePortFree, fail, loadConfigOrExit, portMessage } from './process-entry.ts';
+import { ensurePortFree, fail, loadConfigOrExit, portMessage, stopOnSignals } from './process-entry.ts';
 import { createServer, DatabaseStartError, type Server } from './server.ts';
 
 const config = loadConfigOrExit();
@@ -46,20 +46,8 @@ async function drain(http: Server['app']['http']): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
 }
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
+stopOnSignals(async (signal) => {
   http.log.info({ signal }, 'shutting down');
-  const timer = setTimeout(() => fail('shutdown took longer than 20 s'), 20_000);
-  timer.unref();
-  try {
-    await drain(http);
-    await server.close();
-    process.exit(0);
-  } catch (error) {
-    fail(`shutdown failed: ${(error as Error).message}`);
-  }
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+  await drain(http);
+  await server.close();
+});

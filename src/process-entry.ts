@@ -1,4 +1,7 @@
-/** What the two process entries (src/main.ts, src/worker.ts) share: one-line failures and the config. */
+/**
+ * What the two process entries (src/main.ts, src/worker.ts) share: one-line failures, the config and
+ * the shutdown on SIGTERM/SIGINT.
+ */
 import net from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
@@ -47,4 +50,29 @@ export function portMessage(error: NodeJS.ErrnoException, port: number, variable
   if (error.code === 'EADDRINUSE') return `port ${port} is in use; set ${variable}`;
   if (error.code === 'EACCES') return `port ${port} needs privileges this process lacks; set ${variable}`;
   return `cannot listen on port ${port} (${error.message}); set ${variable}`;
+}
+
+/** How long a shutdown may take before the process gives up on it. */
+const SHUTDOWN_LIMIT_MS = 20_000;
+
+/**
+ * Stops the process on the first SIGTERM or SIGINT: `stop` runs once (further signals are ignored
+ * while it runs) and the process exits 0. If `stop` fails, or takes longer than 20 s, the process
+ * exits 1 with one `error: …` line.
+ */
+export function stopOnSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
+  let stopping = false;
+  async function shutdown(signal: NodeJS.Signals): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    const timer = setTimeout(() => fail(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / 1000} s`), SHUTDOWN_LIMIT_MS);
+    timer.unref();
+    try {
+      await stop(signal);
+      process.exit(0);
+    } catch (error) {
+      fail(`shutdown failed: ${(error as Error).message}`);
+    }
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
 }

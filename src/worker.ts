@@ -8,7 +8,7 @@
 import { pino } from 'pino';
 import { resolveSecretsKey } from './auth/secret.ts';
 import { SecretBox } from './auth/secret-box.ts';
-import { fail, loadConfigOrExit } from './process-entry.ts';
+import { fail, loadConfigOrExit, stopOnSignals } from './process-entry.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
@@ -33,16 +33,8 @@ const secretBox = new SecretBox(resolveSecretsKey(config));
 await sealPlainSecrets(database.db, secretBox);
 const worker = await startDeliveryWorker({ config, database, log, secretBox });
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
+stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
-  const timer = setTimeout(() => fail('shutdown took longer than 20 s'), 20_000);
-  timer.unref();
   await worker.stop();
   await database.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+});

@@ -1,7 +1,7 @@
 /**
  * Entity tags: `If-None-Match` evaluation (RFC 9110 §13.1.2: weak comparison for GET) and `If-Match`
- * for conditional writes (§13.1.1: strong comparison). Every tag the server issues is the resource's
- * integer version, quoted.
+ * for conditional writes (§13.1.1: strong comparison; weak for SCIM). Every tag the server issues is
+ * the resource's integer version, quoted.
  */
 import type { FastifyReply } from 'fastify';
 import { VersionMismatch } from '../errors.ts';
@@ -28,15 +28,19 @@ const MAX_VERSION = 2_147_483_647;
 
 /**
  * The versions an `If-Match` header accepts, for a service's compare-and-set; undefined when there is
- * no condition (header absent, or `*`, which any existing resource matches). Strong comparison: a
- * weak tag never matches, nor does a malformed one or one that is not a version this server issued,
- * so such a header yields an empty list and the write is refused rather than applied blindly.
+ * no condition (header absent, or `*`, which any existing resource matches). The REST areas compare
+ * strongly (RFC 9110 §13.1.1): a weak tag never matches. SCIM versions are weak tags (`W/"3"`) that
+ * clients send back as `meta.version` said (RFC 7644 §3.14), so `weak` compares by the opaque value
+ * with or without the `W/` prefix. A malformed tag, or one that is not a version this server issued,
+ * matches nothing, so such a header yields an empty list and the write is refused rather than
+ * applied blindly.
  */
-export function ifMatchVersions(header: string | undefined): number[] | undefined {
-  if (header === undefined || header.trim() === '*') return undefined;
+export function ifMatchVersions(header: string | string[] | undefined, comparison: 'strong' | 'weak' = 'strong'): number[] | undefined {
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  if (value === undefined || value.trim() === '*') return undefined;
   const versions: number[] = [];
-  for (const m of header.matchAll(/(W\/)?"([^"]*)"/g)) {
-    if (m[1] || !/^[1-9][0-9]{0,9}$/.test(m[2]!)) continue;
+  for (const m of value.matchAll(/(W\/)?"([^"]*)"/g)) {
+    if ((m[1] && comparison === 'strong') || !/^[1-9][0-9]{0,9}$/.test(m[2]!)) continue;
     const version = Number(m[2]);
     if (version <= MAX_VERSION) versions.push(version);
   }

@@ -1,7 +1,7 @@
 /**
  * The root Fastify instance every area plugin is registered in: server options, the request id on
- * every reply, Problem Details for errors no scope answers itself, and 404/405 for unrouted requests.
- * It knows no area; src/app.ts registers them.
+ * every reply, Problem Details for errors no scope answers itself, and 404/405 for unrouted requests
+ * (unrouted.ts). It knows no area; src/app.ts registers them.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +13,7 @@ import { useBoundedJsonBodies } from './json-body.ts';
 import { lingerBeforeClosing } from './lingering-close.ts';
 import { MAX_PATH_SEGMENT } from './path-limits.ts';
 import { problem, toProblem } from './problem.ts';
-import { RouteIndex } from './route-index.ts';
+import { answerUnroutedRequests } from './unrouted.ts';
 import './fastify-types.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -140,8 +140,12 @@ export function createHttpServer(config: Config): FastifyInstance {
     frameworkErrors: answerFrameworkError,
   });
   useBoundedJsonBodies(http);
-  const routes = new RouteIndex();
-  http.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  // 404 and 405 for unrouted requests, as Problem Details.
+  answerUnroutedRequests(http, {
+    notFound: (method, path) => `No route for ${method} ${path}`,
+    send: (request, reply, status, detail) =>
+      reply.type('application/problem+json').send(problem(status === 405 ? 'method-not-allowed' : 'not-found', detail, request.url)),
+  });
 
   // Null unless the authentication hook of the request's scope finds a caller.
   http.decorateRequest('principal', null);
@@ -200,21 +204,5 @@ export function createHttpServer(config: Config): FastifyInstance {
   });
 
   http.setErrorHandler((error, request, reply) => sendProblem(error, request, reply));
-
-  http.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allowed = routes.methodsFor(path);
-    if (allowed.length) {
-      return reply
-        .code(405)
-        .header('Allow', allowed.join(', '))
-        .type('application/problem+json')
-        .send(problem('method-not-allowed', `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`, request.url));
-    }
-    return reply
-      .code(404)
-      .type('application/problem+json')
-      .send(problem('not-found', `No route for ${request.method} ${path}`, request.url));
-  });
   return http;
 }

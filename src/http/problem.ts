@@ -3,7 +3,7 @@
  * place where service errors, validation failures and framework errors become HTTP responses. The
  * type table mirrors openapi/components/problem.yaml.
  */
-import { MAX_PATH_SEGMENT } from './path-limits.ts';
+import { clientFault, DATA_EXCEPTION, type ClientFault } from './framework-errors.ts';
 import { isDatabaseUnavailable, AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
 
 export interface Problem {
@@ -130,36 +130,19 @@ export function problemStatus(kind: ProblemKind): number {
   return KINDS[kind].status;
 }
 
-interface FrameworkError {
-  statusCode?: number;
-  code?: string;
-  message?: string;
-}
-
-/** Fastify's own client errors, by code, with messages safe to show. */
-const FRAMEWORK_ERRORS: Record<string, [ProblemKind, string]> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: ['malformed-json', 'The request body is not valid JSON'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['malformed-json', 'The request body is empty but the content type is JSON'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported-media-type', 'Unsupported request content type'],
-  FST_ERR_CTP_BODY_TOO_LARGE: ['payload-too-large', 'The request body is too large'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['malformed-request', 'Content-Length does not match the body'],
-  // Raised before routing (Fastify's frameworkErrors): the path cannot be decoded or is too long.
-  FST_ERR_BAD_URL: ['malformed-request', 'The request URL is not valid (broken percent-encoding)'],
-  FST_ERR_MAX_PARAM_LENGTH: ['uri-too-long', `A path segment is longer than ${MAX_PATH_SEGMENT} characters`],
-  // @fastify/multipart limits and content-type checks (uploads of product images and files).
-  FST_REQ_FILE_TOO_LARGE: ['payload-too-large', 'The uploaded file is too large'],
-  FST_PARTS_LIMIT: ['payload-too-large', 'The multipart body has too many parts'],
-  FST_FILES_LIMIT: ['payload-too-large', 'The multipart body has too many files'],
-  FST_FIELDS_LIMIT: ['payload-too-large', 'The multipart body has too many fields'],
-  FST_INVALID_MULTIPART_CONTENT_TYPE: ['unsupported-media-type', 'The request is not multipart/form-data'],
-};
-
-/** Other client errors a plugin may raise with a status only. */
+/** Client errors by status: framework-errors.ts's table, and others a plugin may raise with a status only. */
 const KIND_BY_STATUS: Partial<Record<number, ProblemKind>> = Object.fromEntries(
   (Object.keys(KINDS) as ProblemKind[])
     .filter((k) => !['validation-error', 'malformed-json', 'invalid-cursor', 'empty-file', 'quota-exceeded'].includes(k))
     .map((k) => [KINDS[k].status, k]),
 );
+
+/** The problem type of a framework or data error: by its status, but for malformed JSON and unstorable values. */
+function faultKind(fault: ClientFault): ProblemKind {
+  if (fault.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fault.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'malformed-json';
+  if (fault.code === DATA_EXCEPTION) return 'validation-error';
+  return KIND_BY_STATUS[fault.status] ?? 'malformed-request';
+}
 
 /** Maps anything thrown during a request to a Problem. Unknown errors become an opaque 500. */
 export function toProblem(error: unknown, url: string): Problem {
@@ -170,14 +153,9 @@ export function toProblem(error: unknown, url: string): Problem {
       ...(error.violations.length ? { errors: error.violations.map((v) => ({ field: restField(v), message: v.message })) } : {}),
     });
   }
-  const fe = error as FrameworkError | null;
-  const known = fe?.code ? FRAMEWORK_ERRORS[fe.code] : undefined;
-  if (known) return problem(known[0], known[1], url);
-  // PostgreSQL "data exception" (SQLSTATE class 22): a value passed the schema but cannot be stored,
-  // e.g. a NUL character in text or jsonb. The client's input is at fault, so it is a 400, not a 500.
-  if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined) {
-    return problem('validation-error', 'The request contains a value that cannot be stored (for example a NUL character)', url);
-  }
+  const fault = clientFault(error);
+  if (fault) return problem(faultKind(fault), fault.detail, url);
+  const fe = error as { code?: unknown; statusCode?: unknown } | null;
   if (isDatabaseUnavailable(error)) return problem('service-unavailable', 'The database cannot be reached right now; retry shortly', url);
   // PostgreSQL's disk_full: the transaction was undone, nothing was stored.
   if (fe?.code === '53100') return problem('insufficient-storage', 'The database has no disk space left for this; nothing was stored', url);

@@ -1,11 +1,12 @@
 /**
  * The one mapping of errors to SCIM error messages (RFC 7644 §3.12) for everything under /scim/v2:
  * the service layer's typed errors (with their `scimType`), list query errors, the generated
- * validators' violations, Fastify's body parsing refusals, and anything unexpected (500).
+ * validators' violations, Fastify's body parsing refusals and PostgreSQL's data exceptions (as
+ * src/http/framework-errors.ts classifies them), and anything unexpected (500).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lingerBeforeClosing } from '../../http/lingering-close.ts';
-import { MAX_PATH_SEGMENT } from '../../http/path-limits.ts';
+import { clientFault, DATA_EXCEPTION, type ClientFault } from '../../http/framework-errors.ts';
 import { AppError, isDatabaseUnavailable, VersionMismatch, type AppErrorCode, type Violation } from '../../errors.ts';
 import { isScimType, type ScimType } from './scim-errors.ts';
 import { ScimQueryError } from './scim-query-error.ts';
@@ -34,17 +35,17 @@ const STATUS: Record<AppErrorCode, number> = {
   INSUFFICIENT_STORAGE: 507,
 };
 
-/** Fastify's refusals of a request body, by code. */
-const FRAMEWORK: Record<string, [number, ScimType | undefined, string]> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalidSyntax', 'The request body is not valid JSON'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalidSyntax', 'The request body is empty but the content type is JSON'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, undefined, 'Request bodies must be application/scim+json or application/json'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, undefined, 'The request body is too large'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalidSyntax', 'Content-Length does not match the body'],
-  // Raised before routing (see renderFrameworkErrorsUnder).
-  FST_ERR_BAD_URL: [400, 'invalidValue', 'The request URL is not valid (broken percent-encoding or a NUL character)'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, undefined, `A path segment is longer than ${MAX_PATH_SEGMENT} characters`],
+/** Where SCIM words a framework error (framework-errors.ts) its own way. */
+const SCIM_DETAIL: Partial<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Request bodies must be application/scim+json or application/json',
+  FST_ERR_BAD_URL: 'The request URL is not valid (broken percent-encoding or a NUL character)',
 };
+
+/** A framework or data error's scimType: a bad URL or an unstorable value is invalidValue, any other 400 invalidSyntax. */
+function faultScimType(fault: ClientFault): ScimType | undefined {
+  if (fault.status !== 400) return undefined;
+  return fault.code === 'FST_ERR_BAD_URL' || fault.code === DATA_EXCEPTION ? 'invalidValue' : 'invalidSyntax';
+}
 
 /** The attributes a User or Group must have (`userName`, a group's `displayName`). */
 const REQUIRED_ATTRIBUTES: ReadonlySet<string> = new Set(SCHEMAS.flatMap((s) => s.attributes.filter((a) => a.required).map((a) => a.name)));
@@ -80,12 +81,9 @@ function toScimError(error: unknown): ScimErrorBody {
     if (error.code === 'CONFLICT') return scimError(status, error.message, 'uniqueness');
     return scimError(status, error.message, isScimType(error.reason) ? error.reason : undefined);
   }
-  const fe = error as { code?: unknown; statusCode?: unknown } | null;
-  const known = typeof fe?.code === 'string' ? FRAMEWORK[fe.code] : undefined;
-  if (known) return scimError(known[0], known[2], known[1]);
-  // PostgreSQL "data exception" (class 22): a value that cannot be stored, such as a NUL character.
-  if (typeof fe?.code === 'string' && /^22[0-9A-Z]{3}$/.test(fe.code) && fe.statusCode === undefined)
-    return scimError(400, 'The request contains a value that cannot be stored (for example a NUL character)', 'invalidValue');
+  const fault = clientFault(error);
+  if (fault) return scimError(fault.status, SCIM_DETAIL[fault.code] ?? fault.detail, faultScimType(fault));
+  const fe = error as { statusCode?: unknown } | null;
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
     return scimError(fe.statusCode, 'The request could not be processed', fe.statusCode === 400 ? 'invalidSyntax' : undefined);
   if (isDatabaseUnavailable(error)) return scimError(503, 'The database cannot be reached right now; retry shortly');

@@ -1,12 +1,12 @@
 /** openapi/scim.yaml: thin handlers over the SCIM services; every body is application/scim+json. */
 import type { FastifyReply } from 'fastify';
 import type { operations } from '../../../generated/openapi/scim.ts';
+import { ifMatchVersions } from '../../http/etag.ts';
 import type { OperationHandlers } from '../../http/openapi-routes.ts';
 import type { Services } from '../../services.ts';
 import { projectAttributes } from './scim-attributes.ts';
 import { resourceTypes, schemas, serviceProviderConfig } from './scim-discovery.ts';
 import { toScimGroup } from './scim-groups.model.ts';
-import { scimIfMatch } from './scim-if-match.ts';
 import { SCIM_MAX_RESULTS, type ScimListQuery } from './scim-list.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
 import type { PatchOperation } from './scim-patch.ts';
@@ -75,16 +75,16 @@ export function scimHandlers(
       return send(reply, 200, projectAttributes(resource, 'User', request.query));
     },
     scimReplaceUser: async (request, reply) => {
-      const expected = scimIfMatch(request.headers['if-match']);
+      const expected = ifMatchVersions(request.headers['if-match'], 'weak');
       return send(reply, 200, user(await scimUsers.replace(tenantOf(request), request.params.id, request.body, expected)));
     },
     scimPatchUser: async (request, reply) => {
-      const expected = scimIfMatch(request.headers['if-match']);
+      const expected = ifMatchVersions(request.headers['if-match'], 'weak');
       const operations = request.body.Operations as PatchOperation[];
       return send(reply, 200, user(await scimUsers.patch(tenantOf(request), request.params.id, operations, expected)));
     },
     scimDeleteUser: async (request, reply) => {
-      await scimUsers.delete(tenantOf(request), request.params.id, scimIfMatch(request.headers['if-match']));
+      await scimUsers.delete(tenantOf(request), request.params.id, ifMatchVersions(request.headers['if-match'], 'weak'));
       return reply.code(204).send();
     },
 
@@ -101,16 +101,16 @@ export function scimHandlers(
       return send(reply, 200, projectAttributes(resource, 'Group', request.query));
     },
     scimReplaceGroup: async (request, reply) => {
-      const expected = scimIfMatch(request.headers['if-match']);
+      const expected = ifMatchVersions(request.headers['if-match'], 'weak');
       return send(reply, 200, group(await scimGroups.replace(tenantOf(request), request.params.id, request.body, expected)));
     },
     scimPatchGroup: async (request, reply) => {
-      const expected = scimIfMatch(request.headers['if-match']);
+      const expected = ifMatchVersions(request.headers['if-match'], 'weak');
       const operations = request.body.Operations as PatchOperation[];
       return send(reply, 200, group(await scimGroups.patch(tenantOf(request), request.params.id, operations, expected)));
     },
     scimDeleteGroup: async (request, reply) => {
-      await scimGroups.delete(tenantOf(request), request.params.id, scimIfMatch(request.headers['if-match']));
+      await scimGroups.delete(tenantOf(request), request.params.id, ifMatchVersions(request.headers['if-match'], 'weak'));
       return reply.code(204).send();
     },
 

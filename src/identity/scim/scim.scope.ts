@@ -12,7 +12,7 @@ import { unauthenticated } from '../../errors.ts';
 import { renderFrameworkErrorsUnder } from '../../http/http-server.ts';
 import { boundedJsonParser } from '../../http/json-body.ts';
 import { registerOperations } from '../../http/openapi-routes.ts';
-import { RouteIndex } from '../../http/route-index.ts';
+import { answerUnroutedRequests } from '../../http/unrouted.ts';
 import type { Services } from '../../services.ts';
 import { rawScimError, scimError, sendScimError } from './scim-error-handler.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
@@ -36,8 +36,6 @@ export interface ScimScopeOptions {
 
 /** Register with `{ prefix: SCIM_PREFIX }`: the not-found handler then answers for that prefix only. */
 export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { services, baseUrl }) => {
-  const routes = new RouteIndex();
-  scim.addHook('onRoute', (route) => routes.add(route.method, route.url));
   scim.decorateRequest('scimTenantId', null);
 
   // Both media types, parsed alike. Provisioning clients send their Content-Type on every request,
@@ -60,20 +58,9 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
   // A URL Fastify refuses before routing (broken percent-encoding, an overlong segment) too.
   renderFrameworkErrorsUnder(scim, SCIM_PREFIX, sendScimError, rawScimError);
 
-  scim.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allowed = routes.methodsFor(path);
-    if (allowed.length) {
-      return reply
-        .code(405)
-        .header('Allow', allowed.join(', '))
-        .type(SCIM_MEDIA_TYPE)
-        .send(scimError(405, `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`));
-    }
-    return reply
-      .code(404)
-      .type(SCIM_MEDIA_TYPE)
-      .send(scimError(404, `No SCIM endpoint ${request.method} ${path}`));
+  answerUnroutedRequests(scim, {
+    notFound: (method, path) => `No SCIM endpoint ${method} ${path}`,
+    send: (_request, reply, status, detail) => reply.type(SCIM_MEDIA_TYPE).send(scimError(status, detail)),
   });
 
   registerOperations<operations>(scim, 'scim', { params, bodies }, scimHandlers(services, baseUrl), {
