@@ -1,5 +1,14 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
-import type { ErrorRenderer, RawErrorRenderer } from './http-server.ts';
+
+/** How an area with an error format of its own (SCIM) answers errors raised before routing. */
+export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+/**
+ * The same area's body for an error node's parser raises on the raw socket (431, 400, 408), where
+ * there is neither a request nor a reply: a media type and the serialized body.
+ */
+export type RawErrorRenderer = (status: number, detail: string) => { type: string; body: string };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -7,9 +16,9 @@ declare module 'fastify' {
     principal: Principal | null;
   }
   interface FastifyInstance {
-    /** Areas' own renderers of errors raised before routing, by path prefix (renderFrameworkErrorsUnder). */
     /** From now on, refuse new requests with 503 and close every connection after its answer (shutdown). */
     beginDraining(): void;
+    /** Areas' own renderers of errors raised before routing, by path prefix (renderFrameworkErrorsUnder). */
     frameworkErrorRenderers: { prefix: string; render: ErrorRenderer; raw: RawErrorRenderer }[];
   }
   interface FastifyContextConfig {

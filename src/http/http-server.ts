@@ -14,7 +14,7 @@ import { lingerBeforeClosing } from './lingering-close.ts';
 import { MAX_PATH_SEGMENT } from './path-limits.ts';
 import { problem, toProblem } from './problem.ts';
 import { answerUnroutedRequests } from './unrouted.ts';
-import './fastify-types.ts';
+import type { ErrorRenderer, RawErrorRenderer } from './fastify-types.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -53,15 +53,6 @@ export function sendProblem(error: unknown, request: FastifyRequest, reply: Fast
   if (error instanceof RateLimited) reply.header('Retry-After', String(error.retryAfterS));
   return reply.code(body.status).type('application/problem+json').send(body);
 }
-
-/** How an area with an error format of its own (SCIM) answers errors raised before routing. */
-export type ErrorRenderer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-
-/**
- * The same area's body for an error node's parser raises on the raw socket (431, 400, 408), where
- * there is neither a request nor a reply: a media type and the serialized body.
- */
-export type RawErrorRenderer = (status: number, detail: string) => { type: string; body: string };
 
 /**
  * Makes Fastify's refusals before routing of requests under `prefix` (a path prefix such as
