@@ -58,12 +58,15 @@ export function clearedSessionCookieHeader({ secure }: CookieOptions): string {
  * Sets the `Set-Cookie` header `header` for the cookie it names, replacing any earlier one for that
  * cookie on this reply (the clearing of a stale session cookie, say) and keeping the others.
  */
-export function replaceCookie(reply: FastifyReply, header: string): FastifyReply {
+export function replaceCookie(
+  reply: Pick<FastifyReply, 'getHeader' | 'removeHeader'> & { header(key: string, value: unknown): unknown },
+  header: string,
+): void {
   const name = header.slice(0, header.indexOf('='));
   const existing = reply.getHeader('set-cookie');
   const kept = (Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)]).filter(
     (cookie) => !cookie.startsWith(`${name}=`),
   );
   reply.removeHeader('set-cookie');
-  return reply.header('Set-Cookie', [...kept, header]);
+  reply.header('Set-Cookie', [...kept, header]);
 }

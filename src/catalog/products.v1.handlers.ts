@@ -1,12 +1,12 @@
 /** REST v1 product handlers: one thin hop from the validated request to the service. */
 import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import { BLOB_CHUNK_BYTES } from '../files/blobs.repository.ts';
 import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
 import { receiveUpload } from '../http/multipart-upload.ts';
 import { negotiate, negotiateStored, type MediaType } from '../http/negotiation.ts';
-import type { OperationHandlers } from '../http/openapi-routes.ts';
+import type { OperationHandlers, ReplyHeaders } from '../http/openapi-routes.ts';
 import { MAX_UPLOAD_BYTES } from '../http/rest-area.ts';
 import { parseSort } from '../http/sort-params.ts';
 import type { Services } from '../services.ts';
@@ -21,6 +21,7 @@ import {
   toImageResponse,
   toPagedProductResponse,
   toProductResponse,
+  type PagedProductResponse,
 } from './products.v1.representation.ts';
 
 type ProductHandlers = Pick<
@@ -38,11 +39,16 @@ type ProductHandlers = Pick<
 
 const PRODUCT_TYPES = ['application/json', 'application/xml'] as const;
 const PAGE_TYPES = ['application/json', 'application/xml', 'text/csv'] as const;
-function sendPage(reply: FastifyReply, type: MediaType, page: ProductPage, number: number, size: number) {
-  if (type === 'text/csv') return reply.type('text/csv; charset=utf-8').send(productPageCsv(page));
+/** A page in the negotiated type: the JSON body, or the CSV or XML text with its content type set. */
+function pageIn(reply: ReplyHeaders, type: MediaType, page: ProductPage, number: number, size: number): PagedProductResponse | string {
+  if (type === 'text/csv') {
+    reply.type('text/csv; charset=utf-8');
+    return productPageCsv(page);
+  }
   const body = toPagedProductResponse(page, number, size);
-  if (type === 'application/xml') return reply.type('application/xml; charset=utf-8').send(productPageXml(body));
-  return body;
+  if (type !== 'application/xml') return body;
+  reply.type('application/xml; charset=utf-8');
+  return productPageXml(body);
 }
 
 /** The request URL's path without a trailing slash, for `Location` = request URL + `/{id}`. */
@@ -58,7 +64,7 @@ export function productV1Handlers(services: Services): ProductHandlers {
       const type = negotiate(request, PAGE_TYPES);
       const { page = 0, size = 20, sort } = request.query;
       const orders = parseSort(sort, PRODUCT_SORT_FIELDS, [{ field: 'createdAt', direction: 'desc' }]);
-      return sendPage(reply, type, await products.list({ orders, page, size }), page, size);
+      return pageIn(reply, type, await products.list({ orders, page, size }), page, size);
     },
 
     searchProducts: async (request, reply) => {
@@ -66,7 +72,7 @@ export function productV1Handlers(services: Services): ProductHandlers {
       const { q, minPrice, maxPrice, category, page = 0, size = 20, sort } = request.query;
       const orders = parseSort(sort, PRODUCT_SEARCH_SORT_FIELDS, [{ field: 'relevance', direction: 'desc' }]);
       const result = await products.search({ q, minPrice, maxPrice, category, orders, page, size });
-      return sendPage(reply, type, result, page, size);
+      return pageIn(reply, type, result, page, size);
     },
 
     getProduct: async (request, reply) => {

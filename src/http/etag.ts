@@ -3,8 +3,8 @@
  * for conditional writes (§13.1.1: strong comparison; weak for SCIM). Every tag the server issues is
  * the resource's integer version, quoted.
  */
-import type { FastifyReply } from 'fastify';
 import { VersionMismatch } from '../errors.ts';
+import type { ReplyHeaders } from './openapi-routes.ts';
 
 export function strongTag(version: string | number): string {
   return `"${version}"`;
@@ -48,7 +48,7 @@ export function ifMatchVersions(header: string | string[] | undefined, compariso
 }
 
 /** Runs a conditional write; when it is refused, the 412 carries the current tag to retry from. */
-export async function withCurrentTag<T>(reply: FastifyReply, write: Promise<T>): Promise<T> {
+export async function withCurrentTag<T>(reply: ReplyHeaders, write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (error) {

@@ -27,13 +27,66 @@ type BodyOf<Op> = Op extends { requestBody?: { content: { 'application/json': in
     ? F
     : unknown;
 
+/** A JSON media type (`application/json`, `application/problem+json`, `application/scim+json`…). */
+type JsonMediaType = 'application/json' | `${string}+json`;
+
+/**
+ * What a handler may send for one documented response: the schema's type for a JSON media type; for
+ * any other (XML, CSV, a file) serialised bytes; nothing for a response without content (204, 304).
+ */
+type PayloadOf<R> = R extends { content: infer C }
+  ? { [M in keyof C]: M extends JsonMediaType ? C[M] : string | Buffer | NodeJS.ReadableStream }[keyof C]
+  : R extends { content?: never }
+    ? undefined
+    : unknown;
+
+type ResponsesOf<Op> = Op extends { responses: infer R } ? R : never;
+
+/** Every documented status of the operation and what may be sent with it (Fastify's `Reply` map). */
+type ReplyOf<Op> = { [S in keyof ResponsesOf<Op> as S extends number ? S : never]: PayloadOf<ResponsesOf<Op>[S]> };
+
+/** The documented 2xx statuses: what a handler's return value (sent with the current status) may be. */
+type SuccessStatus<Op> = Extract<keyof ReplyOf<Op>, 200 | 201 | 202 | 203 | 206>;
+
 export type OperationRequest<Op> = FastifyRequest<{
   Params: Section<Op, 'path'>;
   Querystring: Section<Op, 'query'>;
   Body: BodyOf<Op>;
 }>;
 
-export type OperationHandler<Op> = (request: OperationRequest<Op>, reply: FastifyReply) => Promise<unknown>;
+/** `send`'s arguments for a payload type: none for a response without content. */
+type SendArgs<P> = [P] extends [undefined] ? [payload?: undefined] : [payload: P];
+
+/**
+ * Fastify's reply narrowed to one operation's document: `code(s)` accepts only the statuses it lists,
+ * and `send` only what the chosen status documents (before `code()` the status is 200: only a
+ * documented 200 may be sent without choosing one). Decision 1: an answer that does not match the
+ * spec does not compile. (Fastify's own `Reply` generic is lost by `header()` and `type()`.)
+ */
+export type StatusReply<Op, P> = Omit<FastifyReply, 'code' | 'status' | 'send' | 'header' | 'headers' | 'type'> & {
+  code<S extends keyof ReplyOf<Op>>(status: S): StatusReply<Op, ReplyOf<Op>[S]>;
+  status<S extends keyof ReplyOf<Op>>(status: S): StatusReply<Op, ReplyOf<Op>[S]>;
+  send(...args: SendArgs<P>): FastifyReply;
+  header(key: string, value: unknown): StatusReply<Op, P>;
+  headers(values: Record<string, number | string | string[] | undefined>): StatusReply<Op, P>;
+  type(contentType: string): StatusReply<Op, P>;
+};
+
+/** The reply of operation `Op`; Fastify's own for an operation not known at compile time (the mock server). */
+export type OperationReply<Op> = unknown extends Op
+  ? FastifyReply
+  : StatusReply<Op, 200 extends keyof ReplyOf<Op> ? ReplyOf<Op>[200] : never>;
+
+/** What a helper that sets headers (not the status, not the body) needs of any operation's reply. */
+export type ReplyHeaders = Pick<FastifyReply, 'getHeader' | 'hasHeader' | 'removeHeader'> & {
+  header(key: string, value: unknown): unknown;
+  type(contentType: string): unknown;
+};
+
+/** A handler returns the body of a documented 2xx JSON answer, or the reply it sent itself. */
+export type OperationResult<Op> = ReplyOf<Op>[SuccessStatus<Op>] | FastifyReply<any> | undefined;
+
+export type OperationHandler<Op> = (request: OperationRequest<Op>, reply: OperationReply<Op>) => Promise<OperationResult<Op>>;
 
 export type OperationHandlers<Ops> = { [K in keyof Ops]: OperationHandler<Ops[K]> };
 

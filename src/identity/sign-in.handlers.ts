@@ -9,7 +9,7 @@ import { clearedSessionCookieHeader, replaceCookie, sessionCookieHeader } from '
 import { findUserById } from '../content/users.repository.ts';
 import type { Database } from '../db/database.ts';
 import { unauthenticated } from '../errors.ts';
-import type { OperationHandlers } from '../http/openapi-routes.ts';
+import type { OperationHandlers, ReplyHeaders } from '../http/openapi-routes.ts';
 import type { Services } from '../services.ts';
 import type { SignedIn } from './sign-in/accounts.service.ts';
 import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './sign-in/browser-binding.ts';
@@ -29,16 +29,18 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
   const { accounts, identityProviders, sessions, saml, oidc } = services;
   const cookie = { secure: new URL(baseUrl).protocol === 'https:' };
 
-  const setSessionCookie = (reply: FastifyReply, { session }: SignedIn) => {
+  const setSessionCookie = (reply: ReplyHeaders, { session }: SignedIn) => {
     const maxAge = Math.max(0, Math.floor((session.record.expires_at.getTime() - Date.now()) / 1000));
+    replaceCookie(reply, sessionCookieHeader(session.token, maxAge, cookie));
     // The session token is a credential: no cache may keep a response that carries it.
-    replaceCookie(reply, sessionCookieHeader(session.token, maxAge, cookie)).header('Cache-Control', 'no-store');
+    reply.header('Cache-Control', 'no-store');
   };
 
   /** The redirect to the provider, with the cookie that binds the sign-in to this browser. */
-  const startSignIn = (reply: FastifyReply, { url, binding }: SignInStart) => {
+  const startSignIn = (reply: ReplyHeaders & Pick<FastifyReply, 'redirect'>, { url, binding }: SignInStart) => {
     if (binding) replaceCookie(reply, bindingCookieHeader(binding.value, SIGN_IN_COOKIE_TTL_S, cookie.secure));
-    return reply.header('Cache-Control', 'no-store').redirect(url, 302);
+    reply.header('Cache-Control', 'no-store');
+    return reply.redirect(url, 302);
   };
 
   return {
@@ -89,7 +91,8 @@ export function signInHandlers(services: Services, { baseUrl, db }: SignInOption
         providerLogoutUrl = await oidc.endSessionUrl(session.tenant_id);
       }
       await sessions.revoke(sessionId);
-      replaceCookie(reply, clearedSessionCookieHeader(cookie)).header('Cache-Control', 'no-store');
+      replaceCookie(reply, clearedSessionCookieHeader(cookie));
+      reply.header('Cache-Control', 'no-store');
       return { providerLogoutUrl };
     },
 

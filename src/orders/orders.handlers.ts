@@ -1,11 +1,11 @@
 /** REST v1 customer and order handlers (HAL). */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
 import { principalOf } from '../http/guards.ts';
 import { negotiate, type MediaType } from '../http/negotiation.ts';
-import type { OperationHandlers } from '../http/openapi-routes.ts';
+import type { OperationHandlers, ReplyHeaders } from '../http/openapi-routes.ts';
 import { parseSort } from '../http/sort-params.ts';
 import type { Services } from '../services.ts';
 import { ORDER_SORT_FIELDS, type OrderRecord } from './orders.service.ts';
@@ -16,6 +16,7 @@ import {
   toOrderCollection,
   toOrderResponse,
   toOrderTracking,
+  type OrderResponse,
 } from './orders.representation.ts';
 
 type OrderHandlers = Pick<
@@ -42,12 +43,14 @@ const HAL = ['application/json', 'application/hal+json'] as const;
  */
 function sendOrder(
   request: FastifyRequest,
-  reply: FastifyReply,
+  reply: ReplyHeaders,
   actor: Principal,
   order: OrderRecord,
   type: MediaType = negotiateHal(request),
-) {
-  return reply.type(`${type}; charset=utf-8`).header('ETag', strongTag(order.version)).send(toOrderResponse(order, actor));
+): OrderResponse {
+  reply.type(`${type}; charset=utf-8`);
+  reply.header('ETag', strongTag(order.version));
+  return toOrderResponse(order, actor);
 }
 
 function negotiateHal(request: FastifyRequest): MediaType {

@@ -258,6 +258,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Metadata of a discovery resource: its type and its URL. */
+        DiscoveryMeta: {
+            /**
+             * Format: uri
+             * @description The resource's URL.
+             */
+            location: string;
+            /**
+             * @description `ServiceProviderConfig`, `ResourceType` or `Schema`.
+             * @enum {string}
+             */
+            resourceType: "ServiceProviderConfig" | "ResourceType" | "Schema";
+        };
         /** @description An e-mail address of a user. */
         Email: {
             /** @description A display form of the address. */
@@ -350,30 +363,30 @@ export interface components {
             /** @description The member user's id; must be a user of the tenant. */
             value: string;
         };
-        /** @description Resource metadata. */
+        /** @description Resource metadata. Every member is present unless the request's `attributes` or `excludedAttributes` leaves it out; `resourceType` is returned always (RFC 7644 §3.9). */
         Meta: {
             /**
              * Format: date-time
              * @description When the resource was created.
              */
-            created: string;
+            created?: string;
             /**
              * Format: date-time
              * @description When the resource last changed.
              */
-            lastModified: string;
+            lastModified?: string;
             /**
              * Format: uri
              * @description The resource's URL.
              */
-            location: string;
+            location?: string;
             /**
              * @description `User` or `Group`.
              * @enum {string}
              */
             resourceType: "User" | "Group";
             /** @description Weak entity tag, bumped by every write. */
-            version: string;
+            version?: string;
         };
         /** @description The components of a user's name. */
         Name: {
@@ -422,8 +435,7 @@ export interface components {
             endpoint: string;
             /** @description The resource type's id. */
             id: string;
-            /** @description Resource metadata. */
-            meta?: Record<string, never>;
+            meta?: components["schemas"]["DiscoveryMeta"];
             /** @description Its name. */
             name: string;
             /** @description Its core schema URN. */
@@ -446,8 +458,7 @@ export interface components {
             description?: string;
             /** @description The schema URN. */
             id: string;
-            /** @description Resource metadata. */
-            meta?: Record<string, never>;
+            meta?: components["schemas"]["DiscoveryMeta"];
             /** @description The schema's name. */
             name: string;
             /** @description Always the Schema URN. */
@@ -525,8 +536,7 @@ export interface components {
                 /** @description Whether filtering is supported. */
                 supported: boolean;
             };
-            /** @description Resource metadata. */
-            meta?: Record<string, never>;
+            meta?: components["schemas"]["DiscoveryMeta"];
             /** @description PATCH support. */
             patch: components["schemas"]["Supported"];
             /** @description Always the ServiceProviderConfig URN. */

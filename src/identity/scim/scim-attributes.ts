@@ -99,19 +99,22 @@ function project(
   return out;
 }
 
+/** A resource with some attributes left out: those `returned: always` (id, schemas, meta) stay. */
+export type Projected<R> = Partial<R> & Pick<R, Extract<keyof R, 'id' | 'schemas' | 'meta'>>;
+
 /**
  * The resource with only the attributes `attributes` names (when given), less those
  * `excludedAttributes` names (when given). Unknown names → ScimQueryError('invalidValue').
  * The resource is not modified.
  */
-export function projectAttributes(
-  resource: Record<string, unknown>,
+export function projectAttributes<R extends Record<string, unknown>>(
+  resource: R,
   kind: ResourceKind,
   options: { attributes?: string; excludedAttributes?: string },
-): Record<string, unknown> {
+): Projected<R> {
   const included = options.attributes?.trim() ? select(kind, options.attributes, 'attributes') : undefined;
   const excluded = options.excludedAttributes?.trim() ? select(kind, options.excludedAttributes, 'excludedAttributes') : undefined;
   if (!included && !excluded) return resource;
   const narrowed = included ? project(resource, kind, included, 'include') : resource;
-  return excluded ? project(narrowed, kind, excluded, 'exclude') : narrowed;
+  return (excluded ? project(narrowed, kind, excluded, 'exclude') : narrowed) as Projected<R>;
 }

@@ -5,12 +5,14 @@
 import { SCIM_MAX_RESULTS } from './scim-list.ts';
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, SCHEMAS, USER_SCHEMA, type AttributeDefinition, type ResourceKind } from './scim-schema.ts';
 
-type Json = Record<string, unknown>;
+import type { components } from '../../../generated/openapi/scim.ts';
+
+type Schemas = components['schemas'];
 
 const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
 const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 
-export function serviceProviderConfig(baseUrl: string): Json {
+export function serviceProviderConfig(baseUrl: string): Schemas['ServiceProviderConfig'] {
   return {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
     documentationUri: `${baseUrl}/openapi/scim.yaml`,
@@ -37,7 +39,7 @@ const RESOURCE_TYPES: Record<ResourceKind, { endpoint: string; schema: string; d
   Group: { endpoint: '/Groups', schema: GROUP_SCHEMA, description: 'Group', extensions: [] },
 };
 
-export function resourceTypes(baseUrl: string): Json[] {
+export function resourceTypes(baseUrl: string): Schemas['ResourceType'][] {
   return (Object.keys(RESOURCE_TYPES) as ResourceKind[]).map((name) => {
     const type = RESOURCE_TYPES[name];
     return {
@@ -53,15 +55,13 @@ export function resourceTypes(baseUrl: string): Json[] {
   });
 }
 
-/** An attribute as RFC 7643 §7 publishes it: without where it is stored. */
-function published(attribute: AttributeDefinition): Json {
-  const out: Json = { ...attribute };
-  delete out.stored;
-  if (attribute.subAttributes) out.subAttributes = attribute.subAttributes.map(published);
-  return out;
+/** An attribute as RFC 7643 §7 publishes it: without where it is stored (a key kept in place keeps its position). */
+function published(attribute: AttributeDefinition): Schemas['SchemaAttribute'] {
+  const { stored: _stored, ...rest } = attribute;
+  return attribute.subAttributes ? { ...rest, subAttributes: attribute.subAttributes.map(published) } : rest;
 }
 
-export function schemas(baseUrl: string): Json[] {
+export function schemas(baseUrl: string): Schemas['Schema'][] {
   return SCHEMAS.map((schema) => ({
     schemas: [SCHEMA_SCHEMA],
     id: schema.id,

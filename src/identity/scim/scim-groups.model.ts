@@ -1,11 +1,15 @@
 /** A SCIM Group and its storage (MAPPING: `groups` row, members in `group_members`). */
 import type { GroupsRow } from '../../../generated/db/types.ts';
+import type { components } from '../../../generated/openapi/scim.ts';
 import { scimInvalid } from './scim-errors.ts';
 import { GROUP_SCHEMA } from './scim-schema.ts';
 import { groupLocation, userLocation, weakTag } from './scim-users.model.ts';
 import { isObject } from './scim-values.ts';
 
 type Json = Record<string, unknown>;
+
+/** A Group as openapi/scim.yaml documents it. */
+export type ScimGroup = components['schemas']['Group'];
 
 export interface ScimGroupRecord {
   row: GroupsRow;
@@ -20,18 +24,21 @@ export interface GroupColumns {
   memberIds: string[];
 }
 
-export function toScimGroup({ row, members }: ScimGroupRecord, baseUrl: string): Json {
-  const group: Json = { schemas: [GROUP_SCHEMA], id: row.id, displayName: row.display_name };
-  if (row.external_id !== null) group.externalId = row.external_id;
-  group.members = members.map((m) => ({ value: m.id, display: m.displayName, type: 'User', $ref: userLocation(baseUrl, m.id) }));
-  group.meta = {
-    resourceType: 'Group',
-    created: row.created_at.toISOString(),
-    lastModified: row.updated_at.toISOString(),
-    location: groupLocation(baseUrl, row.id),
-    version: weakTag(row.version),
+export function toScimGroup({ row, members }: ScimGroupRecord, baseUrl: string): ScimGroup {
+  return {
+    schemas: [GROUP_SCHEMA],
+    id: row.id,
+    displayName: row.display_name,
+    ...(row.external_id !== null ? { externalId: row.external_id } : {}),
+    members: members.map((m) => ({ value: m.id, display: m.displayName, type: 'User', $ref: userLocation(baseUrl, m.id) })),
+    meta: {
+      resourceType: 'Group',
+      created: row.created_at.toISOString(),
+      lastModified: row.updated_at.toISOString(),
+      location: groupLocation(baseUrl, row.id),
+      version: weakTag(row.version),
+    },
   };
-  return group;
 }
 
 export function groupColumnsFrom(resource: Json): GroupColumns {

@@ -4,11 +4,16 @@
  * becomes, with the rules of both POST and PUT (and PATCH, which ends as a full representation).
  */
 import type { UsersRow } from '../../../generated/db/types.ts';
+import type { components } from '../../../generated/openapi/scim.ts';
 import { scimInvalid } from './scim-errors.ts';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from './scim-schema.ts';
 import { isObject } from './scim-values.ts';
 
 type Json = Record<string, unknown>;
+
+/** A User as openapi/scim.yaml documents it (what GET /Users/{id} answers). */
+export type ScimUser = components['schemas']['User'];
+type EnterpriseUser = components['schemas']['EnterpriseUser'];
 
 export interface ScimUserRecord {
   row: UsersRow;
@@ -47,11 +52,21 @@ function text(value: unknown, path: string): string | null {
 }
 
 /** The user's SCIM representation; `baseUrl` makes `meta.location` and the `$ref`s absolute. */
-export function toScimUser({ row, groups, manager }: ScimUserRecord, baseUrl: string): Json {
-  const user: Json = { schemas: [USER_SCHEMA], id: row.id };
+export function toScimUser({ row, groups, manager }: ScimUserRecord, baseUrl: string): ScimUser {
+  const user: ScimUser = {
+    schemas: [USER_SCHEMA],
+    id: row.id,
+    meta: {
+      resourceType: 'User',
+      created: row.created_at.toISOString(),
+      lastModified: row.updated_at.toISOString(),
+      location: userLocation(baseUrl, row.id),
+      version: weakTag(row.version),
+    },
+  };
   if (row.external_id !== null) user.externalId = row.external_id;
   user.userName = row.username;
-  const name: Json = {};
+  const name: ScimUser['name'] = {};
   if (row.given_name !== null) name.givenName = row.given_name;
   if (row.family_name !== null) name.familyName = row.family_name;
   if (Object.keys(name).length) user.name = name;
@@ -59,10 +74,11 @@ export function toScimUser({ row, groups, manager }: ScimUserRecord, baseUrl: st
   // the name parts, the userName used as the address).
   if (!row.display_name_derived) user.displayName = row.display_name;
   const emails = shownEmails(row);
-  if (emails.length) user.emails = emails;
+  // Stored as the client sent them, checked by emailsOf when written.
+  if (emails.length) user.emails = emails as ScimUser['emails'];
   user.active = row.active;
   if (groups.length) user.groups = groups.map((g) => ({ value: g.id, display: g.displayName, $ref: groupLocation(baseUrl, g.id) }));
-  const enterprise: Json = {};
+  const enterprise: EnterpriseUser = {};
   if (row.employee_number !== null) enterprise.employeeNumber = row.employee_number;
   if (row.department !== null) enterprise.department = row.department;
   if (manager) enterprise.manager = { value: manager.id, displayName: manager.displayName, $ref: userLocation(baseUrl, manager.id) };
@@ -70,14 +86,9 @@ export function toScimUser({ row, groups, manager }: ScimUserRecord, baseUrl: st
     user.schemas = [USER_SCHEMA, ENTERPRISE_SCHEMA];
     user[ENTERPRISE_SCHEMA] = enterprise;
   }
-  user.meta = {
-    resourceType: 'User',
-    created: row.created_at.toISOString(),
-    lastModified: row.updated_at.toISOString(),
-    location: userLocation(baseUrl, row.id),
-    version: weakTag(row.version),
-  };
-  return user;
+  // `meta` last, as clients have always read it (the order of a JSON object's members is visible).
+  const { meta, ...rest } = user;
+  return { ...rest, meta };
 }
 
 /**

@@ -1,8 +1,7 @@
 /** openapi/scim.yaml: thin handlers over the SCIM services; every body is application/scim+json. */
-import type { FastifyReply } from 'fastify';
-import type { operations } from '../../../generated/openapi/scim.ts';
 import { ifMatchVersions } from '../../http/etag.ts';
-import type { OperationHandlers } from '../../http/openapi-routes.ts';
+import type { components, operations } from '../../../generated/openapi/scim.ts';
+import type { OperationHandlers, ReplyHeaders } from '../../http/openapi-routes.ts';
 import type { Services } from '../../services.ts';
 import { projectAttributes } from './scim-attributes.ts';
 import { resourceTypes, schemas, serviceProviderConfig } from './scim-discovery.ts';
@@ -14,7 +13,7 @@ import { LIST_SCHEMA } from './scim-schema.ts';
 import { toScimUser } from './scim-users.model.ts';
 import { AppError } from '../../errors.ts';
 
-type Json = Record<string, unknown>;
+type ListResponse = components['schemas']['ListResponse'];
 
 interface ListParameters {
   filter?: string;
@@ -36,16 +35,20 @@ function listQuery(tenantId: string, q: ListParameters): ScimListQuery {
   };
 }
 
-function listResponse(totalResults: number, startIndex: number, resources: Json[]): Json {
+function listResponse(totalResults: number, startIndex: number, resources: ListResponse['Resources']): ListResponse {
   return { schemas: [LIST_SCHEMA], totalResults, startIndex, itemsPerPage: resources.length, Resources: resources };
 }
 
-/** A resource answer: status, content type and, for users and groups, its version as `ETag`. */
-function send(reply: FastifyReply, status: number, body: Json): Json {
-  reply.code(status).type(SCIM_MEDIA_TYPE);
-  const meta = body.meta as { version?: string; location?: string } | undefined;
+/**
+ * A resource answer's headers: the SCIM media type and, for users and groups, the version as `ETag`
+ * (and, for one just created, its `Location`). The body is the handler's to return, checked against
+ * the operation's document.
+ */
+function scimAnswer<B extends object>(reply: ReplyHeaders, body: B, created = false): B {
+  reply.type(SCIM_MEDIA_TYPE);
+  const { meta } = body as { meta?: { version?: string; location?: string } };
   if (meta?.version) reply.header('ETag', meta.version);
-  if (status === 201 && meta?.location) reply.header('Location', meta.location);
+  if (created && meta?.location) reply.header('Location', meta.location);
   return body;
 }
 
@@ -66,22 +69,22 @@ export function scimHandlers(
       const query = listQuery(tenantOf(request), request.query);
       const { totalResults, records } = await scimUsers.list(query);
       const resources = records.map((r) => projectAttributes(user(r), 'User', request.query));
-      return send(reply, 200, listResponse(totalResults, query.startIndex, resources));
+      return scimAnswer(reply, listResponse(totalResults, query.startIndex, resources));
     },
-    scimCreateUser: async (request, reply) => send(reply, 201, user(await scimUsers.create(tenantOf(request), request.body))),
+    scimCreateUser: async (request, reply) =>
+      scimAnswer(reply.code(201), user(await scimUsers.create(tenantOf(request), request.body)), true),
     scimGetUser: async (request, reply) => {
       const resource = user(await scimUsers.get(tenantOf(request), request.params.id));
-      reply.header('ETag', (resource.meta as { version: string }).version);
-      return send(reply, 200, projectAttributes(resource, 'User', request.query));
+      return scimAnswer(reply, projectAttributes(resource, 'User', request.query));
     },
     scimReplaceUser: async (request, reply) => {
       const expected = ifMatchVersions(request.headers['if-match'], 'weak');
-      return send(reply, 200, user(await scimUsers.replace(tenantOf(request), request.params.id, request.body, expected)));
+      return scimAnswer(reply, user(await scimUsers.replace(tenantOf(request), request.params.id, request.body, expected)));
     },
     scimPatchUser: async (request, reply) => {
       const expected = ifMatchVersions(request.headers['if-match'], 'weak');
       const operations = request.body.Operations as PatchOperation[];
-      return send(reply, 200, user(await scimUsers.patch(tenantOf(request), request.params.id, operations, expected)));
+      return scimAnswer(reply, user(await scimUsers.patch(tenantOf(request), request.params.id, operations, expected)));
     },
     scimDeleteUser: async (request, reply) => {
       await scimUsers.delete(tenantOf(request), request.params.id, ifMatchVersions(request.headers['if-match'], 'weak'));
@@ -92,46 +95,46 @@ export function scimHandlers(
       const query = listQuery(tenantOf(request), request.query);
       const { totalResults, records } = await scimGroups.list(query);
       const resources = records.map((r) => projectAttributes(group(r), 'Group', request.query));
-      return send(reply, 200, listResponse(totalResults, query.startIndex, resources));
+      return scimAnswer(reply, listResponse(totalResults, query.startIndex, resources));
     },
-    scimCreateGroup: async (request, reply) => send(reply, 201, group(await scimGroups.create(tenantOf(request), request.body))),
+    scimCreateGroup: async (request, reply) =>
+      scimAnswer(reply.code(201), group(await scimGroups.create(tenantOf(request), request.body)), true),
     scimGetGroup: async (request, reply) => {
       const resource = group(await scimGroups.get(tenantOf(request), request.params.id));
-      reply.header('ETag', (resource.meta as { version: string }).version);
-      return send(reply, 200, projectAttributes(resource, 'Group', request.query));
+      return scimAnswer(reply, projectAttributes(resource, 'Group', request.query));
     },
     scimReplaceGroup: async (request, reply) => {
       const expected = ifMatchVersions(request.headers['if-match'], 'weak');
-      return send(reply, 200, group(await scimGroups.replace(tenantOf(request), request.params.id, request.body, expected)));
+      return scimAnswer(reply, group(await scimGroups.replace(tenantOf(request), request.params.id, request.body, expected)));
     },
     scimPatchGroup: async (request, reply) => {
       const expected = ifMatchVersions(request.headers['if-match'], 'weak');
       const operations = request.body.Operations as PatchOperation[];
-      return send(reply, 200, group(await scimGroups.patch(tenantOf(request), request.params.id, operations, expected)));
+      return scimAnswer(reply, group(await scimGroups.patch(tenantOf(request), request.params.id, operations, expected)));
     },
     scimDeleteGroup: async (request, reply) => {
       await scimGroups.delete(tenantOf(request), request.params.id, ifMatchVersions(request.headers['if-match'], 'weak'));
       return reply.code(204).send();
     },
 
-    scimServiceProviderConfig: async (_request, reply) => send(reply, 200, serviceProviderConfig(baseUrl)),
+    scimServiceProviderConfig: async (_request, reply) => scimAnswer(reply, serviceProviderConfig(baseUrl)),
     scimListResourceTypes: async (_request, reply) => {
       const all = resourceTypes(baseUrl);
-      return send(reply, 200, listResponse(all.length, 1, all));
+      return scimAnswer(reply, listResponse(all.length, 1, all));
     },
     scimGetResourceType: async (request, reply) => {
       const found = resourceTypes(baseUrl).find((t) => t.id === request.params.name);
       if (!found) throw new AppError('NOT_FOUND', `No resource type ${request.params.name}`);
-      return send(reply, 200, found);
+      return scimAnswer(reply, found);
     },
     scimListSchemas: async (_request, reply) => {
       const all = schemas(baseUrl);
-      return send(reply, 200, listResponse(all.length, 1, all));
+      return scimAnswer(reply, listResponse(all.length, 1, all));
     },
     scimGetSchema: async (request, reply) => {
       const found = schemas(baseUrl).find((s) => s.id === request.params.id);
       if (!found) throw new AppError('NOT_FOUND', `No schema ${request.params.id}`);
-      return send(reply, 200, found);
+      return scimAnswer(reply, found);
     },
   };
 }
