@@ -58,7 +58,7 @@ export class CredentialVerifier {
         principal: {
           username: session.userId,
           ...scopedRoles(session.tenantId, session.roles),
-          userId: session.userId,
+          storedUserId: session.userId,
           tenantId: session.tenantId,
           sessionId: session.sessionId,
         },
@@ -75,7 +75,7 @@ export class CredentialVerifier {
       principal: {
         username: claims.sub,
         ...scopedRoles(stored?.tenantId ?? null, stored?.roles ?? [], claims.roles),
-        userId: stored ? claims.sub : null,
+        storedUserId: stored ? claims.sub : null,
         tenantId: stored?.tenantId ?? null,
         sessionId: null,
       },

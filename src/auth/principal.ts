@@ -14,7 +14,7 @@ export interface Principal {
   /** Roles that hold inside `tenantId` only (for a user of the platform's tenant, the same as `roles`). */
   tenantRoles: string[];
   /** The stored user the credential names; null for a JWT whose `sub` is no stored user (operator and test tokens). */
-  userId: string | null;
+  storedUserId: string | null;
   /** That user's tenant; null when the credential names no stored user. */
   tenantId: string | null;
   /** The server-side session the request came with; null for a JWT. */

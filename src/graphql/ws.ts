@@ -103,7 +103,7 @@ class AuthenticatedConnections {
   revoked(notice: CredentialRevoked): void {
     this.revocations++;
     for (const [socket, { principal }] of this.open) {
-      if (principal.userId !== notice.userId) continue;
+      if (principal.storedUserId !== notice.userId) continue;
       if (notice.sessionId === undefined || principal.sessionId === notice.sessionId) this.close(socket, 'Credential revoked');
     }
   }

@@ -34,7 +34,7 @@ const principal = (id: string): Principal => ({
   username: id,
   roles: ['USER'],
   tenantRoles: [],
-  userId: id,
+  storedUserId: id,
   tenantId: 'acme',
   sessionId: null,
 });

@@ -44,7 +44,7 @@ export const as = (username: string, roles: string[] = []): Principal => ({
   username,
   roles,
   tenantRoles: [],
-  userId: null,
+  storedUserId: null,
   tenantId: null,
   sessionId: null,
 });

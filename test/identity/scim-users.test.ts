@@ -310,7 +310,7 @@ t.test('SCIM users', async (t) => {
       username: doomed.body.id as string,
       roles: ['USER'],
       tenantRoles: [],
-      userId: doomed.body.id as string,
+      storedUserId: doomed.body.id as string,
       tenantId: 'default',
       sessionId: null,
     };
@@ -318,7 +318,7 @@ t.test('SCIM users', async (t) => {
       username: keeper.body.id as string,
       roles: ['USER'],
       tenantRoles: [],
-      userId: keeper.body.id as string,
+      storedUserId: keeper.body.id as string,
       tenantId: 'default',
       sessionId: null,
     };
