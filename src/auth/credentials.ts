@@ -56,7 +56,7 @@ export class CredentialVerifier {
       if (!session) throw new InvalidTokenError('session is unknown, expired or revoked');
       return {
         principal: {
-          username: session.userId,
+          userId: session.userId,
           ...scopedRoles(session.tenantId, session.roles),
           storedUserId: session.userId,
           tenantId: session.tenantId,
@@ -73,7 +73,7 @@ export class CredentialVerifier {
     const stored = status.kind === 'active' ? status : null;
     return {
       principal: {
-        username: claims.sub,
+        userId: claims.sub,
         ...scopedRoles(stored?.tenantId ?? null, stored?.roles ?? [], claims.roles),
         storedUserId: stored ? claims.sub : null,
         tenantId: stored?.tenantId ?? null,

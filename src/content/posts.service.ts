@@ -43,7 +43,7 @@ export function normalizeTags(names: readonly string[]): string[] {
 
 /** The principal's own user record must exist before it can author anything. */
 export async function requireActor(db: Executor, actor: Principal): Promise<void> {
-  if (!(await findUserById(db, actor.username))) throw userNotFound(actor.username);
+  if (!(await findUserById(db, actor.userId))) throw userNotFound(actor.userId);
 }
 
 export class PostsService {
@@ -74,7 +74,7 @@ export class PostsService {
         return await inTransaction(this.db, async (trx) => {
           await requireActor(trx, actor);
           const post = await repo.insertPost(trx, {
-            author_id: actor.username,
+            author_id: actor.userId,
             title: command.title,
             content: command.content,
             slug: firstFreeSlug(base, await repo.takenSlugs(trx, base)),
@@ -122,14 +122,14 @@ export class PostsService {
     return inTransaction(this.db, async (trx) => {
       const post = await this.getReadable(actor, postId, trx);
       await requireActor(trx, actor);
-      await repo.like(trx, post.id, actor.username);
+      await repo.like(trx, post.id, actor.userId);
       return post;
     });
   }
 
   async unlike(actor: Principal, postId: string): Promise<PostsRow> {
     const post = await this.getReadable(actor, postId);
-    await repo.unlike(this.db, post.id, actor.username);
+    await repo.unlike(this.db, post.id, actor.userId);
     return post;
   }
 
@@ -138,7 +138,7 @@ export class PostsService {
     const postId = parseIntegerId(id);
     const post = postId === null ? undefined : await repo.lockPost(trx, postId);
     if (!post || !allows(readable(actor), post)) throw postNotFound(id);
-    if (post.author_id !== actor.username && !hasRole(actor, ADMIN)) throw forbidden();
+    if (post.author_id !== actor.userId && !hasRole(actor, ADMIN)) throw forbidden();
     return post;
   }
 }

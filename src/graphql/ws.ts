@@ -227,7 +227,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
             throw error;
           }
           if (seen !== connections.revocations) continue;
-          if (!perPrincipal.take(credential.principal.username, ctx.extra.socket)) {
+          if (!perPrincipal.take(credential.principal.userId, ctx.extra.socket)) {
             // Closed here with its own code; graphql-ws's 4403 for `false` then finds it closing.
             ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, TOO_MANY_CONNECTIONS);
             return false;

@@ -14,7 +14,7 @@ export class CustomersService {
 
   async create(actor: Principal, input: { name: string; email: string }): Promise<repo.CustomerRecord> {
     try {
-      return await repo.insertCustomer(this.db, { name: input.name, email: input.email, user_id: actor.username });
+      return await repo.insertCustomer(this.db, { name: input.name, email: input.email, user_id: actor.userId });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`A customer with e-mail ${input.email} already exists`, 'DUPLICATE_EMAIL');
       throw error;

@@ -90,7 +90,7 @@ export class OrdersService {
   }
 
   async list(actor: Principal, query: OrderListQuery): Promise<{ items: repo.OrderRecord[]; totalElements: number }> {
-    const ownerId = hasRole(actor, ADMIN) ? null : actor.username;
+    const ownerId = hasRole(actor, ADMIN) ? null : actor.userId;
     const { rows, total } = await repo.pageOrders(this.db, { ...query, ownerId });
     return { items: rows, totalElements: total };
   }

@@ -31,7 +31,7 @@ async function rowsNaming(server: TestServer, id: string): Promise<string[]> {
 }
 
 const principal = (id: string): Principal => ({
-  username: id,
+  userId: id,
   roles: ['USER'],
   tenantRoles: [],
   storedUserId: id,

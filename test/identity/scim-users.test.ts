@@ -307,7 +307,7 @@ t.test('SCIM users', async (t) => {
     const doomed = await scim.post('/Users', { userName: 'leaver@example.com' }, { expect: 201 });
     const keeper = await scim.post('/Users', { userName: 'stayer@example.com' }, { expect: 201 });
     const actor = {
-      username: doomed.body.id as string,
+      userId: doomed.body.id as string,
       roles: ['USER'],
       tenantRoles: [],
       storedUserId: doomed.body.id as string,
@@ -315,7 +315,7 @@ t.test('SCIM users', async (t) => {
       sessionId: null,
     };
     const other = {
-      username: keeper.body.id as string,
+      userId: keeper.body.id as string,
       roles: ['USER'],
       tenantRoles: [],
       storedUserId: keeper.body.id as string,
