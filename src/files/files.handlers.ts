@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import { attachment } from '../http/content-disposition.ts';
 import { ifMatchVersions, ifNoneMatchMatches, strongTag, withCurrentTag } from '../http/etag.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from '../http/principal-of.ts';
 import { receiveUpload } from '../http/multipart-upload.ts';
 import { negotiate, negotiateStored } from '../http/negotiation.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
