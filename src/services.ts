@@ -67,7 +67,7 @@ export interface Services {
   oidc: OidcSignOn;
 }
 
-export interface ServiceDependencies {
+interface ServiceDependencies {
   /** The key stored client secrets are sealed with (src/auth/secret.ts resolves SECRETS_KEY). */
   secretsKey: string;
   /** Sends domain verification codes. */

@@ -14,7 +14,7 @@ import { userNotFound } from './users.service.ts';
 import { findUserById } from './users.repository.ts';
 import { allows, readable, type Viewer } from './post-visibility.ts';
 
-export interface CreatePostCommand {
+interface CreatePostCommand {
   title: string;
   content: string;
   tags?: readonly string[] | null;
@@ -23,7 +23,7 @@ export interface CreatePostCommand {
 }
 
 /** Null or absent means "leave unchanged"; `tags` replaces the whole list. */
-export interface UpdatePostCommand {
+interface UpdatePostCommand {
   title?: string | null;
   content?: string | null;
   tags?: readonly string[] | null;
@@ -37,7 +37,7 @@ export const postArchived = (id: number) => new AppError('VALIDATION', `Post is 
 const SLUG_ATTEMPTS = 3;
 
 /** Lower-cased, first occurrence kept: the stored form of a tag list. */
-export function normalizeTags(names: readonly string[]): string[] {
+function normalizeTags(names: readonly string[]): string[] {
   return [...new Set(names.map((n) => n.toLowerCase()))];
 }
 

@@ -9,7 +9,7 @@ import type { SignUpBudget } from './sign-up-budget.ts';
 import { directoryTenant } from './user-directory.ts';
 import * as repo from './users.repository.ts';
 
-export interface CreateUserCommand {
+interface CreateUserCommand {
   username: string;
   email: string;
   displayName: string;
@@ -17,7 +17,7 @@ export interface CreateUserCommand {
 }
 
 /** Null or absent means "leave unchanged"; an empty bio clears it. */
-export interface UpdateUserCommand {
+interface UpdateUserCommand {
   displayName?: string | null;
   bio?: string | null;
   avatarUrl?: string | null;

@@ -9,7 +9,7 @@ import * as repo from './files.repository.ts';
 
 export type { FileRecord } from './files.repository.ts';
 
-export interface NewFile {
+interface NewFile {
   filename: string;
   contentType: string;
   /** The content's length in bytes, known before it is stored (the upload is spooled first). */
@@ -18,7 +18,7 @@ export interface NewFile {
 }
 
 /** Storing the file would take its uploader past FILES_QUOTA_BYTES: a 413 of its own type (decision 117). */
-export const quotaExceeded = (quotaBytes: number, storedBytes: number, size: number) =>
+const quotaExceeded = (quotaBytes: number, storedBytes: number, size: number) =>
   new AppError(
     'PAYLOAD_TOO_LARGE',
     `Storing this file (${size} bytes) would exceed your quota of ${quotaBytes} bytes; you store ${storedBytes} bytes`,

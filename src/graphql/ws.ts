@@ -41,12 +41,12 @@ import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
 import { CLOSE_TOO_MANY_CONNECTIONS, ConnectionQuota, TOO_MANY_CONNECTIONS, tooManySubscriptions } from './ws-limits.ts';
 
-export const GRAPHQL_WS_PATH = '/graphql';
+const GRAPHQL_WS_PATH = '/graphql';
 
 /** graphql-ws's close code for a refused credential, used as well when the credential stops being good. */
-export const CLOSE_FORBIDDEN = 4403;
+const CLOSE_FORBIDDEN = 4403;
 
-export interface GraphQLWsOptions {
+interface GraphQLWsOptions {
   schema: GraphQLSchema;
   /** Each operation's context (the graph's, for the WebSocket transport). */
   context: OpenGraph['context'];

@@ -5,8 +5,6 @@ import { conflict, isUniqueViolation, notFound } from '../errors.ts';
 import { assertCustomerAccess } from './access.ts';
 import * as repo from './customers.repository.ts';
 
-export type { CustomerRecord } from './customers.repository.ts';
-
 export const customerNotFound = (id: string) => notFound(`Customer not found: ${id}`, 'CUSTOMER_NOT_FOUND');
 
 export class CustomersService {

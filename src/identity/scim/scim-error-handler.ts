@@ -14,7 +14,7 @@ import { ERROR_SCHEMA, SCHEMAS } from './scim-schema.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
 import { weakTag } from './scim-users.representation.ts';
 
-export interface ScimErrorBody {
+interface ScimErrorBody {
   schemas: [typeof ERROR_SCHEMA];
   status: string;
   scimType?: ScimType;

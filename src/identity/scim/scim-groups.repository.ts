@@ -8,7 +8,7 @@ import type { GroupColumns, ScimGroupRecord } from './scim-groups.representation
 /** Group ids are uuids; any other text names no group (and must not reach a uuid comparison). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const isGroupId = (id: string) => UUID.test(id);
+const isGroupId = (id: string) => UUID.test(id);
 
 export function insertGroup(db: Executor, tenantId: string, columns: GroupColumns): Promise<GroupsRow> {
   return db

@@ -15,8 +15,6 @@ import { applyPatch, type PatchOperation } from './scim-patch.ts';
 import { existingUserIds } from './scim-users.repository.ts';
 import { canonicalResource } from './scim-values.ts';
 
-export type { ScimGroupRecord } from './scim-groups.representation.ts';
-
 type Json = Record<string, unknown>;
 
 export class ScimGroupsService {

@@ -15,8 +15,6 @@ import { shownEmails, toScimUser, userColumnsFrom, type ScimUserRecord, type Use
 import * as repo from './scim-users.repository.ts';
 import { canonicalResource } from './scim-values.ts';
 
-export type { ScimUserRecord } from './scim-users.representation.ts';
-
 type Json = Record<string, unknown>;
 
 /** The unique indexes of `users` (migration 0001) and the attribute each protects. */
