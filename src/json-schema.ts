@@ -8,8 +8,8 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-export type JsonSchemaValidator = InstanceType<typeof Ajv2020.default>;
-export type JsonSchemaOptions = ConstructorParameters<typeof Ajv2020.default>[0];
+type JsonSchemaValidator = InstanceType<typeof Ajv2020.default>;
+type JsonSchemaOptions = ConstructorParameters<typeof Ajv2020.default>[0];
 
 export function createJsonSchemaValidator(options: JsonSchemaOptions = {}): JsonSchemaValidator {
   const ajv = new Ajv2020.default({ strict: false, ...options });

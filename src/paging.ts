@@ -4,7 +4,7 @@
  */
 
 /** The `page` object of the REST paged envelope. */
-export interface PageMetadata {
+interface PageMetadata {
   number: number;
   size: number;
   totalElements: number;

@@ -62,7 +62,7 @@ export async function buildServerApp(
   });
 }
 
-export interface ServerOptions {
+interface ServerOptions {
   /** Extra CAs the webhook transport trusts (tests whose receivers use a test CA in this process). */
   webhookCa?: string;
   /** Who is told that an endpoint was disabled; a warning in the log by default. */

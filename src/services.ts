@@ -3,7 +3,7 @@ import { ProductsService } from './catalog/products.service.ts';
 import { CustomersService } from './orders/customers.service.ts';
 import { OrdersService } from './orders/orders.service.ts';
 import { FilesService } from './files/files.service.ts';
-import { ConfigService } from './files/config.service.ts';
+import { ConfigDocumentService } from './files/config-document.service.ts';
 import { UsersService } from './content/users.service.ts';
 import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
@@ -45,7 +45,7 @@ export interface Services {
   customers: CustomersService;
   orders: OrdersService;
   files: FilesService;
-  config: ConfigService;
+  configDocument: ConfigDocumentService;
   postLists: PostListsService;
   tenants: TenantsService;
   /** Issues and revokes SCIM tokens, and resolves a SCIM request's token to its tenant. */
@@ -67,7 +67,7 @@ export interface Services {
   oidc: OidcSignOn;
 }
 
-export interface ServiceDependencies {
+interface ServiceDependencies {
   /** The key stored client secrets are sealed with (src/auth/secret.ts resolves SECRETS_KEY). */
   secretsKey: string;
   /** Sends domain verification codes. */
@@ -123,7 +123,7 @@ export function createServices(
     customers: new CustomersService(db),
     orders: new OrdersService(db),
     files: new FilesService(db, config.filesQuotaBytes, headroom),
-    config: new ConfigService(db),
+    configDocument: new ConfigDocumentService(db),
     postLists: new PostListsService(db),
     tenants,
     scimTokens: new ScimTokensService(db, tenants),

@@ -129,7 +129,7 @@ export function memorySchema(): GraphQLSchema {
       addComment: (_: unknown, { postId, content }: { postId: string; content: string }, context: ContentContext): MemoryComment => ({
         id: ++commentId,
         content,
-        author_id: context.principal!.username,
+        author_id: context.principal!.userId,
         post_id: Number(postId),
       }),
     },

@@ -24,7 +24,7 @@ export interface FuzzTarget {
   ids: IdPool;
 }
 
-export interface FuzzOptions {
+interface FuzzOptions {
   requests: number;
   seed: number;
   concurrency?: number;
@@ -32,14 +32,14 @@ export interface FuzzOptions {
   timeoutMs?: number;
 }
 
-export interface FuzzFailure {
+interface FuzzFailure {
   request: FuzzRequest;
   status: number | 'timeout' | 'error';
   reason: string;
   body: string;
 }
 
-export interface FuzzResult {
+interface FuzzResult {
   sent: number;
   byStatus: Record<string, number>;
   byKind: Record<string, number>;
@@ -54,10 +54,7 @@ const ERROR_TYPES = new Set(['NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED', 'BAD_REQU
 const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** The requests a seed stands for: the same seed and count give the same requests. */
-export function fuzzRequests(
-  target: Pick<FuzzTarget, 'docs' | 'schema' | 'ids'>,
-  options: Pick<FuzzOptions, 'requests' | 'seed'>,
-): FuzzRequest[] {
+function fuzzRequests(target: Pick<FuzzTarget, 'docs' | 'schema' | 'ids'>, options: Pick<FuzzOptions, 'requests' | 'seed'>): FuzzRequest[] {
   const arbitrary = fc.oneof(
     { weight: 6, arbitrary: restRequests(target.docs, target.ids) },
     { weight: 2, arbitrary: graphqlRequests(target.schema, target.ids) },

@@ -54,7 +54,7 @@ function wrongKinds(): fc.Arbitrary<unknown> {
  * Nested arrays or objects `depth` deep: the stack of any recursive walk of a body. Held as JSON text,
  * since JSON.stringify itself would overflow on it; `toJsonText` splices it in.
  */
-export class DeepJson {
+class DeepJson {
   readonly text: string;
   constructor(depth: number, kind: 'array' | 'object') {
     this.text = kind === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;

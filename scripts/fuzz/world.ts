@@ -52,7 +52,7 @@ export async function prepareFuzzWorld(
     displayName: 'Fuzzers',
     members: [{ value: scimUser.row.id }],
   });
-  const actor: Principal = { username: plain.id, roles: [], tenantRoles: [], userId: plain.id, tenantId: 'default', sessionId: null };
+  const actor: Principal = { userId: plain.id, roles: [], tenantRoles: [], storedUserId: plain.id, tenantId: 'default', sessionId: null };
   const product = await services.products.create({ name: 'Fuzz lamp', price: '19.99', sku: 'FZ-1', category: 'HOME', stockQuantity: 5 });
   const post = await services.posts.create(actor, { title: 'Fuzz post', content: 'text', tags: ['fuzz'], status: 'PUBLISHED' });
   const customer = await services.customers.create(actor, { name: 'Fuzz Customer', email: 'fz_customer@example.org' });

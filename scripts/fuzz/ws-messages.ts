@@ -63,7 +63,7 @@ const frame: fc.Arbitrary<Frame> = fc.oneof(
   },
 );
 
-export interface WsFuzzResult {
+interface WsFuzzResult {
   connections: number;
   frames: number;
   closeCodes: Record<string, number>;

@@ -19,7 +19,7 @@ type Json = Record<string, unknown>;
 type Operation = { operationId?: string; tags?: string[] };
 const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
 
-export interface ImplementationInputs {
+interface ImplementationInputs {
   /** schema/*.graphql by file name (e.g. `posts.graphql`). */
   sdl: Record<string, string>;
   /** Bundled OpenAPI documents by name. */

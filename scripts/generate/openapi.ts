@@ -113,12 +113,12 @@ function withReachableDefs(schema: Json, defs: Json): Json {
   return { ...schema, $defs: Object.fromEntries([...reached].sort().map((n) => [n, defs[n]])) };
 }
 
-export interface OperationValidators {
+interface OperationValidators {
   params: Record<string, Json>;
   bodies: Record<string, Json>;
 }
 
-export function collectValidatorSchemas(doc: Json): OperationValidators {
+function collectValidatorSchemas(doc: Json): OperationValidators {
   const components = localiseRefs(doc.components?.schemas ?? {});
   const out: OperationValidators = { params: {}, bodies: {} };
   for (const [route, item] of Object.entries<Json>(doc.paths ?? {})) {
@@ -161,7 +161,7 @@ function compileModule(schemas: Record<string, Json>, coerce: boolean): string {
   return `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${standaloneCode.default(ajv, mapping)}`;
 }
 
-export interface ValidatorModules {
+interface ValidatorModules {
   paramsJs: string;
   paramsDts: string;
   bodiesJs: string;

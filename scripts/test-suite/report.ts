@@ -56,7 +56,7 @@ export function timingReport(runs: string[], done: FileRun[], wallMs: number, jo
   return lines.join('\n');
 }
 
-export interface RunCounts {
+interface RunCounts {
   pass: number;
   fail: number;
   skip: number;

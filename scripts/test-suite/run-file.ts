@@ -33,7 +33,7 @@ export interface FileResult {
   timedOut: boolean;
 }
 
-export interface RunFileOptions {
+interface RunFileOptions {
   /** The compiled module (absolute path). */
   module: string;
   cwd: string;

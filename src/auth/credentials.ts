@@ -56,9 +56,9 @@ export class CredentialVerifier {
       if (!session) throw new InvalidTokenError('session is unknown, expired or revoked');
       return {
         principal: {
-          username: session.userId,
-          ...scopedRoles(session.tenantId, session.roles),
           userId: session.userId,
+          ...scopedRoles(session.tenantId, session.roles),
+          storedUserId: session.userId,
           tenantId: session.tenantId,
           sessionId: session.sessionId,
         },
@@ -73,9 +73,9 @@ export class CredentialVerifier {
     const stored = status.kind === 'active' ? status : null;
     return {
       principal: {
-        username: claims.sub,
+        userId: claims.sub,
         ...scopedRoles(stored?.tenantId ?? null, stored?.roles ?? [], claims.roles),
-        userId: stored ? claims.sub : null,
+        storedUserId: stored ? claims.sub : null,
         tenantId: stored?.tenantId ?? null,
         sessionId: null,
       },

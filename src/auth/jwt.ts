@@ -4,7 +4,7 @@
  */
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 
-export interface TokenOptions {
+interface TokenOptions {
   sub: string;
   roles?: string[];
   /** Seconds until expiry; defaults to one hour. */
@@ -12,7 +12,7 @@ export interface TokenOptions {
   extraClaims?: Record<string, unknown>;
 }
 
-export interface TokenClaims {
+interface TokenClaims {
   sub: string;
   roles: string[];
   /** Null for a token without `exp` (accepted, as before sessions existed). */

@@ -1,6 +1,7 @@
 /**
- * Who is calling. `username` is the user id used for every ownership decision (the interface
- * document's "principal's username"): a JWT's `sub`, or a session's user.
+ * Who is calling. `userId` is the user id used for every ownership decision (what the interface
+ * document calls the "principal's username"): a JWT's `sub`, or a session's user. `storedUserId` is
+ * the stored user the credential names, which a JWT's `sub` need not be.
  *
  * Roles have a scope (docs/security.md). `roles` hold on the whole platform: the roles of an operator's
  * JWT (`npm run token`), and those of users of the platform's own tenant (`default`). `tenantRoles`
@@ -8,13 +9,14 @@
  * that tenant acme maps is acme's administrator and nobody else's.
  */
 export interface Principal {
-  username: string;
+  /** The id every ownership decision compares (`author_id`, `uploaded_by`, …). */
+  userId: string;
   /** Roles that hold platform-wide. */
   roles: string[];
   /** Roles that hold inside `tenantId` only (for a user of the platform's tenant, the same as `roles`). */
   tenantRoles: string[];
   /** The stored user the credential names; null for a JWT whose `sub` is no stored user (operator and test tokens). */
-  userId: string | null;
+  storedUserId: string | null;
   /** That user's tenant; null when the credential names no stored user. */
   tenantId: string | null;
   /** The server-side session the request came with; null for a JWT. */

@@ -6,7 +6,7 @@
  */
 import type { Strategy } from 'passport-strategy';
 
-export type StrategyOutcome<User> =
+type StrategyOutcome<User> =
   { kind: 'success'; user: User } | { kind: 'fail'; message: string } | { kind: 'redirect'; url: string } | { kind: 'pass' };
 
 export function runStrategy<User>(strategy: object, req: object, options: object = {}): Promise<StrategyOutcome<User>> {

@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply } from 'fastify';
 
-export const SESSION_COOKIE = 'sf_session';
+const SESSION_COOKIE = 'sf_session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -41,7 +41,7 @@ export function crossSiteRefusal(req: IncomingMessage, allowedOrigin: string): s
   return 'a request authenticated by the session cookie must carry an Origin header of this server (or use Authorization: Bearer)';
 }
 
-export interface CookieOptions {
+interface CookieOptions {
   /** Secure whenever BASE_URL is https. */
   secure: boolean;
 }

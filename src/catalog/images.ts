@@ -13,7 +13,7 @@ export type StoredImageType = (typeof IMAGE_TYPES)[number];
 /** Enough for every supported signature and, in practice, for the dimensions in the header. */
 export const IMAGE_HEAD_BYTES = 64 * 1024;
 
-export interface DetectedImage {
+interface DetectedImage {
   contentType: StoredImageType;
   width: number | null;
   height: number | null;

@@ -15,7 +15,7 @@ const DOCUMENT = sql`(
 
 const SEARCH_TEXT = sql`lower(products.name || chr(31) || coalesce(products.description, '') || chr(31) || products.sku)`;
 
-export interface SearchTerms {
+interface SearchTerms {
   /** The query lowered and escaped for LIKE. */
   likeText: string;
   /** `word:* & word:*` over the query's letters and digits only, or null when it has none. */

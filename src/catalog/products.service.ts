@@ -10,9 +10,9 @@ import { detectImage, type StoredImageType } from './images.ts';
 import * as repo from './products.repository.ts';
 import { recordProductCreated, recordProductDeleted, recordProductUpdated } from './product-events.ts';
 
-export type { ProductRecord, ProductAttribute, ProductImageSummary, ProductPage, ProductSortField } from './products.repository.ts';
+export type { ProductRecord, ProductAttribute, ProductPage, ProductSortField } from './products.repository.ts';
 
-export interface CreateProductCommand {
+interface CreateProductCommand {
   name: string;
   description?: string | null;
   /** Decimal text with at most 2 fraction digits, e.g. "19.99". */
@@ -24,30 +24,30 @@ export interface CreateProductCommand {
 }
 
 /** A full replacement has the fields and rules of creation; omitted optional fields are reset. */
-export type ReplaceProductCommand = CreateProductCommand;
+type ReplaceProductCommand = CreateProductCommand;
 
 /** null or undefined: leave unchanged. */
-export interface PatchProductCommand {
+interface PatchProductCommand {
   name?: string | null;
   description?: string | null;
   price?: string | null;
   stockQuantity?: number | null;
 }
 
-export interface ProductPageQuery {
+interface ProductPageQuery {
   orders: repo.ProductQuery['orders'];
   page: number;
   size: number;
 }
 
-export interface ProductSearchQuery extends ProductPageQuery {
+interface ProductSearchQuery extends ProductPageQuery {
   q: string;
   minPrice?: number;
   maxPrice?: number;
   category?: string;
 }
 
-export interface NewImage {
+interface NewImage {
   /** The first bytes of the content (at least IMAGE_HEAD_BYTES when the file is that long). */
   head: Uint8Array;
   /** The content's length in bytes (the upload is spooled first). */
@@ -55,7 +55,7 @@ export interface NewImage {
   content: AsyncIterable<Uint8Array>;
 }
 
-export interface StoredImage {
+interface StoredImage {
   image: ProductImagesRow & { content_type: StoredImageType };
   content: AsyncIterable<Buffer>;
 }

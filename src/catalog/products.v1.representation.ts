@@ -5,9 +5,9 @@ import { toXml, type XmlMapping } from '../http/xml.ts';
 import { decimalToPrice, formatPrice } from './money.ts';
 import type { ProductImageSummary, ProductPage, ProductRecord } from './products.repository.ts';
 
-export type ProductResponse = components['schemas']['ProductResponse'];
-export type ImageResponse = components['schemas']['ImageResponse'];
-export type PagedProductResponse = components['schemas']['PagedProductResponse'];
+type ProductResponse = components['schemas']['ProductResponse'];
+type ImageResponse = components['schemas']['ImageResponse'];
+type PagedProductResponse = components['schemas']['PagedProductResponse'];
 
 /** Item element names of lists in XML, as declared by the schemas' `xml.name`; prices as in CSV. */
 const XML_MAPPING: XmlMapping = {

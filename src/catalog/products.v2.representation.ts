@@ -4,8 +4,8 @@ import { pageMetadata } from '../paging.ts';
 import type { ProductAttribute, ProductPage, ProductRecord } from './products.service.ts';
 import { toImageResponse } from './products.v1.representation.ts';
 
-export type ProductV2 = components['schemas']['ProductV2'];
-export type PagedProductResponseV2 = components['schemas']['PagedProductResponseV2'];
+type ProductV2 = components['schemas']['ProductV2'];
+type PagedProductResponseV2 = components['schemas']['PagedProductResponseV2'];
 
 export function toProductV2(p: ProductRecord): ProductV2 {
   return {

@@ -3,7 +3,7 @@ import type { CommentsRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Ranked } from './posts.repository.ts';
 
-export interface NewComment {
+interface NewComment {
   post_id: number;
   author_id: string;
   parent_id: number | null;

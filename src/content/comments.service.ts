@@ -39,7 +39,7 @@ export class CommentsService {
   private async insert(trx: Executor, actor: Principal, post: PostsRow, parentId: number | null, content: string): Promise<CommentsRow> {
     if (post.status === 'ARCHIVED') throw postArchived(post.id);
     await requireActor(trx, actor);
-    const comment = await repo.insertComment(trx, { post_id: post.id, author_id: actor.username, parent_id: parentId, content });
+    const comment = await repo.insertComment(trx, { post_id: post.id, author_id: actor.userId, parent_id: parentId, content });
     await publishContentEvent(trx, { type: 'commentAdded', commentId: comment.id, postId: post.id });
     return comment;
   }

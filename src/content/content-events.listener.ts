@@ -13,7 +13,7 @@ type Handler = (event: ContentEvent) => void;
 /** A slow subscriber may fall this far behind before its oldest undelivered events are dropped. */
 const MAX_BUFFERED_EVENTS = 1000;
 
-export interface ListenerLog {
+interface ListenerLog {
   error(details: object, message: string): void;
 }
 

@@ -16,7 +16,7 @@ import { postFields, postMutations, postQueries, postSubscriptions } from './pos
 import { tagFields } from './tags.resolvers.ts';
 import { userFields, userMutations, userQueries } from './users.resolvers.ts';
 
-export const contentResolvers: StrictResolvers = {
+const contentResolvers: StrictResolvers = {
   DateTime: DateTimeResolver,
   // graphql-scalars names its scalar `JSON`; a scalar object in the resolver map replaces the SDL's
   // type wholesale, so without the rename the schema would publish `JSON` instead of `Json`.

@@ -9,7 +9,7 @@
 import { callerKey, type CursorCodec } from '../http/cursor.ts';
 import type { PostPosition } from './post-lists.service.ts';
 
-export type CursorScope = 'posts.after' | 'feed.before' | 'feed.after';
+type CursorScope = 'posts.after' | 'feed.before' | 'feed.after';
 
 /** Encodes both created_at (exact, microseconds) and id, so the cursor is stable under concurrent inserts. */
 interface PositionPayload {

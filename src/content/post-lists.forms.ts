@@ -5,13 +5,13 @@
 import { validationFailed, type Violation } from '../errors.ts';
 import { DEFAULT_PAGE_SIZE } from './post-lists.service.ts';
 
-export type PostsRequest =
+type PostsRequest =
   | { form: 'standard'; cursor: string | null; limit: number }
   | { form: 'offset'; offset: number; limit: number }
   | { form: 'cursor'; after: string; limit: number }
   | { form: 'keyset'; createdBefore: string; idBefore: number | null; limit: number };
 
-export type FeedRequest = { limit: number; before?: string; after?: string };
+type FeedRequest = { limit: number; before?: string; after?: string };
 
 interface PostsQuery {
   cursor?: string;
@@ -39,7 +39,7 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{
  * null when it falls outside years 1..9999. Converting here keeps offsets PostgreSQL would refuse
  * (beyond ±15:59) and year 0 from reaching the database as a 500.
  */
-export function exactUtcTimestamp(text: string): string | null {
+function exactUtcTimestamp(text: string): string | null {
   const m = TIMESTAMP.exec(text);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, fraction = '', sign, oh = '0', om = '0'] = m;

@@ -29,7 +29,7 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
   return {
     listPosts: async (request): Promise<StandardPage | OffsetPage | CursorPage | KeysetPage> => {
       const viewer = request.principal ?? null;
-      const viewerId = viewer?.username ?? null;
+      const viewerId = viewer?.userId ?? null;
       const form = postsRequestFrom(request.query);
       switch (form.form) {
         case 'offset': {
@@ -66,7 +66,7 @@ export function postListHandlers(services: Services, cursors: PostCursors): Oper
 
     getFeed: async (request): Promise<FeedPage> => {
       const viewer = request.principal ?? null;
-      const viewerId = viewer?.username ?? null;
+      const viewerId = viewer?.userId ?? null;
       const { limit, before, after } = feedRequestFrom(request.query);
       let anchor: FeedAnchor | null = null;
       if (before !== undefined) anchor = { direction: 'older', position: cursors.decode('feed.before', viewerId, before) };

@@ -11,7 +11,7 @@ import { toPostStatus, type PostStatus } from './post-status.ts';
 import { listed, type Viewer } from './post-visibility.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 /** A post's place in the newest-first order. Both values, so ties on created_at cannot skip posts. */
 export interface PostPosition {
@@ -37,13 +37,13 @@ export interface SeekPage {
   hasNext: boolean;
 }
 
-export interface OffsetPage {
+interface OffsetPage {
   items: PostSummary[];
   total: number;
   hasNext: boolean;
 }
 
-export interface FeedPage {
+interface FeedPage {
   /** Newest first. */
   items: PostSummary[];
   /** Older posts exist beyond the oldest edge. */

@@ -32,7 +32,7 @@ export interface VisibilityBranch {
 /** A policy applied to one viewer: disjoint branches (no post matches two), at least one. */
 export type PostVisibility = readonly [VisibilityBranch, ...VisibilityBranch[]];
 
-const ownDrafts = (viewer: Principal): VisibilityBranch => ({ statuses: ['DRAFT'], authorId: viewer.username });
+const ownDrafts = (viewer: Principal): VisibilityBranch => ({ statuses: ['DRAFT'], authorId: viewer.userId });
 
 export function readable(viewer: Viewer): PostVisibility {
   if (hasRole(viewer, ADMIN)) return [{ statuses: POST_STATUSES }];

@@ -3,7 +3,7 @@ import type { PostsRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import { visibilityCondition, type PostVisibility } from './post-visibility.ts';
 
-export interface NewPost {
+interface NewPost {
   author_id: string;
   title: string;
   content: string;

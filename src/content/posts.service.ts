@@ -14,7 +14,7 @@ import { userNotFound } from './users.service.ts';
 import { findUserById } from './users.repository.ts';
 import { allows, readable, type Viewer } from './post-visibility.ts';
 
-export interface CreatePostCommand {
+interface CreatePostCommand {
   title: string;
   content: string;
   tags?: readonly string[] | null;
@@ -23,7 +23,7 @@ export interface CreatePostCommand {
 }
 
 /** Null or absent means "leave unchanged"; `tags` replaces the whole list. */
-export interface UpdatePostCommand {
+interface UpdatePostCommand {
   title?: string | null;
   content?: string | null;
   tags?: readonly string[] | null;
@@ -37,13 +37,13 @@ export const postArchived = (id: number) => new AppError('VALIDATION', `Post is 
 const SLUG_ATTEMPTS = 3;
 
 /** Lower-cased, first occurrence kept: the stored form of a tag list. */
-export function normalizeTags(names: readonly string[]): string[] {
+function normalizeTags(names: readonly string[]): string[] {
   return [...new Set(names.map((n) => n.toLowerCase()))];
 }
 
 /** The principal's own user record must exist before it can author anything. */
 export async function requireActor(db: Executor, actor: Principal): Promise<void> {
-  if (!(await findUserById(db, actor.username))) throw userNotFound(actor.username);
+  if (!(await findUserById(db, actor.userId))) throw userNotFound(actor.userId);
 }
 
 export class PostsService {
@@ -74,7 +74,7 @@ export class PostsService {
         return await inTransaction(this.db, async (trx) => {
           await requireActor(trx, actor);
           const post = await repo.insertPost(trx, {
-            author_id: actor.username,
+            author_id: actor.userId,
             title: command.title,
             content: command.content,
             slug: firstFreeSlug(base, await repo.takenSlugs(trx, base)),
@@ -122,14 +122,14 @@ export class PostsService {
     return inTransaction(this.db, async (trx) => {
       const post = await this.getReadable(actor, postId, trx);
       await requireActor(trx, actor);
-      await repo.like(trx, post.id, actor.username);
+      await repo.like(trx, post.id, actor.userId);
       return post;
     });
   }
 
   async unlike(actor: Principal, postId: string): Promise<PostsRow> {
     const post = await this.getReadable(actor, postId);
-    await repo.unlike(this.db, post.id, actor.username);
+    await repo.unlike(this.db, post.id, actor.userId);
     return post;
   }
 
@@ -138,7 +138,7 @@ export class PostsService {
     const postId = parseIntegerId(id);
     const post = postId === null ? undefined : await repo.lockPost(trx, postId);
     if (!post || !allows(readable(actor), post)) throw postNotFound(id);
-    if (post.author_id !== actor.username && !hasRole(actor, ADMIN)) throw forbidden();
+    if (post.author_id !== actor.userId && !hasRole(actor, ADMIN)) throw forbidden();
     return post;
   }
 }

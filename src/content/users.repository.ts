@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { UsersRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
-export interface NewUser {
+interface NewUser {
   username: string;
   email: string;
   display_name: string;

@@ -8,9 +8,9 @@ export function toConnection<T>(page: Page<T>) {
 }
 
 /** Defaults of paged and limited arguments, applied when a client passes an explicit null. */
-export const DEFAULT_USERS_SIZE = 20;
+const DEFAULT_USERS_SIZE = 20;
 export const DEFAULT_NESTED_SIZE = 10;
-export const DEFAULT_SEARCH_LIMIT = 10;
+const DEFAULT_SEARCH_LIMIT = 10;
 /**
  * `User.followers`, `User.following` and `Comment.replies`: lists bounded by a `limit`, not paged. 10
  * is the length the cost model assumed for them while they were unbounded, so no query costs more.

@@ -9,7 +9,7 @@ import type { SignUpBudget } from './sign-up-budget.ts';
 import { directoryTenant } from './user-directory.ts';
 import * as repo from './users.repository.ts';
 
-export interface CreateUserCommand {
+interface CreateUserCommand {
   username: string;
   email: string;
   displayName: string;
@@ -17,7 +17,7 @@ export interface CreateUserCommand {
 }
 
 /** Null or absent means "leave unchanged"; an empty bio clears it. */
-export interface UpdateUserCommand {
+interface UpdateUserCommand {
   displayName?: string | null;
   bio?: string | null;
   avatarUrl?: string | null;
@@ -81,7 +81,7 @@ export class UsersService {
 
   /** Users edit only themselves: ownership is checked before existence, so ids of others leak nothing. */
   async update(actor: Principal, id: string, command: UpdateUserCommand): Promise<UsersRow> {
-    if (actor.username !== id) throw forbidden();
+    if (actor.userId !== id) throw forbidden();
     const changes: repo.UserChanges = {};
     if (command.displayName != null) changes.display_name = command.displayName;
     if (command.bio != null) changes.bio = command.bio === '' ? null : command.bio;
@@ -109,20 +109,20 @@ export class UsersService {
   }
 
   async follow(actor: Principal, userId: string): Promise<UsersRow> {
-    if (actor.username === userId) throw validationFailed([{ field: ['userId'], source: 'identifier', message: 'cannot follow yourself' }]);
-    const [followee, follower] = await Promise.all([repo.findUserById(this.db, userId), repo.findUserById(this.db, actor.username)]);
+    if (actor.userId === userId) throw validationFailed([{ field: ['userId'], source: 'identifier', message: 'cannot follow yourself' }]);
+    const [followee, follower] = await Promise.all([repo.findUserById(this.db, userId), repo.findUserById(this.db, actor.userId)]);
     if (!followee) throw userNotFound(userId);
     // Lists leave deactivated accounts out, so a new follow of one would be invisible.
     if (!followee.active) throw validationFailed([{ field: ['userId'], source: 'identifier', message: 'this account is deactivated' }]);
     // A token may name a user that no longer exists: the follow row needs a real follower.
-    if (!follower) throw userNotFound(actor.username);
-    await follows.follow(this.db, actor.username, userId);
+    if (!follower) throw userNotFound(actor.userId);
+    await follows.follow(this.db, actor.userId, userId);
     return followee;
   }
 
   async unfollow(actor: Principal, userId: string): Promise<UsersRow> {
     const followee = await this.get(userId);
-    await follows.unfollow(this.db, actor.username, userId);
+    await follows.unfollow(this.db, actor.userId, userId);
     return followee;
   }
 }

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 
 /** Another live process holds the folder. */
-export class DataDirInUseError extends Error {
+class DataDirInUseError extends Error {
   constructor(
     readonly folder: string,
     readonly pid: number,

@@ -9,7 +9,7 @@ import type { DatabaseHandle } from './database.ts';
 
 const RECONNECT_DELAY_MS = 1000;
 
-export interface ChannelLog {
+interface ChannelLog {
   error(details: object, message: string): void;
 }
 

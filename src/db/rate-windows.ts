@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import type { Database } from './database.ts';
 
-export interface WindowCount {
+interface WindowCount {
   /** Attempts in the current window, this one included. */
   count: number;
   /** Whole seconds until the window ends (at least 1): what a refusal's Retry-After says. */

@@ -3,14 +3,14 @@ import { Readable } from 'node:stream';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import { attachment } from '../http/content-disposition.ts';
 import { ifMatchVersions, ifNoneMatchMatches, strongTag, withCurrentTag } from '../http/etag.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from '../http/principal-of.ts';
 import { receiveUpload } from '../http/multipart-upload.ts';
 import { negotiate, negotiateStored } from '../http/negotiation.ts';
 import type { OperationHandlers } from '../http/openapi-routes.ts';
 import { MAX_UPLOAD_BYTES } from '../http/rest-area.ts';
 import type { Services } from '../services.ts';
 import { BLOB_CHUNK_BYTES } from './blobs.repository.ts';
-import type { AppConfigRecord } from './config.service.ts';
+import type { AppConfigRecord } from './config-document.service.ts';
 import type { FileRecord } from './files.service.ts';
 
 type FileHandlers = Pick<OperationHandlers<operations>, 'uploadFile' | 'downloadFile' | 'getConfig' | 'updateConfig'>;
@@ -39,7 +39,7 @@ function toConfigResponse(config: AppConfigRecord) {
 }
 
 export function fileHandlers(services: Services): FileHandlers {
-  const { files, config } = services;
+  const { files, configDocument } = services;
   return {
     uploadFile: async (request, reply) => {
       const actor = principalOf(request);
@@ -77,7 +77,7 @@ export function fileHandlers(services: Services): FileHandlers {
 
     getConfig: async (request, reply) => {
       negotiate(request, JSON_ONLY);
-      const current = await config.get();
+      const current = await configDocument.get();
       const tag = strongTag(current.version);
       reply.header('ETag', tag).header('Cache-Control', CONFIG_CACHE);
       if (ifNoneMatchMatches(request.headers['if-none-match'], tag)) return reply.code(304).send();
@@ -86,7 +86,7 @@ export function fileHandlers(services: Services): FileHandlers {
 
     updateConfig: async (request, reply) => {
       const expected = ifMatchVersions(request.headers['if-match']);
-      const updated = await withCurrentTag(reply, config.replaceSettings(request.body.settings, expected));
+      const updated = await withCurrentTag(reply, configDocument.replaceSettings(request.body.settings, expected));
       reply.header('ETag', strongTag(updated.version));
       return toConfigResponse(updated);
     },

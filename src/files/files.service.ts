@@ -9,7 +9,7 @@ import * as repo from './files.repository.ts';
 
 export type { FileRecord } from './files.repository.ts';
 
-export interface NewFile {
+interface NewFile {
   filename: string;
   contentType: string;
   /** The content's length in bytes, known before it is stored (the upload is spooled first). */
@@ -18,7 +18,7 @@ export interface NewFile {
 }
 
 /** Storing the file would take its uploader past FILES_QUOTA_BYTES: a 413 of its own type (decision 117). */
-export const quotaExceeded = (quotaBytes: number, storedBytes: number, size: number) =>
+const quotaExceeded = (quotaBytes: number, storedBytes: number, size: number) =>
   new AppError(
     'PAYLOAD_TOO_LARGE',
     `Storing this file (${size} bytes) would exceed your quota of ${quotaBytes} bytes; you store ${storedBytes} bytes`,
@@ -50,8 +50,8 @@ export class FilesService {
   async store(actor: Principal, file: NewFile): Promise<repo.FileRecord> {
     this.headroom(file.size);
     return inTransaction(this.db, async (trx) => {
-      await repo.lockUploads(trx, actor.username);
-      const stored = await repo.bytesStoredBy(trx, actor.username);
+      await repo.lockUploads(trx, actor.userId);
+      const stored = await repo.bytesStoredBy(trx, actor.userId);
       if (stored + file.size > this.quotaBytes) throw quotaExceeded(this.quotaBytes, stored, file.size);
       const blob = await insertBlob(trx, file.content);
       // Should the content not be as long as declared, the bytes written decide (the transaction is undone).
@@ -61,7 +61,7 @@ export class FilesService {
         filename: cleanFilename(file.filename),
         content_type: MEDIA_TYPE.test(file.contentType) ? file.contentType.toLowerCase() : DEFAULT_TYPE,
         size: blob.size,
-        uploaded_by: actor.username,
+        uploaded_by: actor.userId,
       });
     });
   }
@@ -71,7 +71,7 @@ export class FilesService {
    * its id, even leaked, reveals nothing.
    */
   async open(actor: Principal, id: string): Promise<{ file: repo.FileRecord; content: AsyncIterable<Buffer> }> {
-    const file = await repo.findFile(this.db, id, hasRole(actor, ADMIN) ? null : actor.username);
+    const file = await repo.findFile(this.db, id, hasRole(actor, ADMIN) ? null : actor.userId);
     if (!file) throw notFound(`File not found: ${id}`, 'FILE_NOT_FOUND');
     return { file, content: readBlob(this.db, file.blob_id) };
   }

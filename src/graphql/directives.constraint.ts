@@ -20,7 +20,7 @@ import {
 import { validationFailed, type FieldPath, type Violation } from '../errors.ts';
 import { createJsonSchemaValidator } from '../json-schema.ts';
 
-export interface ConstraintRules {
+interface ConstraintRules {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -110,7 +110,7 @@ function refuseNul(next: Checker | null): Checker {
 }
 
 /** Arrays and objects a Json value may nest; JSON.stringify recurses once per level. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Whether `value` nests arrays and objects deeper than `max`, found without recursion. */
 function nestsDeeperThan(value: unknown, max: number): boolean {

@@ -54,7 +54,7 @@ export function textNesting(text: string, limit = MAX_TEXT_NESTING): number {
   return deepest;
 }
 
-export interface ExpandedSize {
+interface ExpandedSize {
   /** Field selections once every fragment spread is replaced by its fragment. */
   fields: number;
   /** Name of the operation or fragment that selects the most, for the error message. */

@@ -39,7 +39,7 @@ export type Compile = (
   options: Partial<CompilerOptions>,
 ) => CompiledQuery | ExecutionResult;
 
-export interface ExecutorOptions {
+interface ExecutorOptions {
   /** The compiler; graphql-jit's compileQuery unless a caller (a test) needs to observe or refuse compilation. */
   compile?: Compile;
   /** Told once per operation graphql-jit could not compile (the operation then runs on graphql-js). */
@@ -58,7 +58,7 @@ const COMPILER_OPTIONS: Partial<CompilerOptions> = {
 const INTERPRETED = null;
 
 /** One operation of one document, compiled. */
-export interface CompiledOperation {
+interface CompiledOperation {
   query: CompiledQuery;
   /** Writes a result of this operation that has no errors (JSON.stringify is the fallback). */
   serialize: DataSerializer;

@@ -24,7 +24,7 @@ import { OperationPreparer } from './operation.ts';
 import { buildGraphQLSchema } from './schema.ts';
 import { registerGraphQLWs } from './ws.ts';
 
-export interface GraphQLOptions {
+interface GraphQLOptions {
   config: Config;
   database: DatabaseHandle;
   /** The graph served (src/content/content.graph.ts): its resolvers and each operation's context. */

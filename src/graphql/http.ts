@@ -24,7 +24,7 @@ function isExecutionResult(value: unknown): value is ExecutionResult {
   return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);
 }
 
-export interface GraphQLHttpOptions {
+interface GraphQLHttpOptions {
   schema: GraphQLSchema;
   preparer: OperationPreparer;
   executor: OperationExecutor;
@@ -49,7 +49,7 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * The response media type graphql-http negotiates for this Accept header (the same walk as its
  * handler: the first acceptable entry wins), or null when it would answer 406.
  */
-export function negotiatedMediaType(accept: string | undefined): string | null {
+function negotiatedMediaType(accept: string | undefined): string | null {
   if (accept === lastAccept) return lastMediaType;
   lastMediaType = negotiate(accept);
   lastAccept = accept;

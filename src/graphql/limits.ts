@@ -40,9 +40,9 @@ export interface GraphQLLimits {
   maxQueryLength: number;
 }
 
-export const UNPAGED_LIST_FACTOR = 10;
-export const DEFAULT_MAX_ALIASES = 20;
-export const DEFAULT_MAX_QUERY_LENGTH = 16_384;
+const UNPAGED_LIST_FACTOR = 10;
+const DEFAULT_MAX_ALIASES = 20;
+const DEFAULT_MAX_QUERY_LENGTH = 16_384;
 
 /** The limits every GraphQL operation is held to, from configuration. */
 export function graphqlLimits(config: Config): GraphQLLimits {
@@ -158,7 +158,7 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
 }
 
 /** The estimator of the cost model above. */
-export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
   const sized = field.args.find((a) => a.name === 'size' || a.name === 'limit');
   if (sized) {

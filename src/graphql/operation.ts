@@ -52,7 +52,7 @@ const tooNested = () =>
 const MAX_TOKENS = 5_000;
 
 /** Distinct valid query texts kept parsed and validated. */
-export const DEFAULT_DOCUMENT_CACHE_SIZE = 1_000;
+const DEFAULT_DOCUMENT_CACHE_SIZE = 1_000;
 
 interface CachedDocument {
   document: DocumentNode;

@@ -41,12 +41,12 @@ import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
 import { CLOSE_TOO_MANY_CONNECTIONS, ConnectionQuota, TOO_MANY_CONNECTIONS, tooManySubscriptions } from './ws-limits.ts';
 
-export const GRAPHQL_WS_PATH = '/graphql';
+const GRAPHQL_WS_PATH = '/graphql';
 
 /** graphql-ws's close code for a refused credential, used as well when the credential stops being good. */
-export const CLOSE_FORBIDDEN = 4403;
+const CLOSE_FORBIDDEN = 4403;
 
-export interface GraphQLWsOptions {
+interface GraphQLWsOptions {
   schema: GraphQLSchema;
   /** Each operation's context (the graph's, for the WebSocket transport). */
   context: OpenGraph['context'];
@@ -103,7 +103,7 @@ class AuthenticatedConnections {
   revoked(notice: CredentialRevoked): void {
     this.revocations++;
     for (const [socket, { principal }] of this.open) {
-      if (principal.userId !== notice.userId) continue;
+      if (principal.storedUserId !== notice.userId) continue;
       if (notice.sessionId === undefined || principal.sessionId === notice.sessionId) this.close(socket, 'Credential revoked');
     }
   }
@@ -227,7 +227,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
             throw error;
           }
           if (seen !== connections.revocations) continue;
-          if (!perPrincipal.take(credential.principal.username, ctx.extra.socket)) {
+          if (!perPrincipal.take(credential.principal.userId, ctx.extra.socket)) {
             // Closed here with its own code; graphql-ws's 4403 for `false` then finds it closing.
             ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, TOO_MANY_CONNECTIONS);
             return false;

@@ -64,7 +64,7 @@ export function respondToClientError(this: FastifyInstance, error: ClientError, 
 }
 
 /** A whole HTTP/1.1 response written on a socket node no longer parses, which is then closed. */
-export function writeAndClose(socket: Duplex, status: number, type: string, body: string, headers: string[] = []): void {
+function writeAndClose(socket: Duplex, status: number, type: string, body: string, headers: string[] = []): void {
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     `Content-Type: ${type}`,

@@ -25,7 +25,7 @@ export function callerKey(userId: string | null): string {
   return userId === null ? 'anonymous' : `user:${userId}`;
 }
 
-export function invalidCursor(
+function invalidCursor(
   parameter: string,
   message = 'The cursor is invalid, was modified, or was issued for another list or caller',
 ): AppError {

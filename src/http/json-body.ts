@@ -11,10 +11,10 @@ import { AppError } from '../errors.ts';
  * Arrays and objects a request body may nest: twice what a GraphQL Json value may (64), so that such a
  * value inside a request's variables is refused by its own rule, which names the field.
  */
-export const MAX_BODY_DEPTH = 128;
+const MAX_BODY_DEPTH = 128;
 
 /** Whether `text` opens more than `max` arrays and objects inside one another (strings skipped). */
-export function nestsDeeperThan(text: string, max: number): boolean {
+function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

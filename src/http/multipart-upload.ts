@@ -13,7 +13,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 
-export interface SpooledUpload {
+interface SpooledUpload {
   filename: string;
   /** The part's declared content type (not trusted for images: see `head`). */
   declaredType: string;
@@ -26,7 +26,7 @@ export interface SpooledUpload {
   discard(): Promise<void>;
 }
 
-export interface UploadOptions {
+interface UploadOptions {
   field: string;
   maxBytes: number;
   headBytes: number;

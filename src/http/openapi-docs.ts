@@ -7,7 +7,7 @@ import path from 'node:path';
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
 
-export type OpenApiDocument = Record<string, any>;
+type OpenApiDocument = Record<string, any>;
 
 const loaded = new Map<string, OpenApiDocument>();
 

@@ -96,7 +96,7 @@ export interface ValidatorSet {
 }
 
 /** `/api/v1/products/{id}` → `/api/v1/products/:id` */
-export function toFastifyPath(openapiPath: string): string {
+function toFastifyPath(openapiPath: string): string {
   return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
@@ -203,7 +203,7 @@ export function securityGuard(
   };
 }
 
-export interface RegisterOptions {
+interface RegisterOptions {
   /**
    * The Fastify prefix the scope was registered with, which the document's (absolute) paths start
    * with: routes are registered without it, so the scope's own not-found handler covers the prefix.

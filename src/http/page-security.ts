@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 
-export interface PagePolicy {
+interface PagePolicy {
   /** The page's HTML: each inline `<script>` is allowed by its hash, so no other inline script runs. */
   html: string;
   /** `connect-src` sources beyond 'self' (GraphiQL's WebSocket). */

@@ -6,7 +6,7 @@
 import { clientFault, DATA_EXCEPTION, type ClientFault } from './framework-errors.ts';
 import { isDatabaseUnavailable, AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
 
-export interface Problem {
+interface Problem {
   type: string;
   title: string;
   status: number;
@@ -17,7 +17,7 @@ export interface Problem {
 }
 
 /** One entry of a Problem's `errors` (components/problem.yaml Violation). */
-export interface FieldError {
+interface FieldError {
   field: string;
   message: string;
 }

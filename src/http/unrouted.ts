@@ -32,7 +32,7 @@ class RouteIndex {
 }
 
 /** How a scope words and renders its answers to unrouted requests. */
-export interface UnroutedAnswers {
+interface UnroutedAnswers {
   /** The 404's detail for a path no route of the scope serves. */
   notFound(method: string, path: string): string;
   /**

@@ -15,7 +15,7 @@ import type { AreaOptions } from '../services.ts';
 import { adminHandlers } from './admin.handlers.ts';
 import { SCIM_PREFIX, scimScope } from './scim/scim.scope.ts';
 
-export interface IdentityOptions extends AreaOptions {
+interface IdentityOptions extends AreaOptions {
   /** The public base address: SCIM's `meta.location` and `Location` are absolute URLs. */
   baseUrl: string;
 }

@@ -30,7 +30,7 @@ export interface IssuedScimToken {
 
 const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export const scimTokenNotFound = (id: string) => notFound(`SCIM token not found: ${id}`, 'SCIM_TOKEN_NOT_FOUND');
+const scimTokenNotFound = (id: string) => notFound(`SCIM token not found: ${id}`, 'SCIM_TOKEN_NOT_FOUND');
 
 export class ScimTokensService {
   constructor(

@@ -36,7 +36,7 @@ export interface IssuedSession {
   token: string;
 }
 
-export interface SessionOptions {
+interface SessionOptions {
   roles?: readonly string[];
   /** How the user signed in: `api` for sessions an operator creates directly. */
   authMethod?: 'api' | 'local' | 'saml' | 'oidc';
@@ -48,7 +48,7 @@ export interface SessionOptions {
 
 const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export const sessionNotFound = (id: string) => notFound(`Session not found: ${id}`, 'SESSION_NOT_FOUND');
+const sessionNotFound = (id: string) => notFound(`Session not found: ${id}`, 'SESSION_NOT_FOUND');
 const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
 
 export class SessionsService implements CredentialStore {

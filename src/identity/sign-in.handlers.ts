@@ -15,7 +15,7 @@ import type { SignedIn } from './sign-in/accounts.service.ts';
 import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './sign-in/browser-binding.ts';
 import { toDiscovery, toSession, toSignedIn, toSignInReport } from './sign-in.representation.ts';
 
-export interface SignInOptions {
+interface SignInOptions {
   baseUrl: string;
   db: Database;
 }

@@ -8,7 +8,7 @@ import type { SignedIn, SignInReport } from './sign-in/accounts.service.ts';
 
 type Schemas = components['schemas'];
 
-export function toAuthUser(user: UsersRow): Schemas['User'] {
+function toAuthUser(user: UsersRow): Schemas['User'] {
   return {
     id: user.id,
     tenantId: user.tenant_id,

@@ -10,7 +10,7 @@ export type { TenantRecord } from './tenants.repository.ts';
 
 export const TENANT_SORT_FIELDS = ['id', 'name', 'createdAt'] as const satisfies readonly repo.TenantSortField[];
 
-export const tenantNotFound = (id: string) => notFound(`Tenant not found: ${id}`, 'TENANT_NOT_FOUND');
+const tenantNotFound = (id: string) => notFound(`Tenant not found: ${id}`, 'TENANT_NOT_FOUND');
 
 export class TenantsService {
   constructor(private readonly db: Database) {}

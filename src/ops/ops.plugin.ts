@@ -16,7 +16,7 @@ import { healthHandlers } from './health.ts';
 import { openApiDocHandlers } from './openapi-documents.ts';
 import type { AppMetrics } from './metrics.ts';
 
-export interface OpsOptions {
+interface OpsOptions {
   db: Database;
   /** The public base address the published documents name as their server. */
   baseUrl: string;

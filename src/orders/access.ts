@@ -6,7 +6,7 @@ import { ADMIN, hasRole, type Principal } from '../auth/principal.ts';
 import { forbidden } from '../errors.ts';
 
 export function canAccessCustomer(actor: Principal, ownerId: string | null): boolean {
-  return hasRole(actor, ADMIN) || (ownerId !== null && ownerId === actor.username);
+  return hasRole(actor, ADMIN) || (ownerId !== null && ownerId === actor.userId);
 }
 
 export function assertCustomerAccess(actor: Principal, ownerId: string | null): void {

@@ -5,8 +5,6 @@ import { conflict, isUniqueViolation, notFound } from '../errors.ts';
 import { assertCustomerAccess } from './access.ts';
 import * as repo from './customers.repository.ts';
 
-export type { CustomerRecord } from './customers.repository.ts';
-
 export const customerNotFound = (id: string) => notFound(`Customer not found: ${id}`, 'CUSTOMER_NOT_FOUND');
 
 export class CustomersService {
@@ -14,7 +12,7 @@ export class CustomersService {
 
   async create(actor: Principal, input: { name: string; email: string }): Promise<repo.CustomerRecord> {
     try {
-      return await repo.insertCustomer(this.db, { name: input.name, email: input.email, user_id: actor.username });
+      return await repo.insertCustomer(this.db, { name: input.name, email: input.email, user_id: actor.userId });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`A customer with e-mail ${input.email} already exists`, 'DUPLICATE_EMAIL');
       throw error;

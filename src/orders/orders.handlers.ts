@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
-import { principalOf } from '../http/guards.ts';
+import { principalOf } from '../http/principal-of.ts';
 import { negotiate, type MediaType } from '../http/negotiation.ts';
 import type { OperationHandlers, ReplyHeaders } from '../http/openapi-routes.ts';
 import { parseSort } from '../http/sort-params.ts';

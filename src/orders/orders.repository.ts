@@ -81,7 +81,7 @@ export async function stockOf(db: Executor, productId: string): Promise<number |
   return row?.stock_quantity;
 }
 
-export interface NewOrderLine {
+interface NewOrderLine {
   productId: string;
   name: string;
   /** The product's numeric price as text. */

@@ -9,10 +9,10 @@ import type { CustomerRecord } from './customers.repository.ts';
 import type { OrderRecord, Tracking } from './orders.repository.ts';
 import { allowedTransitions, type OrderAction } from './transitions.ts';
 
-export type OrderResponse = components['schemas']['Order'];
-export type OrderCollection = components['schemas']['OrderCollection'];
-export type CustomerResponse = components['schemas']['Customer'];
-export type OrderTracking = components['schemas']['OrderTracking'];
+type OrderResponse = components['schemas']['Order'];
+type OrderCollection = components['schemas']['OrderCollection'];
+type CustomerResponse = components['schemas']['Customer'];
+type OrderTracking = components['schemas']['OrderTracking'];
 type Links = components['schemas']['OrderCollectionLinks'];
 
 export const orderPath = (id: string) => `/api/v1/orders/${id}`;

@@ -16,15 +16,14 @@ import * as repo from './orders.repository.ts';
 import { recordOrderChanged, recordOrderCreated } from './order-events.ts';
 import { TRANSITIONS, transitionRefusal, type OrderAction } from './transitions.ts';
 
-export type { OrderRecord, OrderStatus, OrderSortField, Tracking } from './orders.repository.ts';
-export type { OrderAction } from './transitions.ts';
+export type { OrderRecord } from './orders.repository.ts';
 
-export interface CreateOrderCommand {
+interface CreateOrderCommand {
   customerId: string;
   items: { productId: string; quantity: number }[];
 }
 
-export interface OrderListQuery {
+interface OrderListQuery {
   orders: repo.OrderPageQuery['orders'];
   page: number;
   size: number;
@@ -32,7 +31,7 @@ export interface OrderListQuery {
 
 export const ORDER_SORT_FIELDS = ['createdAt', 'updatedAt', 'total', 'status'] as const;
 
-export const orderNotFound = (id: string) => notFound(`Order not found: ${id}`, 'ORDER_NOT_FOUND');
+const orderNotFound = (id: string) => notFound(`Order not found: ${id}`, 'ORDER_NOT_FOUND');
 
 function illegalTransition(order: repo.OrderRecord, action: OrderAction): Error {
   const allowed = TRANSITIONS[action].from.join(' or ');
@@ -90,7 +89,7 @@ export class OrdersService {
   }
 
   async list(actor: Principal, query: OrderListQuery): Promise<{ items: repo.OrderRecord[]; totalElements: number }> {
-    const ownerId = hasRole(actor, ADMIN) ? null : actor.username;
+    const ownerId = hasRole(actor, ADMIN) ? null : actor.userId;
     const { rows, total } = await repo.pageOrders(this.db, { ...query, ownerId });
     return { items: rows, totalElements: total };
   }

@@ -9,7 +9,7 @@ import { canAccessCustomer } from './access.ts';
 
 export type OrderAction = 'confirm' | 'cancel' | 'ship' | 'deliver';
 
-export const ORDER_ACTIONS: readonly OrderAction[] = ['confirm', 'cancel', 'ship', 'deliver'];
+const ORDER_ACTIONS: readonly OrderAction[] = ['confirm', 'cancel', 'ship', 'deliver'];
 
 /** Where each action may start from, where it leads, and the role it needs beyond access. */
 export const TRANSITIONS: Record<OrderAction, { from: OrderStatus[]; to: OrderStatus; role?: string }> = {
@@ -20,7 +20,7 @@ export const TRANSITIONS: Record<OrderAction, { from: OrderStatus[]; to: OrderSt
 };
 
 /** What an order needs for the rule: its status and the username owning its customer. */
-export interface OrderState {
+interface OrderState {
   status: OrderStatus;
   owner_id: string | null;
 }

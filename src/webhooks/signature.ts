@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 
-export function signatureOf(secret: string, timestamp: number, body: string): string {
+function signatureOf(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 

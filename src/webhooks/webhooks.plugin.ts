@@ -11,7 +11,7 @@ import { registerOperations } from '../http/openapi-routes.ts';
 import type { AreaOptions } from '../services.ts';
 import { endpointsHandlers } from './subscriptions/endpoints.handlers.ts';
 
-export interface WebhooksOptions extends AreaOptions {
+interface WebhooksOptions extends AreaOptions {
   cursorSecret: Uint8Array;
 }
 

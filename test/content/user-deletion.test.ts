@@ -31,10 +31,10 @@ async function rowsNaming(server: TestServer, id: string): Promise<string[]> {
 }
 
 const principal = (id: string): Principal => ({
-  username: id,
+  userId: id,
   roles: ['USER'],
   tenantRoles: [],
-  userId: id,
+  storedUserId: id,
   tenantId: 'acme',
   sessionId: null,
 });

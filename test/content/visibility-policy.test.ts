@@ -25,7 +25,7 @@ interface Who {
 }
 
 const isAdmin = (who: Who) => who.principal?.roles.includes('ADMIN') ?? false;
-const isAuthor = (who: Who, post: PostsRow) => who.principal?.username === post.author_id;
+const isAuthor = (who: Who, post: PostsRow) => who.principal?.userId === post.author_id;
 const mayRead = (who: Who, post: PostsRow) => post.status !== 'DRAFT' || isAuthor(who, post) || isAdmin(who);
 const mayList = (who: Who, post: PostsRow) => post.status === 'PUBLISHED' || (post.status === 'DRAFT' && isAuthor(who, post));
 const newestFirst = (posts: PostsRow[]) => posts.map((p) => p.id).sort((a, b) => b - a);

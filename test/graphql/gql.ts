@@ -40,11 +40,11 @@ export function typed<R, V extends Record<string, unknown>>(
   return gql<R>(server, document, variables, token);
 }
 
-export const as = (username: string, roles: string[] = []): Principal => ({
-  username,
+export const as = (userId: string, roles: string[] = []): Principal => ({
+  userId,
   roles,
   tenantRoles: [],
-  userId: null,
+  storedUserId: null,
   tenantId: null,
   sessionId: null,
 });

@@ -19,7 +19,7 @@ export function wsClient(t: Test, baseUrl: string, token?: string): Client {
   return client;
 }
 
-export interface Recording<T> {
+interface Recording<T> {
   results: { data?: T; errors?: any[] }[];
   completed: Promise<void>;
   /** Resolves once `predicate` holds for the results (checked on every new result), or rejects after `ms`. */

@@ -18,7 +18,7 @@ const DS = 'http://www.w3.org/2000/09/xmldsig#';
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
 
-export type XswVariant = 'XSW1' | 'XSW2' | 'XSW3' | 'XSW4' | 'XSW5' | 'XSW6' | 'XSW7' | 'XSW8';
+type XswVariant = 'XSW1' | 'XSW2' | 'XSW3' | 'XSW4' | 'XSW5' | 'XSW6' | 'XSW7' | 'XSW8';
 export const XSW_VARIANTS: XswVariant[] = ['XSW1', 'XSW2', 'XSW3', 'XSW4', 'XSW5', 'XSW6', 'XSW7', 'XSW8'];
 
 const parse = (xml: string) => new DOMParser().parseFromString(xml, 'text/xml');

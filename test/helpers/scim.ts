@@ -27,7 +27,7 @@ export interface ScimClient {
 }
 
 /** Asserts what every SCIM response must be beyond its schema. */
-export function checkScimResponse(result: CallResult, method: string): void {
+function checkScimResponse(result: CallResult, method: string): void {
   if (result.status === 204) {
     assert.equal(result.text, '', 'a 204 has no body');
     return;

@@ -23,7 +23,7 @@ export interface ServerProcess {
   stderr(): string;
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** Added to the test's environment; NODE_ENV '' means unset, as an operator who sets nothing has it. */
   env: Record<string, string>;
   /** `npm` runs `npm start --silent`; `node` runs dist/src/main.js directly (child.pid is the server's). */

@@ -118,7 +118,7 @@ export async function startSecondInstance(t: Test, first: TestServer): Promise<P
   return { baseUrl: `http://127.0.0.1:${port}`, app, database };
 }
 
-export type SharedStartOptions = Pick<StartOptions, 'env' | 'baseUrlIsListenAddress' | 'webhookCa'>;
+type SharedStartOptions = Pick<StartOptions, 'env' | 'baseUrlIsListenAddress' | 'webhookCa'>;
 
 const shared = new Map<string, Promise<{ server: TestServer; reset: () => Promise<void> }>>();
 

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { generate } from 'selfsigned';
 import type { Test } from 'tap';
 
-export interface TestCa {
+interface TestCa {
   cert: string;
   key: string;
 }
@@ -76,7 +76,7 @@ export interface ReceivedRequest {
 /** What the receiver answers: a status, optional headers and body; or `hang` to never answer. */
 export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
-export interface Receiver {
+interface Receiver {
   /** https://127.0.0.1:<port> (or the host given). */
   origin: string;
   port: number;
@@ -88,7 +88,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export interface ReceiverOptions {
+interface ReceiverOptions {
   /** Names its certificate covers; default localhost, 127.0.0.1, ::1. */
   names?: string[];
   /** A certificate no CA signed: every handshake fails verification. */

@@ -12,7 +12,7 @@ import { wsUrl } from '../graphql/ws-client.ts';
 type Target = Pick<TestServer, 'baseUrl'>;
 
 /** GET /api/v1/orders (bearer required): 200 with a good credential, 401 Problem Details otherwise. */
-export async function rest(t: Test, server: Target, token: string): Promise<number> {
+async function rest(t: Test, server: Target, token: string): Promise<number> {
   const r = await fetch(`${server.baseUrl}/api/v1/orders`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await r.json()) as { status?: number };
   if (r.status === 401) {
@@ -23,7 +23,7 @@ export async function rest(t: Test, server: Target, token: string): Promise<numb
 }
 
 /** A GraphQL query over HTTP: 200 with a good credential, 401 in GraphQL's error shape otherwise. */
-export async function graphql(t: Test, server: Target, token: string): Promise<number> {
+async function graphql(t: Test, server: Target, token: string): Promise<number> {
   const r = await fetch(`${server.baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -39,7 +39,7 @@ export async function statuses(t: Test, server: Target, token: string): Promise<
   return [await rest(t, server, token), await graphql(t, server, token)];
 }
 
-export interface Socket {
+interface Socket {
   /** Resolves once the server acknowledged `connection_init` (the credential was accepted). */
   connected: Promise<void>;
   /** Resolves with the close code and the time (Date.now()) the client saw the close. */

@@ -307,18 +307,18 @@ t.test('SCIM users', async (t) => {
     const doomed = await scim.post('/Users', { userName: 'leaver@example.com' }, { expect: 201 });
     const keeper = await scim.post('/Users', { userName: 'stayer@example.com' }, { expect: 201 });
     const actor = {
-      username: doomed.body.id as string,
+      userId: doomed.body.id as string,
       roles: ['USER'],
       tenantRoles: [],
-      userId: doomed.body.id as string,
+      storedUserId: doomed.body.id as string,
       tenantId: 'default',
       sessionId: null,
     };
     const other = {
-      username: keeper.body.id as string,
+      userId: keeper.body.id as string,
       roles: ['USER'],
       tenantRoles: [],
-      userId: keeper.body.id as string,
+      storedUserId: keeper.body.id as string,
       tenantId: 'default',
       sessionId: null,
     };

@@ -55,7 +55,7 @@ t.test('the principal of a session and of a JWT naming a stored user', async (t)
   const bySession = await verifier.verify(token);
   t.same(
     bySession.principal,
-    { username: carol.id, roles: [], tenantRoles: ['EDITOR'], userId: carol.id, tenantId: 'acme', sessionId: record.id },
+    { userId: carol.id, roles: [], tenantRoles: ['EDITOR'], storedUserId: carol.id, tenantId: 'acme', sessionId: record.id },
     'a role of a tenant other than the platform’s holds in that tenant only',
   );
   t.same(bySession.expiresAt, record.expires_at);
@@ -63,13 +63,13 @@ t.test('the principal of a session and of a JWT naming a stored user', async (t)
   const byJwt = await verifier.verify(await server.token(carol.id, ['ADMIN']));
   t.same(
     byJwt.principal,
-    { username: carol.id, roles: ['ADMIN'], tenantRoles: [], userId: carol.id, tenantId: 'acme', sessionId: null },
+    { userId: carol.id, roles: ['ADMIN'], tenantRoles: [], storedUserId: carol.id, tenantId: 'acme', sessionId: null },
     'an operator’s JWT grants platform roles',
   );
   const operator = await verifier.verify(await server.token('operator', ['ADMIN']));
   t.same(
     operator.principal,
-    { username: 'operator', roles: ['ADMIN'], tenantRoles: [], userId: null, tenantId: null, sessionId: null },
+    { userId: 'operator', roles: ['ADMIN'], tenantRoles: [], storedUserId: null, tenantId: null, sessionId: null },
     'unknown sub: as before',
   );
 });

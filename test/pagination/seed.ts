@@ -26,7 +26,7 @@ export interface PostSpec {
 /** 2024-01-01T00:00:00Z in microseconds: the tests' time origin. */
 export const ORIGIN_MICROS = 1_704_067_200_000_000n;
 
-export function microsToText(micros: bigint): string {
+function microsToText(micros: bigint): string {
   const seconds = micros / 1_000_000n;
   const rest = micros % 1_000_000n;
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${rest.toString().padStart(6, '0')}Z`;

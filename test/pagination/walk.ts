@@ -7,7 +7,7 @@ import type { ContractClient } from '../helpers/contract.ts';
 
 export type WalkForm = 'standard' | 'cursor' | 'keyset' | 'feed' | 'offset';
 
-export interface WalkOptions {
+interface WalkOptions {
   api: ContractClient;
   limit: number;
   token?: string;

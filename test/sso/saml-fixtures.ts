@@ -75,7 +75,7 @@ export async function samlTenant(
 }
 
 /** The `sf_signin` value a login response sets (the binding of the sign-in to the browser), or null. */
-export function signInCookie(response: { headers: Headers }): string | null {
+function signInCookie(response: { headers: Headers }): string | null {
   for (const line of response.headers.getSetCookie()) {
     const match = /^sf_signin=([^;]*)/.exec(line);
     if (match) return match[1] || null;

@@ -15,7 +15,7 @@ export interface WebhookServer extends TestServer {
 }
 
 /** Scaled-down timing so a retry schedule runs in about a second. */
-export const FAST_WEBHOOKS = {
+const FAST_WEBHOOKS = {
   WEBHOOK_WORKER: 'on',
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_RETRY_DELAYS_MS: '100,150,200,250,300,350,400',
@@ -31,7 +31,7 @@ export async function startWebhookServer(
   return Object.assign(server, { admin_token: await server.token('webhook-admin', ['ADMIN']) });
 }
 
-export interface RegisterOptions {
+interface RegisterOptions {
   events?: components['schemas']['SubscribedEvent'][];
   payload?: 'fat' | 'thin';
   secret?: string;

@@ -10,7 +10,7 @@
  */
 import ipaddr from 'ipaddr.js';
 
-export interface AddressVerdict {
+interface AddressVerdict {
   allowed: boolean;
   /** ipaddr.js's name for the range the address is in (`unicast` when allowed), or `ipv4Compatible`. */
   range: string;
@@ -35,7 +35,7 @@ function isIpv4Compatible(parsed: ipaddr.IPv6): boolean {
 }
 
 /** Classifies an IP literal; anything that does not parse as one is refused as `invalid`. */
-export function classifyAddress(address: string): AddressVerdict {
+function classifyAddress(address: string): AddressVerdict {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     // Zone ids (fe80::1%eth0) are only ever link-local, which is refused anyway.

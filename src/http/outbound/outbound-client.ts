@@ -14,7 +14,7 @@ import tls from 'node:tls';
 import { NameResolutionError, type NameResolver } from './name-resolver.ts';
 import { AddressRefused, literalRefusal, policyLookup } from './policed-lookup.ts';
 
-export interface OutboundClientOptions {
+interface OutboundClientOptions {
   /** Opens loopback (127/8, ::1) and nothing else: for tests' receivers and providers. */
   allowLoopback: boolean;
   /** Whether plain http: URLs may be called (https: always may). */

@@ -8,7 +8,7 @@
  */
 import type { OutboundClient, OutboundFailure } from './outbound-client.ts';
 
-export type OutboundErrorKind = OutboundFailure | 'too_large';
+type OutboundErrorKind = OutboundFailure | 'too_large';
 
 /** Why an outbound request got no usable answer. `detail` is for logs, never for the caller's client. */
 export class OutboundError extends Error {
@@ -46,7 +46,7 @@ export interface PolicedFetchInit {
 
 export type PolicedFetch = (url: string | URL, init?: PolicedFetchInit) => Promise<Response>;
 
-export interface PolicedFetchOptions {
+interface PolicedFetchOptions {
   timeoutMs: number;
   /** A larger body is refused (OutboundError `too_large`), not cut short. */
   maxResponseBytes: number;

@@ -17,11 +17,11 @@ import type { TxtLookup } from './txt-records.ts';
 
 export type { DomainRow } from './domains.repository.ts';
 
-export const TXT_RECORD_PREFIX = '_schemaforge-verification';
+const TXT_RECORD_PREFIX = '_schemaforge-verification';
 const TOKEN_PREFIX = 'schemaforge-verification=';
 const MAIL_CODE_TTL_S = 30 * 60;
 const MAIL_CODE_MAX_ATTEMPTS = 5;
-export const ADMIN_MAILBOXES = ['admin', 'administrator', 'hostmaster', 'postmaster', 'webmaster'] as const;
+const ADMIN_MAILBOXES = ['admin', 'administrator', 'hostmaster', 'postmaster', 'webmaster'] as const;
 
 // A DNS name of at least two labels, letters, digits and inner hyphens (IDNs in their xn-- form).
 const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;

@@ -15,7 +15,7 @@ import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 import { providerFailure } from '../providers/provider-fetch.ts';
 import type { IdentityProvider, OidcSettings } from '../providers/provider-settings.ts';
 
-export const DISCOVERY_REFRESH_MS = 12 * 3600_000;
+const DISCOVERY_REFRESH_MS = 12 * 3600_000;
 const KEY_SET_MAX_AGE_MS = 12 * 3600_000;
 const TIMEOUT_S = 10;
 

@@ -26,10 +26,10 @@ const LOGOUT_TOKEN_MAX_AGE_S = 5 * 60;
 
 type OidcProvider = IdentityProvider & { protocol: 'oidc' };
 
-export type OidcCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
+type OidcCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
 
 /** A refused sign-in: the caller's doing (or an attacker's), never the server's; no session is made. */
-export class OidcRejected extends AppError {
+class OidcRejected extends AppError {
   constructor(reason: string) {
     super('UNAUTHENTICATED', `OpenID Connect ${reason}`, 'SSO_REJECTED');
     this.name = 'OidcRejected';

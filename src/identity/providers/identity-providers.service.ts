@@ -24,7 +24,7 @@ import {
 } from './provider-settings.ts';
 import { EMAIL_NAME_ID_FORMAT, parseIdpMetadata } from './saml-metadata.ts';
 
-export interface IdentityProviderInput {
+interface IdentityProviderInput {
   protocol: 'saml' | 'oidc';
   saml?: {
     entityId: string;
@@ -46,11 +46,11 @@ export interface IdentityProviderInput {
 }
 
 /** Checks an OpenID provider's discovery document; throws a VALIDATION error saying what is wrong. */
-export type OidcDiscoveryCheck = (settings: OidcSettings, clientSecret: string) => Promise<void>;
+type OidcDiscoveryCheck = (settings: OidcSettings, clientSecret: string) => Promise<void>;
 
 const ROLE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-export const identityProviderNotFound = (tenantId: string) =>
+const identityProviderNotFound = (tenantId: string) =>
   notFound(`Tenant ${tenantId} has no identity provider configured`, 'IDENTITY_PROVIDER_NOT_FOUND');
 
 export class IdentityProvidersService {

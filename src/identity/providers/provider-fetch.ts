@@ -10,8 +10,8 @@ import { createNameResolver, type ResolverAddress } from '../../http/outbound/na
 import { createOutboundClient } from '../../http/outbound/outbound-client.ts';
 import { createPolicedFetch, outboundErrorIn, type PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 
-export const PROVIDER_TIMEOUT_MS = 10_000;
-export const PROVIDER_MAX_BYTES = 1024 * 1024;
+const PROVIDER_TIMEOUT_MS = 10_000;
+const PROVIDER_MAX_BYTES = 1024 * 1024;
 const USER_AGENT = 'schemaforge-sso/1.0 (+https://github.com/schemaforge)';
 
 export function createProviderFetch(options: { allowInsecureIdp: boolean; dnsResolver: ResolverAddress }): PolicedFetch {

@@ -13,7 +13,7 @@ const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 export const EMAIL_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-export interface ParsedIdpMetadata {
+interface ParsedIdpMetadata {
   entityId: string;
   ssoUrl: string;
   sloUrl: string | null;

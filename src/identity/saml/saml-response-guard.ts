@@ -35,7 +35,7 @@ const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
 /** A signed SAML response nests about ten levels; anything much deeper is not one. */
-export const MAX_XML_DEPTH = 64;
+const MAX_XML_DEPTH = 64;
 
 const STRONG_SIGNATURES = new Set([
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
@@ -62,7 +62,7 @@ export class SamlRejected extends AppError {
   }
 }
 
-export interface SamlExpectations {
+interface SamlExpectations {
   acsUrl: string;
   /** Now, and the clock skew allowed around the assertion's time conditions. */
   now: Date;
@@ -73,7 +73,7 @@ export interface SamlExpectations {
   signedResponses: boolean;
 }
 
-export interface SamlResponseFacts {
+interface SamlResponseFacts {
   assertionId: string;
   /** The Response's InResponseTo; null for an unsolicited (provider-initiated) response. */
   inResponseTo: string | null;

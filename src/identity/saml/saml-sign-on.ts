@@ -33,9 +33,9 @@ const CLOCK_SKEW_MS = 60_000;
 /** The "short NotOnOrAfter window" of unsolicited responses: an assertion older than this is refused. */
 const MAX_ASSERTION_AGE_MS = 5 * 60_000;
 
-export type SamlCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
+type SamlCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
 
-export interface SamlServiceProvider {
+interface SamlServiceProvider {
   entityId: string;
   acsUrl: string;
 }

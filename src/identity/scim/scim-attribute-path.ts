@@ -7,7 +7,7 @@ import { sql, type Expression } from 'kysely';
 import { findAttribute, RESOURCE_SCHEMAS, type AttributeDefinition, type ResourceKind, type ResourceSchema } from './scim-schema.ts';
 
 /** What an attribute path names: a schema, one of its attributes and maybe one sub-attribute. */
-export interface ResolvedPath {
+interface ResolvedPath {
   schema: ResourceSchema;
   attribute: AttributeDefinition;
   subAttribute?: AttributeDefinition;
@@ -42,7 +42,7 @@ export function resolvePath(kind: ResourceKind, path: string): ResolvedPath | { 
 }
 
 /** An attribute kept in a column of the resource's table, and the SQL of its value (`users.username`). */
-export interface StoredAttribute {
+interface StoredAttribute {
   attribute: AttributeDefinition;
   /** The value as a client reads it: the column, or null where the server derived it (see `derivedWhen`). */
   value: Expression<unknown>;

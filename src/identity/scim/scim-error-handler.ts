@@ -12,9 +12,9 @@ import { isScimType, type ScimType } from './scim-errors.ts';
 import { ScimQueryError } from './scim-query-error.ts';
 import { ERROR_SCHEMA, SCHEMAS } from './scim-schema.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
-import { weakTag } from './scim-users.model.ts';
+import { weakTag } from './scim-users.representation.ts';
 
-export interface ScimErrorBody {
+interface ScimErrorBody {
   schemas: [typeof ERROR_SCHEMA];
   status: string;
   scimType?: ScimType;

@@ -21,7 +21,7 @@ export const MAX_FILTER_LENGTH = 4096;
  * How deep parentheses and value-path brackets may nest (checked before parsing: the library
  * descends recursively), and how deep the parsed tree may be (`not`s without parentheses nest too).
  */
-export const MAX_FILTER_DEPTH = 32;
+const MAX_FILTER_DEPTH = 32;
 /** Comparisons and presence tests in one filter. */
 export const MAX_FILTER_TERMS = 50;
 

@@ -3,12 +3,12 @@ import { sql } from 'kysely';
 import type { GroupsRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { versionCondition } from '../../db/versioning.ts';
-import type { GroupColumns, ScimGroupRecord } from './scim-groups.model.ts';
+import type { GroupColumns, ScimGroupRecord } from './scim-groups.representation.ts';
 
 /** Group ids are uuids; any other text names no group (and must not reach a uuid comparison). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const isGroupId = (id: string) => UUID.test(id);
+const isGroupId = (id: string) => UUID.test(id);
 
 export function insertGroup(db: Executor, tenantId: string, columns: GroupColumns): Promise<GroupsRow> {
   return db

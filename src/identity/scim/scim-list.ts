@@ -26,7 +26,7 @@ export interface ScimListQuery {
   sortOrder?: 'ascending' | 'descending';
 }
 
-export interface ScimListResult {
+interface ScimListResult {
   totalResults: number;
   ids: string[];
 }

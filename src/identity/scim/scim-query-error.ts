@@ -3,7 +3,7 @@
  * not have (`invalidFilter`), or an unknown `sortBy` or `attributes` name (`invalidValue`). The SCIM
  * transport renders it as a 400 with this `scimType` (RFC 7644 §3.12).
  */
-export type ScimQueryErrorType = 'invalidFilter' | 'invalidValue';
+type ScimQueryErrorType = 'invalidFilter' | 'invalidValue';
 
 /** Messages quote the client's input; a response's `detail` needs no more than this of it. */
 const MAX_MESSAGE_LENGTH = 300;

@@ -187,7 +187,7 @@ const commonAttributes = (uuid: boolean): AttributeDefinition[] => [
   }),
 ];
 
-export interface SchemaDefinition {
+interface SchemaDefinition {
   id: string;
   name: string;
   description: string;
@@ -201,7 +201,7 @@ export const SCHEMAS: SchemaDefinition[] = [
 ];
 
 /** The attributes a resource's path may name: core ones (with the common ones) and per extension URN. */
-export interface ResourceAttributes {
+interface ResourceAttributes {
   core: AttributeDefinition[];
   coreUrn: string;
   extensions: Record<string, AttributeDefinition[]>;

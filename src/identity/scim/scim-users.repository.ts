@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { UsersRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { versionCondition } from '../../db/versioning.ts';
-import type { ScimUserRecord, UserColumns } from './scim-users.model.ts';
+import type { ScimUserRecord, UserColumns } from './scim-users.representation.ts';
 
 const jsonb = (value: unknown) => (value === null ? null : sql<unknown>`${JSON.stringify(value)}::jsonb`);
 

@@ -11,11 +11,9 @@ import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { listUserIds, type ScimListQuery } from './scim-list.ts';
 import { applyPatch, type PatchOperation } from './scim-patch.ts';
-import { shownEmails, toScimUser, userColumnsFrom, type ScimUserRecord, type UserColumns } from './scim-users.model.ts';
+import { shownEmails, toScimUser, userColumnsFrom, type ScimUserRecord, type UserColumns } from './scim-users.representation.ts';
 import * as repo from './scim-users.repository.ts';
 import { canonicalResource } from './scim-values.ts';
-
-export type { ScimUserRecord } from './scim-users.model.ts';
 
 type Json = Record<string, unknown>;
 

@@ -5,12 +5,12 @@ import type { OperationHandlers, ReplyHeaders } from '../../http/openapi-routes.
 import type { Services } from '../../services.ts';
 import { projectAttributes } from './scim-attributes.ts';
 import { resourceTypes, schemas, serviceProviderConfig } from './scim-discovery.ts';
-import { toScimGroup } from './scim-groups.model.ts';
+import { toScimGroup } from './scim-groups.representation.ts';
 import { SCIM_MAX_RESULTS, type ScimListQuery } from './scim-list.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
 import type { PatchOperation } from './scim-patch.ts';
 import { LIST_SCHEMA } from './scim-schema.ts';
-import { toScimUser } from './scim-users.model.ts';
+import { toScimUser } from './scim-users.representation.ts';
 import { AppError } from '../../errors.ts';
 
 type ListResponse = components['schemas']['ListResponse'];

@@ -29,7 +29,7 @@ export const SCIM_PREFIX = '/scim/v2';
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-export interface ScimScopeOptions {
+interface ScimScopeOptions {
   services: Services;
   baseUrl: string;
 }

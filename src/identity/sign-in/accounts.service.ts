@@ -27,7 +27,7 @@ import * as repo from './accounts.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
 
 /** What a provider asserted about the person signing in. */
-export interface ExternalIdentity {
+interface ExternalIdentity {
   protocol: 'saml' | 'oidc';
   /** SAML NameID, OIDC `sub`. */
   subject: string;
@@ -59,7 +59,7 @@ export interface SignInReport {
 }
 
 /** What registering does: signs in, or waits for the code mailed to the address. */
-export type Registered = ({ kind: 'signed-in' } & SignedIn) | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
+type Registered = ({ kind: 'signed-in' } & SignedIn) | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
 
 const ADDRESS_CODE_TTL_S = 30 * 60;
 /** Wrong guesses at one code before it is spent (8 digits: a guess in 20 million). */
@@ -81,7 +81,7 @@ function list(value: unknown): string[] {
   return values.filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
-export function mapIdentity(mapping: AttributeMapping, identity: ExternalIdentity, emailFromSubject: boolean): MappedIdentity {
+function mapIdentity(mapping: AttributeMapping, identity: ExternalIdentity, emailFromSubject: boolean): MappedIdentity {
   const a = identity.attributes;
   const email = first(a[mapping.email]) ?? (emailFromSubject && identity.subject.includes('@') ? identity.subject : null);
   return {
@@ -93,7 +93,7 @@ export function mapIdentity(mapping: AttributeMapping, identity: ExternalIdentit
   };
 }
 
-export function mapRoles(mapping: RoleMapping, groups: readonly string[]): string[] {
+function mapRoles(mapping: RoleMapping, groups: readonly string[]): string[] {
   return [...new Set(groups.flatMap((g) => (Object.hasOwn(mapping, g) ? [mapping[g]!] : [])))].sort();
 }
 

@@ -19,7 +19,7 @@ import { countInWindow } from '../../db/rate-windows.ts';
 import type { SignInBudgets } from '../../config.ts';
 import { RateLimited } from '../../errors.ts';
 
-export type AttemptKind = keyof SignInBudgets;
+type AttemptKind = keyof SignInBudgets;
 
 export class AttemptBudget {
   constructor(

@@ -13,7 +13,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { fastifyCookie } from '@fastify/cookie';
 
-export const SIGN_IN_COOKIE = 'sf_signin';
+const SIGN_IN_COOKIE = 'sf_signin';
 
 /** Where to send the browser to sign in, and the binding to set as its cookie (null: none, a test sign-in). */
 export interface SignInStart {

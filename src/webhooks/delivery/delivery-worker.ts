@@ -21,13 +21,13 @@ import { retryDelayMs } from './retry-schedule.ts';
 import { openEndpointSecret } from '../endpoint-secrets.ts';
 import { createTransport, type TransportResult } from './transport.ts';
 
-export interface WorkerLog {
+interface WorkerLog {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
   error(details: object, message: string): void;
 }
 
-export interface DeliveryWorkerOptions {
+interface DeliveryWorkerOptions {
   config: Pick<
     Config,
     | 'baseUrl'
@@ -58,12 +58,12 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-export const USER_AGENT = 'schemaforge-webhooks/1.0 (+https://github.com/schemaforge)';
+const USER_AGENT = 'schemaforge-webhooks/1.0 (+https://github.com/schemaforge)';
 /** Response bodies kept in the attempts log (failures only). */
 const KEPT_BODY_CHARS = 2048;
 
 /** The default notifier: a warning in the log naming the endpoint (decision 85). */
-export function logNotifier(log: WorkerLog): EndpointNotifier {
+function logNotifier(log: WorkerLog): EndpointNotifier {
   return {
     endpointDisabled: async (endpoint) => {
       log.warn(

@@ -5,13 +5,13 @@
  */
 import type { TransportResult } from './transport.ts';
 
-export type Outcome = { result: 'delivered' } | { result: 'final' } | { result: 'retry'; retryAfterMs?: number };
+type Outcome = { result: 'delivered' } | { result: 'final' } | { result: 'retry'; retryAfterMs?: number };
 
 /** Retry-After is honoured up to the retry delay cap. */
-export const RETRY_AFTER_CAP_MS = 24 * 3600 * 1000;
+const RETRY_AFTER_CAP_MS = 24 * 3600 * 1000;
 
 /** Retry-After as delta-seconds or an HTTP-date; undefined when absent or unreadable (normal backoff). */
-export function retryAfterMs(value: string | undefined, now: Date): number | undefined {
+function retryAfterMs(value: string | undefined, now: Date): number | undefined {
   if (!value) return undefined;
   const text = value.trim();
   let ms: number;

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/transaction.ts';
 
-export interface ClaimOptions {
+interface ClaimOptions {
   workerId: string;
   limit: number;
   leaseMs: number;
@@ -124,7 +124,7 @@ export interface Completion {
   disabledAfter: number;
 }
 
-export interface EndpointChange {
+interface EndpointChange {
   endpoint_id: string;
   status: 'active' | 'degraded' | 'disabled';
   previous_status: 'active' | 'degraded' | 'disabled';

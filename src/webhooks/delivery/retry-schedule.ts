@@ -4,8 +4,8 @@
  * value), spread by ±10 % jitter so that the retries of one outage do not all return at once,
  * and never more than 24 hours. A 429's Retry-After replaces the delay (within the same cap).
  */
-export const MAX_ATTEMPTS = 8;
-export const RETRY_DELAY_CAP_MS = 24 * 3600 * 1000;
+const MAX_ATTEMPTS = 8;
+const RETRY_DELAY_CAP_MS = 24 * 3600 * 1000;
 const JITTER = 0.1;
 
 /** The delay after failed attempt `attempt` (1-based), or null when it was the last one. */

@@ -9,7 +9,7 @@
 import { createOutboundClient, type OutboundExchange } from '../../http/outbound/outbound-client.ts';
 import type { NameResolver } from '../../http/outbound/name-resolver.ts';
 
-export interface TransportOptions {
+interface TransportOptions {
   timeoutMs: number;
   /** Opens loopback (WEBHOOK_ALLOW_PRIVATE_TARGETS); every other internal range stays refused. */
   allowPrivateTargets: boolean;
@@ -24,7 +24,7 @@ export interface TransportOptions {
   maxSocketsPerHost?: number;
 }
 
-export interface OutboundRequest {
+interface OutboundRequest {
   url: string;
   body: string;
   headers: Record<string, string>;
@@ -36,8 +36,8 @@ export type TransportResult =
   | { kind: 'response'; status: number; retryAfter?: string; body: string; durationMs: number; redirects: number }
   | { kind: 'error'; error: TransportError; message: string; durationMs: number };
 
-export const DEFAULT_MAX_REDIRECTS = 3;
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024;
+const DEFAULT_MAX_REDIRECTS = 3;
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024;
 
 type HopResult = (OutboundExchange & { kind: 'response' }) | { kind: 'error'; error: TransportError; message: string };
 

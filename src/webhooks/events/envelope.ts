@@ -9,12 +9,12 @@
 import type { WebhookEventsRow } from '../../../generated/db/types.ts';
 import { CURRENT_API_VERSION, type ApiVersion } from '../event-types.ts';
 
-export type StoredEvent = Pick<
+type StoredEvent = Pick<
   WebhookEventsRow,
   'id' | 'type' | 'resource_type' | 'resource_id' | 'sequence' | 'object' | 'previous_attributes' | 'resource_path' | 'created_at'
 >;
 
-export interface EndpointFormat {
+interface EndpointFormat {
   api_version: string;
   /** 'fat' or 'thin'; anything else renders fat. */
   payload: string;

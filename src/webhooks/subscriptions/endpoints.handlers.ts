@@ -14,7 +14,7 @@ type ServedOperations = { [K in keyof operations as K extends `${'order' | 'prod
 
 export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret: Uint8Array): OperationHandlers<ServedOperations> {
   const codec = new CursorCodec(cursorSecret);
-  const caller = (principal: Principal | null | undefined) => callerKey(principal?.username ?? null);
+  const caller = (principal: Principal | null | undefined) => callerKey(principal?.userId ?? null);
 
   /** Decodes `cursor`, runs the page query (limit + 1 rows), and answers `{data, pagination}`. */
   async function page<Row extends { page_at: string }, Item>(

@@ -67,7 +67,7 @@ export function rotateSecret(db: Executor, id: string, secret: string, overlapSe
 }
 
 /** `page_at`: the ordering time as PostgreSQL text, at full (microsecond) precision, for the cursor. */
-export type Paged<T> = T & { page_at: string };
+type Paged<T> = T & { page_at: string };
 
 export function pageEndpoints(db: Executor, limit: number, after?: PageAfter): Promise<Paged<EndpointRow>[]> {
   let query = db

@@ -15,9 +15,9 @@ import { NameResolutionError, type NameResolver } from '../../http/outbound/name
 import { recordTestEvent, type NewEvent } from '../outbox.repository.ts';
 import * as repo from './endpoints.repository.ts';
 
-export type { EndpointRow, PageAfter } from './endpoints.repository.ts';
+export type { PageAfter } from './endpoints.repository.ts';
 
-export interface EndpointsServiceOptions {
+interface EndpointsServiceOptions {
   resolve: NameResolver;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: loopback targets are accepted (tests). */
   allowPrivateTargets: boolean;
@@ -32,9 +32,9 @@ export interface EndpointsServiceOptions {
   samples: EventSamples;
 }
 
-export type EventSamples = Record<EventType, () => NewEvent>;
+type EventSamples = Record<EventType, () => NewEvent>;
 
-export interface NewEndpoint {
+interface NewEndpoint {
   url: string;
   events: string[];
   secret?: string | null;
@@ -43,7 +43,7 @@ export interface NewEndpoint {
   payload?: 'fat' | 'thin';
 }
 
-export type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload'>>;
+type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload'>>;
 
 export interface QueuedDelivery {
   deliveryId: string;
@@ -51,14 +51,14 @@ export interface QueuedDelivery {
   endpointId: string;
 }
 
-export const endpointNotFound = (id: string) => notFound(`Webhook endpoint not found: ${id}`, 'WEBHOOK_ENDPOINT_NOT_FOUND');
+const endpointNotFound = (id: string) => notFound(`Webhook endpoint not found: ${id}`, 'WEBHOOK_ENDPOINT_NOT_FOUND');
 
 function urlRefused(message: string): AppError {
   return new AppError('VALIDATION', `The webhook URL is refused: ${message}`, 'WEBHOOK_URL_REFUSED', [{ field: ['url'], message }]);
 }
 
 /** `whsec_` and 32 random bytes in base64url (43 characters). */
-export function generateSecret(): string {
+function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 

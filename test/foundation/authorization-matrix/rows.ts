@@ -16,7 +16,7 @@ export interface Context {
   mail: RecordingMail;
 }
 
-export interface HttpRequest {
+interface HttpRequest {
   path: string;
   body?: unknown;
   raw?: RequestInit['body'];

@@ -6,9 +6,9 @@
  */
 import { CALLER_HEADINGS, CALLERS, type Caller } from './world.ts';
 
-export type Cell = 'ok' | 400 | 401 | 403 | 404 | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND';
+type Cell = 'ok' | 400 | 401 | 403 | 404 | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND';
 
-export interface Rule {
+interface Rule {
   /** How the rule reads in docs/security.md. */
   says: string;
   /** One cell per caller, in the order of CALLERS. */

@@ -39,7 +39,7 @@ export type Tenant = 'acme' | 'globex';
 export const TENANT_A: Tenant = 'acme';
 export const TENANT_B: Tenant = 'globex';
 
-export const PASSWORD = 'correct horse battery staple';
+const PASSWORD = 'correct horse battery staple';
 
 export interface World {
   token: Record<SignedIn, string>;

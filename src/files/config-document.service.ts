@@ -18,7 +18,7 @@ function toRecord(row: { revision: number; settings: unknown; updated_at: Date }
   return { version: String(row.revision), settings: row.settings as Record<string, unknown>, updatedAt: row.updated_at };
 }
 
-export class ConfigService {
+export class ConfigDocumentService {
   constructor(private readonly db: Database) {}
 
   async get(): Promise<AppConfigRecord> {

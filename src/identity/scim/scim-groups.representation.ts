@@ -3,7 +3,7 @@ import type { GroupsRow } from '../../../generated/db/types.ts';
 import type { components } from '../../../generated/openapi/scim.ts';
 import { scimInvalid } from './scim-errors.ts';
 import { GROUP_SCHEMA } from './scim-schema.ts';
-import { groupLocation, userLocation, weakTag } from './scim-users.model.ts';
+import { groupLocation, userLocation, weakTag } from './scim-users.representation.ts';
 import { isObject } from './scim-values.ts';
 
 type Json = Record<string, unknown>;
