@@ -7,7 +7,7 @@ import type { ProductImageSummary, ProductPage, ProductRecord } from './products
 
 type ProductResponse = components['schemas']['ProductResponse'];
 type ImageResponse = components['schemas']['ImageResponse'];
-type PagedProductResponse = components['schemas']['PagedProductResponse'];
+export type PagedProductResponse = components['schemas']['PagedProductResponse'];
 
 /** Item element names of lists in XML, as declared by the schemas' `xml.name`; prices as in CSV. */
 const XML_MAPPING: XmlMapping = {

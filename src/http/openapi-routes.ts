@@ -63,7 +63,7 @@ type SendArgs<P> = [P] extends [undefined] ? [payload?: undefined] : [payload: P
  * documented 200 may be sent without choosing one). Decision 1: an answer that does not match the
  * spec does not compile. (Fastify's own `Reply` generic is lost by `header()` and `type()`.)
  */
-export type StatusReply<Op, P> = Omit<FastifyReply, 'code' | 'status' | 'send' | 'header' | 'headers' | 'type'> & {
+type StatusReply<Op, P> = Omit<FastifyReply, 'code' | 'status' | 'send' | 'header' | 'headers' | 'type'> & {
   code<S extends keyof ReplyOf<Op>>(status: S): StatusReply<Op, ReplyOf<Op>[S]>;
   status<S extends keyof ReplyOf<Op>>(status: S): StatusReply<Op, ReplyOf<Op>[S]>;
   send(...args: SendArgs<P>): FastifyReply;

@@ -9,7 +9,7 @@ import type { CustomerRecord } from './customers.repository.ts';
 import type { OrderRecord, Tracking } from './orders.repository.ts';
 import { allowedTransitions, type OrderAction } from './transitions.ts';
 
-type OrderResponse = components['schemas']['Order'];
+export type OrderResponse = components['schemas']['Order'];
 type OrderCollection = components['schemas']['OrderCollection'];
 type CustomerResponse = components['schemas']['Customer'];
 type OrderTracking = components['schemas']['OrderTracking'];

@@ -100,7 +100,7 @@ function project(
 }
 
 /** A resource with some attributes left out: those `returned: always` (id, schemas, meta) stay. */
-export type Projected<R> = Partial<R> & Pick<R, Extract<keyof R, 'id' | 'schemas' | 'meta'>>;
+type Projected<R> = Partial<R> & Pick<R, Extract<keyof R, 'id' | 'schemas' | 'meta'>>;
 
 /**
  * The resource with only the attributes `attributes` names (when given), less those

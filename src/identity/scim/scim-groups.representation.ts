@@ -9,7 +9,7 @@ import { isObject } from './scim-values.ts';
 type Json = Record<string, unknown>;
 
 /** A Group as openapi/scim.yaml documents it. */
-export type ScimGroup = components['schemas']['Group'];
+type ScimGroup = components['schemas']['Group'];
 
 export interface ScimGroupRecord {
   row: GroupsRow;

@@ -12,7 +12,7 @@ import { isObject } from './scim-values.ts';
 type Json = Record<string, unknown>;
 
 /** A User as openapi/scim.yaml documents it (what GET /Users/{id} answers). */
-export type ScimUser = components['schemas']['User'];
+type ScimUser = components['schemas']['User'];
 type EnterpriseUser = components['schemas']['EnterpriseUser'];
 
 export interface ScimUserRecord {
