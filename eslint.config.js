@@ -5,6 +5,7 @@
  * (eslint-config-prettier, last, turns off the stylistic rules that would clash with it).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import { defineConfig } from 'eslint/config';
@@ -17,7 +18,7 @@ import tseslint from 'typescript-eslint';
  */
 const PLUMBING = ['auth', 'db', 'graphql', 'http'];
 const AREAS = fs
-  .readdirSync(new URL('src/', import.meta.url), { withFileTypes: true })
+  .readdirSync(path.join(import.meta.dirname, 'src'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && !PLUMBING.includes(entry.name))
   .map((entry) => entry.name);
 const COMPOSITION_ROOTS = ['services', 'app', 'server', 'main', 'worker'];
