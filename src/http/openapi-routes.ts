@@ -11,6 +11,7 @@ import { AppError, forbidden, notFound, unauthenticated, validationFailed, type 
 import type { DocumentName } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
 import { SERVED_METHODS } from './openapi-methods.ts';
+import { registerComponents, serializationCheck, serializedResponses } from './response-schemas.ts';
 
 type Json = Record<string, any>;
 
@@ -229,6 +230,7 @@ export function registerOperations<Ops>(
   options: RegisterOptions = {},
 ): void {
   const doc = loadOpenApiDocument(document);
+  const schemaId = registerComponents(app, document, doc);
   const table = handlers as Record<string, OperationHandler<unknown> | undefined>;
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of SERVED_METHODS) {
@@ -244,12 +246,16 @@ export function registerOperations<Ops>(
       const takesForm = Boolean(resolveRef(doc, op.requestBody ?? {})?.content?.[FORM]);
       const declaredQuery = declaredQueryParameters(doc, item, op);
       const guard = securityGuard(doc, op, options.isAuthenticated);
+      const response = serializedResponses(doc, schemaId, op);
       if (options.prefix && !path.startsWith(`${options.prefix}/`)) throw new Error(`${document}: ${path} is outside ${options.prefix}`);
       app.route({
         method: method.toUpperCase(),
         url: toFastifyPath(options.prefix ? path.slice(options.prefix.length) : path),
         config: { operationId, openApiDocument: document },
         ...(guard ? { onRequest: guard } : {}),
+        // JSON 2xx bodies are written by fast-json-stringify from the response schema (response-schemas.ts).
+        ...(response ? { schema: { response } } : {}),
+        ...(response && app.checkResponseSerialization ? serializationCheck : {}),
         handler: async (request, reply) => {
           const violations: Violation[] = [];
           if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));

@@ -10,7 +10,7 @@ t.test('an unexpected failure in any REST operation is an opaque 500 problem', a
     // Every method of the REST services fails the way a broken database would.
     configure: (app) => {
       const services = app.services as unknown as Record<string, Record<string, unknown>>;
-      for (const name of ['products', 'customers', 'orders', 'files', 'config']) {
+      for (const name of ['products', 'customers', 'orders', 'files', 'configDocument']) {
         const service = services[name]!;
         for (const method of Object.getOwnPropertyNames(Object.getPrototypeOf(service))) {
           if (method !== 'constructor') service[method] = async () => Promise.reject(new Error(SECRET));
