@@ -22,7 +22,7 @@ import { registerDocsPage } from './ops/docs-page.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
 import { createMetrics, type AppMetrics } from './ops/metrics.ts';
 import { ordersPlugin } from './orders/orders.plugin.ts';
-import { createServices, type Services } from './services.ts';
+import { createServices, servicesFor, type Services } from './services.ts';
 import { webhooksPlugin } from './webhooks/webhooks.plugin.ts';
 
 export interface AppDependencies {
@@ -74,14 +74,19 @@ export async function buildApp({
 
   await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl, metrics, metricsToken: config.metricsToken });
   if (config.docs) registerDocsPage(http, { graphiql: config.graphiql, schema: config.graphqlSchemaPrintout });
-  await http.register(catalogPlugin, { services, authenticate });
-  await http.register(ordersPlugin, { services, authenticate });
-  await http.register(filesPlugin, { services, authenticate });
-  await http.register(postsPlugin, { services, authenticate, cursorSecret });
-  await http.register(identityPlugin, { services, authenticate, baseUrl: config.baseUrl });
-  await http.register(signInPlugin, { services, authenticate, baseUrl: config.baseUrl, db: database.db });
-  await http.register(webhooksPlugin, { services, authenticate, cursorSecret });
-  await http.register(graphqlPlugin, { config, database, graph: contentGraph(services), authenticate, verifier });
+  // Each area gets the services it uses, not the container.
+  const only = <K extends keyof Services>(...names: K[]) => servicesFor(services, ...names);
+  await http.register(catalogPlugin, { services: only('products'), authenticate });
+  await http.register(ordersPlugin, { services: only('customers', 'orders'), authenticate });
+  await http.register(filesPlugin, { services: only('files', 'configDocument'), authenticate });
+  await http.register(postsPlugin, { services: only('postLists'), authenticate, cursorSecret });
+  const identity = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'oidc', 'scimUsers', 'scimGroups');
+  await http.register(identityPlugin, { services: identity, authenticate, baseUrl: config.baseUrl });
+  const signIn = only('accounts', 'identityProviders', 'sessions', 'saml', 'oidc');
+  await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });
+  await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, cursorSecret });
+  const graph = contentGraph(only('users', 'posts', 'comments', 'contentLoaders'));
+  await http.register(graphqlPlugin, { config, database, graph, authenticate, verifier });
 
   return { http, services, metrics };
 }

@@ -145,8 +145,13 @@ export function createServices(
   };
 }
 
-/** What an area plugin is registered with: the services and the bearer-token authenticator. */
-export interface AreaOptions {
-  services: Services;
+/** What an area plugin is registered with: the services it uses (`K`) and the bearer-token authenticator. */
+export interface AreaOptions<K extends keyof Services> {
+  services: Pick<Services, K>;
   authenticate: Authenticator;
+}
+
+/** The services named, and only those: what src/app.ts hands each area plugin. */
+export function servicesFor<K extends keyof Services>(services: Services, ...names: K[]): Pick<Services, K> {
+  return Object.fromEntries(names.map((name) => [name, services[name]])) as Pick<Services, K>;
 }

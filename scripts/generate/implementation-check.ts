@@ -1,7 +1,7 @@
 /**
  * After `npm run generate`: every REST operation and every GraphQL field that needs code, with none
  * written yet, as one short line naming it and the file to write it in, instead of the compiler's
- * type dump at the aggregating file (src/graphql/resolvers.ts) or the start-up refusal.
+ * type dump at the aggregating file (src/content/content.graph.ts) or the start-up refusal.
  *
  * - An operation is written when some file under src/ has a property or method of its operationId
  *   (`createProduct: async (request, reply) => …`). Its file is where the operations next to it

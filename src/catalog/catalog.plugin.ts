@@ -16,7 +16,7 @@ import type { AreaOptions } from '../services.ts';
 import { productV1Handlers } from './products.v1.handlers.ts';
 import { productV2Handlers } from './products.v2.handlers.ts';
 
-export const catalogPlugin: FastifyPluginAsync<AreaOptions> = async (scope, { services, authenticate }) => {
+export const catalogPlugin: FastifyPluginAsync<AreaOptions<'products'>> = async (scope, { services, authenticate }) => {
   await registerRestPlumbing(scope);
   scope.addHook('onRequest', bearerAuthentication(authenticate));
   registerOperations<V1>(scope, 'rest-v1', { params: v1Params, bodies: v1Bodies }, productV1Handlers(services));

@@ -56,7 +56,7 @@ function requestPath(request: FastifyRequest): string {
   return request.url.split('?')[0]!.replace(/\/+$/, '');
 }
 
-export function productV1Handlers(services: Services): ProductHandlers {
+export function productV1Handlers(services: Pick<Services, 'products'>): ProductHandlers {
   const products = services.products;
   return {
     listProducts: async (request, reply) => {

@@ -18,7 +18,7 @@ function toServiceOrders(orders: SortOrder<(typeof V2_SEARCH_SORT_FIELDS)[number
   return orders.map((o) => ({ field: o.field === 'quantity' ? 'stockQuantity' : o.field, direction: o.direction }));
 }
 
-export function productV2Handlers(services: Services): OperationHandlers<operations> {
+export function productV2Handlers(services: Pick<Services, 'products'>): OperationHandlers<operations> {
   const products = services.products;
   return {
     listProductsV2: async (request) => {

@@ -17,7 +17,7 @@ import {
 } from './post-lists.representation.ts';
 import type { FeedAnchor, SeekPage } from './post-lists.service.ts';
 
-export function postListHandlers(services: Services, cursors: PostCursors): OperationHandlers<operations> {
+export function postListHandlers(services: Pick<Services, 'postLists'>, cursors: PostCursors): OperationHandlers<operations> {
   const lists = services.postLists;
 
   /** The cursor of the last item when another page exists: rule 1, null exactly when has_next is false. */

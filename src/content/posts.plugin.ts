@@ -13,7 +13,7 @@ import type { AreaOptions } from '../services.ts';
 import { PostCursors } from './post-lists.cursors.ts';
 import { postListHandlers } from './post-lists.handlers.ts';
 
-interface PostsOptions extends AreaOptions {
+interface PostsOptions extends AreaOptions<'postLists'> {
   /** Key of the signed list cursors (src/http/cursor.ts: derived from the JWT secret). */
   cursorSecret: Uint8Array;
 }

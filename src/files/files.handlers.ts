@@ -38,7 +38,7 @@ function toConfigResponse(config: AppConfigRecord) {
   return { version: config.version, settings: config.settings, updatedAt: config.updatedAt.toISOString() };
 }
 
-export function fileHandlers(services: Services): FileHandlers {
+export function fileHandlers(services: Pick<Services, 'files' | 'configDocument'>): FileHandlers {
   const { files, configDocument } = services;
   return {
     uploadFile: async (request, reply) => {

@@ -9,7 +9,7 @@ import { registerRestPlumbing } from '../http/rest-area.ts';
 import type { AreaOptions } from '../services.ts';
 import { fileHandlers } from './files.handlers.ts';
 
-export const filesPlugin: FastifyPluginAsync<AreaOptions> = async (scope, { services, authenticate }) => {
+export const filesPlugin: FastifyPluginAsync<AreaOptions<'files' | 'configDocument'>> = async (scope, { services, authenticate }) => {
   await registerRestPlumbing(scope);
   scope.addHook('onRequest', bearerAuthentication(authenticate));
   registerOperations<operations>(scope, 'rest-v1', { params, bodies }, fileHandlers(services));

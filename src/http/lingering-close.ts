@@ -25,7 +25,9 @@ export function lingerBeforeClosing(request: IncomingMessage): void {
     seen += chunk.length;
     if (seen > LINGER_BYTES) cut();
   });
-  request.once('end', cut);
+  // The client has sent everything: close for good once our answer is out. Not before: a request
+  // without a body ends at once, possibly before an asynchronous hook has let the answer be written.
+  request.once('end', () => (socket.writableEnded ? cut() : socket.once('finish', cut)));
   request.resume();
   // What node calls once the answer is written on a connection that is to close: end our side only.
   socket.destroySoon = () => socket.end();

@@ -15,7 +15,14 @@ import { TENANT_SORT_FIELDS } from './tenants.service.ts';
 const TEST_SIGN_IN_TTL_MS = 10 * 60_000;
 
 export function adminHandlers(
-  { tenants, scimTokens, identityProviders, domains, saml, oidc }: Services,
+  {
+    tenants,
+    scimTokens,
+    identityProviders,
+    domains,
+    saml,
+    oidc,
+  }: Pick<Services, 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'oidc'>,
   baseUrl: string,
 ): OperationHandlers<operations> {
   return {

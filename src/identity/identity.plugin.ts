@@ -15,7 +15,10 @@ import type { AreaOptions } from '../services.ts';
 import { adminHandlers } from './admin.handlers.ts';
 import { SCIM_PREFIX, scimScope } from './scim/scim.scope.ts';
 
-interface IdentityOptions extends AreaOptions {
+/** The admin API's services, and SCIM's (its scope). */
+type IdentityServices = 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'oidc' | 'scimUsers' | 'scimGroups';
+
+interface IdentityOptions extends AreaOptions<IdentityServices> {
   /** The public base address: SCIM's `meta.location` and `Location` are absolute URLs. */
   baseUrl: string;
 }

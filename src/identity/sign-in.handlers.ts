@@ -25,7 +25,10 @@ const SIGN_IN_COOKIE_TTL_S = 10 * 60;
 
 const noSession = () => unauthenticated('This operation needs a session (sign in first; a JWT is not a session)');
 
-export function signInHandlers(services: Services, { baseUrl, db }: SignInOptions): OperationHandlers<operations> {
+export function signInHandlers(
+  services: Pick<Services, 'accounts' | 'identityProviders' | 'sessions' | 'saml' | 'oidc'>,
+  { baseUrl, db }: SignInOptions,
+): OperationHandlers<operations> {
   const { accounts, identityProviders, sessions, saml, oidc } = services;
   const cookie = { secure: new URL(baseUrl).protocol === 'https:' };
 

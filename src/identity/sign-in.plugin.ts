@@ -17,7 +17,7 @@ import { deleteExpiredSsoState } from './sign-in/sso-state.repository.ts';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-interface SignInPluginOptions extends AreaOptions {
+interface SignInPluginOptions extends AreaOptions<'accounts' | 'identityProviders' | 'sessions' | 'saml' | 'oidc'> {
   baseUrl: string;
   db: Database;
 }

@@ -62,7 +62,7 @@ function negotiateHal(request: FastifyRequest): MediaType {
   }
 }
 
-export function orderHandlers(services: Services): OrderHandlers {
+export function orderHandlers(services: Pick<Services, 'customers' | 'orders'>): OrderHandlers {
   const { customers, orders } = services;
   return {
     createCustomer: async (request, reply) => {

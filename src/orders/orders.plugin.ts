@@ -9,7 +9,7 @@ import { registerRestPlumbing } from '../http/rest-area.ts';
 import type { AreaOptions } from '../services.ts';
 import { orderHandlers } from './orders.handlers.ts';
 
-export const ordersPlugin: FastifyPluginAsync<AreaOptions> = async (scope, { services, authenticate }) => {
+export const ordersPlugin: FastifyPluginAsync<AreaOptions<'customers' | 'orders'>> = async (scope, { services, authenticate }) => {
   await registerRestPlumbing(scope);
   scope.addHook('onRequest', bearerAuthentication(authenticate));
   registerOperations<operations>(scope, 'rest-v1', { params, bodies }, orderHandlers(services));

@@ -11,7 +11,7 @@ import { registerOperations } from '../http/openapi-routes.ts';
 import type { AreaOptions } from '../services.ts';
 import { endpointsHandlers } from './subscriptions/endpoints.handlers.ts';
 
-interface WebhooksOptions extends AreaOptions {
+interface WebhooksOptions extends AreaOptions<'webhookEndpoints'> {
   cursorSecret: Uint8Array;
 }
 

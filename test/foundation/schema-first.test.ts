@@ -55,7 +55,7 @@ t.test('a new SDL field fails typecheck until it has a resolver', { timeout: 180
   t.match(fs.readFileSync(path.join(dir, 'generated/graphql/resolvers.ts'), 'utf8'), /'pingCount'/, 'StrictResolvers requires it');
   const broken = await tsc(dir);
   t.notOk(broken.ok, 'typecheck fails');
-  t.match(broken.output, /src\/graphql\/resolvers\.ts.*pingCount/s, 'and names the field');
+  t.match(broken.output, /src\/content\/content\.graph\.ts.*pingCount/s, 'and names the field');
 
   const resolvers = path.join(dir, 'src/content/users.resolvers.ts');
   const source = fs.readFileSync(resolvers, 'utf8');

@@ -30,7 +30,7 @@ export const SCIM_PREFIX = '/scim/v2';
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 interface ScimScopeOptions {
-  services: Services;
+  services: Pick<Services, 'scimTokens' | 'scimUsers' | 'scimGroups'>;
   baseUrl: string;
 }
 
