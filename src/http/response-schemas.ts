@@ -79,7 +79,8 @@ export function serializedResponses(doc: Json, id: string, op: Json): FastifySch
     if (!/^2\d\d$/.test(status)) continue;
     const content: Record<string, { schema: unknown }> = {};
     for (const [mediaType, body] of Object.entries<Json>(resolve(doc, declared)?.content ?? {})) {
-      if (isJsonMediaType(mediaType) && body?.schema && isClosed(doc, body.schema)) content[mediaType] = { schema: pointedAt(id, body.schema) };
+      if (isJsonMediaType(mediaType) && body?.schema && isClosed(doc, body.schema))
+        content[mediaType] = { schema: pointedAt(id, body.schema) };
     }
     if (Object.keys(content).length) response[status] = { content };
   }
