@@ -100,7 +100,7 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
     name: 'SCIM filters',
     notes: [
       `The filters, sent URL-encoded: \`${BY_USERNAME}\` (count 1) and \`${COMPOUND}\` (count 50). Each request is authenticated by a SCIM token (one indexed look-up), and the filter is translated to one SQL query plus a count.`,
-      'The target is absolute, not a ratio: p95 below 30 ms on PostgreSQL (issue 14). PGlite is reported beside it without a target.',
+      'The target is absolute, not a ratio: p95 below 30 ms on PostgreSQL (the SCIM provisioning target). PGlite is reported beside it without a target.',
       ['| database | filter | p95 ms | target | verdict |', '|---|---|---:|---:|---|', ...verdicts].join('\n'),
     ],
     cases,

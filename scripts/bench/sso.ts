@@ -1,5 +1,5 @@
 /**
- * Single sign-on callbacks (issue 16's target: p95 under 50 ms on loopback): ours (dist/src/main.js,
+ * Single sign-on callbacks (target: p95 under 50 ms on loopback): ours (dist/src/main.js,
  * as `npm start` runs it but with NODE_ENV=test, since the OpenID provider here is plain http on
  * loopback, which ALLOW_INSECURE_IDP admits outside production only) over PostgreSQL.
  * - SAML ACS: SP-initiated sign-ins. Every response answers its own AuthnRequest and carries its own

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery over PostgreSQL (issue 15's targets): ours (dist/src/main.js as `npm start` runs
+ * Webhook delivery over PostgreSQL (its targets: docs/benchmarks.md): ours (dist/src/main.js as `npm start` runs
  * it, with its in-process delivery worker) delivering to 50 HTTPS receivers on loopback, which run
  * in this harness process (the server, the receivers and the load are three processes).
  * - Throughput: 200 events fanned out to all 50 endpoints (10,000 deliveries) committed at once;

@@ -6,7 +6,7 @@
  *
  * The common request takes a shorter road than graphql-http's pipeline (see answerDirectly): a POST
  * of a JSON body whose query the caches already hold as a valid, compiled operation. It gives the
- * answer graphql-http would give, byte for byte (test/graphql/http-fast-path.test.ts compares the
+ * answer graphql-http would give, byte for byte (test/graphql/http-direct.test.ts compares the
  * two); everything else (GET, other media types, malformed parameters, refused or uncompilable
  * operations) goes through graphql-http unchanged.
  */

@@ -1,5 +1,5 @@
 /**
- * The schema-first contract (issue 2): adding a field to the SDL and regenerating breaks the
+ * The schema-first contract: adding a field to the SDL and regenerating breaks the
  * typecheck, naming the field, until a resolver exists. Runs on a scratch copy of the project so
  * the working tree is never touched.
  */
