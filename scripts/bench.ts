@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- products|pagination|graphql|scim|auth|webhooks|sso ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
+ * `npm run bench [-- products (or rest)|pagination|graphql|scim|auth|webhooks|sso ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`; `npm run bench -- generate [--rounds N]` times `npm run generate`
  *   (scripts/bench/generate-timing.ts).
  *
@@ -65,7 +65,10 @@ const { values, positionals } = parseArgs({
     note: { type: 'string' },
   },
 });
-const unknown = positionals.filter((p) => !(p in SECTIONS));
+/** Other names of a section: `rest` is the REST products section. */
+const ALIASES: Record<string, SectionName> = { rest: 'products' };
+const named = [...new Set(positionals.map((p) => ALIASES[p] ?? p))];
+const unknown = named.filter((p) => !(p in SECTIONS));
 if (unknown.length) {
   console.error(`unknown section(s): ${unknown.join(', ')}; expected ${Object.keys(SECTIONS).join(', ')}`);
   process.exit(2);
@@ -76,7 +79,7 @@ if (unknownDb.length) {
   console.error(`unknown --db value(s): ${unknownDb.join(', ')}; expected ${DB_CHOICES.join(', ')}`);
   process.exit(2);
 }
-const selected = (positionals.length ? positionals : Object.keys(SECTIONS)) as SectionName[];
+const selected = (named.length ? named : Object.keys(SECTIONS)) as SectionName[];
 const fullRun = selected.length === Object.keys(SECTIONS).length && dbs.length === DB_CHOICES.length;
 if (values['write-doc'] && (values.quick || (!fullRun && dbs.length !== DB_CHOICES.length))) {
   console.error('--write-doc needs every database (no --db) and no --quick; with section names it updates only their part of the file');
