@@ -72,6 +72,7 @@ export default defineConfig(
     files: [
       'src/http/openapi-docs.ts',
       'src/http/openapi-routes.ts',
+      'src/http/response-schemas.ts',
       'scripts/generate/openapi.ts',
       'scripts/generate/transport-responses.ts',
       'scripts/fuzz/*.ts',

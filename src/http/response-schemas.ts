@@ -8,12 +8,12 @@
  * JSON.stringify of the same value, so a difference fails the test that produced it (decision 140).
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 type Json = Record<string, any>;
 
 /** `application/json` and every `+json` type: the media types serialised from a schema. */
-export function isJsonMediaType(mediaType: string): boolean {
+function isJsonMediaType(mediaType: string): boolean {
   const type = mediaType.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || type.endsWith('+json');
 }
@@ -73,7 +73,11 @@ export function registerComponents(app: FastifyInstance, document: string, doc: 
  * Fastify's `schema.response` for an operation: its 2xx JSON bodies with closed schemas, by status
  * and media type; null when it has none.
  */
-export function serializedResponses(doc: Json, id: string, op: Json): FastifySchema['response'] | null {
+export function serializedResponses(
+  doc: Json,
+  id: string,
+  op: Json,
+): Record<string, { content: Record<string, { schema: unknown }> }> | null {
   const response: Record<string, { content: Record<string, { schema: unknown }> }> = {};
   for (const [status, declared] of Object.entries<Json>(op.responses ?? {})) {
     if (!/^2\d\d$/.test(status)) continue;
