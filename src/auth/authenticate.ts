@@ -1,18 +1,18 @@
 /**
- * Resolves the caller of a request through passport: an `Authorization: Bearer` header, else the
- * session cookie. Anonymous requests yield null; an invalid bearer credential is an UNAUTHENTICATED
- * error, a cookie on a cross-site unsafe request FORBIDDEN, mapped by each transport. A session
+ * Resolves the caller of a request through its passport strategies: an `Authorization: Bearer`
+ * header, else the session cookie. Anonymous requests yield null; an invalid bearer credential is an
+ * UNAUTHENTICATED error, a cookie on a cross-site unsafe request FORBIDDEN, mapped by each transport. A session
  * cookie that holds no valid session is a StaleSessionCookie: the caller is anonymous and the answer
  * clears the cookie, so a revoked or junk cookie never locks anybody out (of signing in again, say).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import passport from 'passport';
 import { AppError, unauthenticated } from '../errors.ts';
-import { BEARER, BearerStrategy } from './bearer-strategy.ts';
+import { BearerStrategy } from './bearer-strategy.ts';
 import type { CredentialVerifier } from './credentials.ts';
 import type { Principal } from './principal.ts';
 import { clearedSessionCookieHeader, sessionCookieOf } from './session-cookie.ts';
-import { SESSION_COOKIE_STRATEGY, SessionCookieStrategy } from './session-cookie-strategy.ts';
+import { runStrategy } from './run-strategy.ts';
+import { SessionCookieStrategy } from './session-cookie-strategy.ts';
 
 export type Authenticator = (req: IncomingMessage, res?: ServerResponse) => Promise<Principal | null>;
 
@@ -34,25 +34,17 @@ export function carriesCredential(req: IncomingMessage): boolean {
 
 export function createAuthenticator(verifier: CredentialVerifier, options: { allowedOrigin: string }): Authenticator {
   const clearCookie = clearedSessionCookieHeader({ secure: options.allowedOrigin.startsWith('https:') });
-  const instance = new passport.Passport();
-  instance.use(new BearerStrategy(verifier));
-  instance.use(new SessionCookieStrategy(verifier, options.allowedOrigin));
-  return (req, res) =>
-    new Promise((resolve, reject) => {
-      // The header wins: a client that sends one means it, whatever cookie the browser adds.
-      const strategy = req.headers.authorization ? BEARER : SESSION_COOKIE_STRATEGY;
-      // @types/passport types the middleware as `any`; this is the connect-style function it returns.
-      const middleware = instance.authenticate(
-        strategy,
-        { session: false },
-        (error: Error | null, user: Principal | false, info: { message?: string } | undefined) => {
-          const message = info?.message ?? 'Invalid credentials';
-          if (error) reject(error);
-          else if (!user) reject(strategy === BEARER ? unauthenticated(message) : new StaleSessionCookie(message, clearCookie));
-          else resolve(user);
-        },
-      ) as (req: IncomingMessage, res: ServerResponse | undefined, next: (error?: Error) => void) => void;
-      // passport calls `next` when the strategy passes (no credentials at all).
-      middleware(req, res, (error?: Error) => (error ? reject(error) : resolve(null)));
-    });
+  const bearer = new BearerStrategy(verifier);
+  const cookie = new SessionCookieStrategy(verifier, options.allowedOrigin);
+  // The strategies run through runStrategy, not a passport middleware built for every request (what
+  // passport.authenticate() does): the same decisions, without a closure and a dispatch per request.
+  return async (req) => {
+    // The header wins: a client that sends one means it, whatever cookie the browser adds.
+    const byHeader = Boolean(req.headers.authorization);
+    const outcome = await runStrategy<Principal>(byHeader ? bearer : cookie, req);
+    if (outcome.kind === 'success') return outcome.user;
+    if (outcome.kind === 'pass') return null;
+    if (outcome.kind === 'redirect') throw new Error('a credential strategy asked for a redirect');
+    throw byHeader ? unauthenticated(outcome.message) : new StaleSessionCookie(outcome.message, clearCookie);
+  };
 }

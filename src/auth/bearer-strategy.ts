@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { Strategy } from 'passport-strategy';
 import { InvalidTokenError, type CredentialVerifier } from './credentials.ts';
 
-export const BEARER = 'bearer';
+const BEARER = 'bearer';
 
 /** The token of an `Authorization: Bearer <token>` value, or null when the value has another shape. */
 export function bearerToken(header: string): string | null {

@@ -9,7 +9,7 @@ import { forbidden } from '../errors.ts';
 import { InvalidTokenError, SESSION_TOKEN_PREFIX, type CredentialVerifier } from './credentials.ts';
 import { crossSiteRefusal, sessionCookieOf } from './session-cookie.ts';
 
-export const SESSION_COOKIE_STRATEGY = 'session-cookie';
+const SESSION_COOKIE_STRATEGY = 'session-cookie';
 
 export class SessionCookieStrategy extends Strategy {
   name = SESSION_COOKIE_STRATEGY;

@@ -39,3 +39,29 @@ t.test('a server at level info never writes the code or state of a callback', as
   t.notMatch(log, 'THE-CODE');
   t.notMatch(log, 'THE-STATE');
 });
+
+t.test('one access line per request at info: method, url, status, time and request id', async (t) => {
+  const lines: string[] = [];
+  const app = createHttpServer({ ...loadConfig({ LOG_LEVEL: 'info' }) });
+  const logger = app.log as unknown as { [key: symbol]: unknown };
+  const streamSymbol = Object.getOwnPropertySymbols(logger).find((s) => s.description === 'pino.stream')!;
+  logger[streamSymbol] = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  app.get('/things/:id', async (_request, reply) => reply.code(202).send({ ok: true }));
+  await app.ready();
+  await app.inject({ method: 'GET', url: '/things/7?x=1', headers: { 'x-request-id': 'req-42' } });
+  await app.close();
+  const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.reqId === 'req-42');
+  t.equal(entries.length, 1, 'one line, not an "incoming request" and a "request completed"');
+  t.match(entries[0], {
+    level: 30,
+    msg: 'request completed',
+    req: { method: 'GET', url: '/things/7?x=1' },
+    res: { statusCode: 202 },
+    responseTime: Number,
+  });
+});
