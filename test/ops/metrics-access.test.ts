@@ -24,7 +24,7 @@ t.test('with METRICS_TOKEN, only that token reads it', async (t) => {
   await server.api.get('/metrics', { token: await server.token('root', ['ADMIN']), expect: 401 });
   const scraped = await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   t.equal(scraped.status, 200);
-  t.match(await scraped.text(), /^# HELP http_requests_total/m);
+  t.match(await scraped.text(), /^# HELP http_request_duration_seconds/m);
   await server.api.get('/healthz', { expect: 200 });
 });
 

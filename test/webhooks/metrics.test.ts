@@ -57,10 +57,17 @@ t.test('HTTP, database and webhook metrics', async (t) => {
     10_000,
     'both attempts counted and both deliveries settled',
   );
-  t.equal(value(text, 'http_requests_total{method="GET",route="/api/v1/products/:id",status="200"}'), 1, 'by route pattern, not raw URL');
-  t.equal(value(text, 'http_requests_total{method="GET",route="/api/v1/products/:id",status="400"}'), 1);
-  t.equal(value(text, 'http_requests_total{method="POST",route="/api/webhooks",status="201"}'), 2);
-  t.ok((value(text, 'http_requests_total{method="GET",route="unmatched",status="404"}') ?? 0) >= 1, 'unmatched requests share one label');
+  t.equal(
+    value(text, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="200"}'),
+    1,
+    'by route pattern, not raw URL',
+  );
+  t.equal(value(text, 'http_request_duration_seconds_count{method="GET",route="/api/v1/products/:id",status="400"}'), 1);
+  t.equal(value(text, 'http_request_duration_seconds_count{method="POST",route="/api/webhooks",status="201"}'), 2);
+  t.ok(
+    (value(text, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}') ?? 0) >= 1,
+    'unmatched requests share one label',
+  );
   t.match(text, /http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/products\/:id",status="200"\} \d/);
   t.ok(value(text, 'db_statements_total')! > statementsBefore, 'statements are counted');
   t.equal(value(text, 'webhook_queue_deliveries{state="delivered"}'), 1);

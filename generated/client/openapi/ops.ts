@@ -29,9 +29,10 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description The Prometheus text exposition format: `http_requests_total` and
-         *     `http_request_duration_seconds` (labels `method`, `route` — the route
-         *     pattern, e.g. `/api/v1/products/:id`, or `unmatched` — and `status`),
+         * @description The Prometheus text exposition format: `http_request_duration_seconds`
+         *     (labels `method`, `route` — the route pattern, e.g.
+         *     `/api/v1/products/:id`, or `unmatched` — and `status`; its `_count`
+         *     series counts the requests),
          *     `db_statements_total`, `db_pool_connections{state}`,
          *     `webhook_queue_deliveries{state}` and `webhook_endpoints{status}`
          *     (read from the database at each scrape), `webhook_attempts_total{outcome}`
@@ -444,9 +445,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example # HELP http_requests_total HTTP requests served.
-                     *     # TYPE http_requests_total counter
-                     *     http_requests_total{method="GET",route="/api/v1/products",status="200"} 1027
+                     * @example # HELP http_request_duration_seconds Time from request to response, by method, route pattern and status
+                     *     # TYPE http_request_duration_seconds histogram
+                     *     http_request_duration_seconds_count{method="GET",route="/api/v1/products",status="200"} 1027
                      */
                     "text/plain": string;
                 };
