@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { createAuthenticator } from './auth/authenticate.ts';
+import { CachedCredentialStore } from './auth/credential-cache.ts';
 import { CredentialVerifier, type CredentialStore } from './auth/credentials.ts';
 import { catalogPlugin } from './catalog/catalog.plugin.ts';
 import type { Config } from './config.ts';
@@ -33,7 +34,8 @@ export interface AppDependencies {
   /** Verifies bearer JWTs (sessions are checked against the database, src/auth/credentials.ts). */
   jwtSecret: string;
   /**
-   * What bearer credentials are checked against; the sessions service (the database) unless given.
+   * What bearer credentials are checked against; unless given, the sessions service (the database)
+   * with its answers kept while the credential epoch stands (src/auth/credential-cache.ts).
    * The benchmarks give one answering from memory to measure what the per-request look-up costs.
    */
   credentialStore?: CredentialStore;
@@ -63,13 +65,14 @@ export async function buildApp({
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
   const services = createServices(database.db, config, { secretsKey, mail: mail ?? new LogMailTransport(http.log) });
   // One verifier for every transport: REST and GraphQL over HTTP through passport, WebSockets directly.
-  const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? services.sessions);
+  const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? new CachedCredentialStore(services.sessions));
   const authenticate = createAuthenticator(verifier, { allowedOrigin: new URL(config.baseUrl).origin });
   requireEveryOperationServed(http);
   const metrics = createMetrics(database);
   // On the root instance before any area registers, so it sees every route's responses.
-  http.addHook('onResponse', async (request, reply) => {
+  http.addHook('onResponse', (request, reply, done) => {
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   await http.register(opsPlugin, { db: database.db, baseUrl: config.baseUrl, metrics, metricsToken: config.metricsToken });

@@ -46,6 +46,14 @@ export interface CommentsTable {
 /** A comments row as selected. */
 export type CommentsRow = Selectable<CommentsTable>;
 
+export interface CredentialEpochTable {
+  one: Generated<boolean>;
+  epoch: number;
+}
+
+/** A credential_epoch row as selected. */
+export type CredentialEpochRow = Selectable<CredentialEpochTable>;
+
 export interface CustomersTable {
   id: Generated<string>;
   name: string;
@@ -444,6 +452,7 @@ export interface DB {
   blob_chunks: BlobChunksTable;
   blobs: BlobsTable;
   comments: CommentsTable;
+  credential_epoch: CredentialEpochTable;
   customers: CustomersTable;
   deleted_users: DeletedUsersTable;
   files: FilesTable;

@@ -18,6 +18,7 @@ import Fastify from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { CachedCredentialStore } from '../../src/auth/credential-cache.ts';
 import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -82,7 +83,9 @@ async function open(): Promise<DatabaseHandle | null> {
 const database = await open();
 const db = database?.db ?? stubDatabase();
 const services = createServices(db, loadConfig(), { secretsKey: JWT_SECRET, mail: { send: async () => undefined } });
-const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, services.sessions), { allowedOrigin: 'http://127.0.0.1' });
+const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, new CachedCredentialStore(services.sessions)), {
+  allowedOrigin: 'http://127.0.0.1',
+});
 /** Every GraphQL peer resolves the caller as ours does (the same passport strategy) and builds our context. */
 const contextOf = async (req: IncomingMessage) => createContentContext(await authenticate(req), services);
 const schema = data === 'memory' ? memorySchema() : buildContentSchema();

@@ -2,8 +2,9 @@
  * Verification of a bearer credential, the same for REST, GraphQL over HTTP and the WebSocket's
  * `connection_init`: a session token (recognised by its prefix, so never mistaken for a JWT) or an
  * HS256 JWT. Every credential that names a stored user is checked against the database on every use
- * (one indexed query, no cache another instance could leave stale), so deactivating or deleting the
- * user, or revoking the session, refuses the very next request on every instance (decision 63).
+ * (the store's answer, kept only while the database's credential epoch shows nothing changed:
+ * src/auth/credential-cache.ts), so deactivating or deleting the user, removing a role, or revoking
+ * the session refuses the very next request on every instance (decisions 63 and 151).
  */
 import { InvalidTokenError, verifyTokenClaims } from './jwt.ts';
 import { scopedRoles, type Principal } from './principal.ts';

@@ -65,19 +65,31 @@ export function rolesNow(granted: ReturnType<typeof sql>, userId: ReturnType<typ
     order by 1)`;
 }
 
+/** The credential epoch (migration 0019) as of the statement's snapshot. */
+const epochNow = sql<number>`(select epoch from credential_epoch)`;
+
 /**
  * The one query of an authenticated request with a session token: the unique digest index, then the
  * user's primary key (and its group memberships). Revoked and expired sessions and inactive users
- * yield nothing. `roles`: the session's, and its tenant's mapping of the user's groups now.
+ * yield nothing. `roles`: the session's, and its tenant's mapping of the user's groups now; `epoch`:
+ * the credential epoch of the same snapshot, under which the answer may be kept (decision 151).
  */
 export function findValidSession(
   db: Executor,
   digest: string,
-): Promise<Pick<SessionsRow, 'id' | 'user_id' | 'tenant_id' | 'roles' | 'expires_at' | 'last_seen_at'> | undefined> {
+): Promise<(Pick<SessionsRow, 'id' | 'user_id' | 'tenant_id' | 'roles' | 'expires_at' | 'last_seen_at'> & { epoch: number }) | undefined> {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.tenant_id', 's.expires_at', 's.last_seen_at', rolesNow(sql`s.roles`, sql`u.id`).as('roles')])
+    .select([
+      's.id',
+      's.user_id',
+      's.tenant_id',
+      's.expires_at',
+      's.last_seen_at',
+      rolesNow(sql`s.roles`, sql`u.id`).as('roles'),
+      epochNow.as('epoch'),
+    ])
     .where('s.token_sha256', '=', digest)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', sql<Date>`now()`)
@@ -86,30 +98,27 @@ export function findValidSession(
 }
 
 /**
- * The one query of an authenticated request with a JWT: the user of that id (its primary key) with
- * the roles its tenant grants it now (stored and group roles), else the record of its deletion (with
- * an empty tenant). No row: the id was never a stored user's.
+ * The one query of an authenticated request with a JWT, always one row: the user of that id (its
+ * primary key) with the roles its tenant grants it now (stored and group roles), whether the id is
+ * recorded as deleted, and the credential epoch of the same snapshot. No user and no deletion: the
+ * id was never a stored user's.
  */
-export function findSubject(
+export async function findSubject(
   db: Executor,
   userId: string,
-): Promise<{ tenant_id: string; active: boolean; deleted: boolean; roles: string[] }[]> {
-  return db
-    .selectFrom('users as u')
-    .select(['u.tenant_id', 'u.active', sql<boolean>`false`.as('deleted'), rolesNow(sql`u.roles`, sql`u.id`).as('roles')])
-    .where('u.id', '=', userId)
-    .unionAll(
-      db
-        .selectFrom('deleted_users')
-        .select([
-          sql<string>`''`.as('tenant_id'),
-          sql<boolean>`false`.as('active'),
-          sql<boolean>`true`.as('deleted'),
-          sql<string[]>`'{}'::text[]`.as('roles'),
-        ])
-        .where('user_id', '=', userId),
-    )
-    .execute();
+): Promise<{ tenant_id: string | null; active: boolean | null; deleted: boolean; roles: string[]; epoch: number }> {
+  const { rows } = await sql<{ tenant_id: string | null; active: boolean | null; deleted: boolean; roles: string[]; epoch: number }>`
+    select u.tenant_id, u.active, d.user_id is not null as deleted, ${rolesNow(sql`u.roles`, sql`u.id`)} as roles, e.epoch
+      from credential_epoch e
+      left join users u on u.id = ${userId}
+      left join deleted_users d on d.user_id = ${userId}`.execute(db);
+  return rows[0]!;
+}
+
+/** The credential epoch now: the fence a kept credential answer is checked against (decision 151). */
+export async function credentialEpoch(db: Executor): Promise<number> {
+  const { rows } = await sql<{ epoch: number }>`select epoch from credential_epoch`.execute(db);
+  return rows[0]!.epoch;
 }
 
 /** Records a use, unless one was recorded within `resolutionSeconds` (concurrent requests write once). */

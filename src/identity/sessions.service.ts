@@ -3,20 +3,16 @@
  * a cookie or a bearer token. The token is a long random value returned once by `create` and stored
  * only as its SHA-256 (as SCIM tokens are: 256 random bits leave nothing to guess from a digest).
  * The service is also the credential store of src/auth/credentials.ts: it answers, with one indexed
- * query per authenticated request, whether a session token or a JWT's subject is still good.
+ * query, whether a session token or a JWT's subject is still good, and with which credential epoch,
+ * so src/auth/credential-cache.ts may keep the answer while the epoch stands (decision 151).
  *
  * Revocation reaches open WebSocket connections through the database: the triggers of migration 0010
  * notify `credential_revoked` whenever a session is revoked or deleted and whenever a user is
  * deactivated or deleted, by this service or by any plain UPDATE or DELETE (decision 63).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  SESSION_TOKEN_PREFIX,
-  SESSION_TOKEN_SHAPE,
-  type CredentialStore,
-  type SessionCredential,
-  type SubjectStatus,
-} from '../auth/credentials.ts';
+import { SESSION_TOKEN_PREFIX, SESSION_TOKEN_SHAPE, type SubjectStatus } from '../auth/credentials.ts';
+import type { Epoched, EpochedCredentialStore, EpochedSession } from '../auth/credential-cache.ts';
 import type { UsersRow } from '../../generated/db/types.ts';
 import { findUserById } from '../content/users.repository.ts';
 import type { Database } from '../db/database.ts';
@@ -51,7 +47,9 @@ const digestOf = (token: string) => createHash('sha256').update(token).digest('h
 const sessionNotFound = (id: string) => notFound(`Session not found: ${id}`, 'SESSION_NOT_FOUND');
 const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
 
-export class SessionsService implements CredentialStore {
+export class SessionsService implements EpochedCredentialStore {
+  readonly lastSeenResolutionMs = LAST_SEEN_RESOLUTION_S * 1000;
+
   constructor(
     private readonly db: Database,
     /** AUTH_SESSION_TTL_S: how long a session lasts from its creation. */
@@ -106,19 +104,41 @@ export class SessionsService implements CredentialStore {
     return repo.revokeSessionsOfUser(this.db, userId);
   }
 
-  async sessionForToken(token: string): Promise<SessionCredential | null> {
+  /**
+   * The session of a session token with the credential epoch it was read at (decision 151), or null
+   * when it is unknown, revoked or expired, or its user inactive. Records the use to the minute.
+   */
+  async readSession(token: string): Promise<EpochedSession | null> {
     if (!SESSION_TOKEN_SHAPE.test(token)) return null;
     const found = await repo.findValidSession(this.db, digestOf(token));
     if (!found) return null;
-    const stale = found.last_seen_at === null || Date.now() - found.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_S * 1000;
-    if (stale) await repo.touchSession(this.db, found.id, LAST_SEEN_RESOLUTION_S);
-    return { sessionId: found.id, userId: found.user_id, tenantId: found.tenant_id, roles: found.roles, expiresAt: found.expires_at };
+    let lastSeenAt = found.last_seen_at;
+    if (lastSeenAt === null || Date.now() - lastSeenAt.getTime() >= this.lastSeenResolutionMs) {
+      await repo.touchSession(this.db, found.id, LAST_SEEN_RESOLUTION_S);
+      lastSeenAt = new Date();
+    }
+    return {
+      value: { sessionId: found.id, userId: found.user_id, tenantId: found.tenant_id, roles: found.roles, expiresAt: found.expires_at },
+      epoch: found.epoch,
+      lastSeenAt,
+    };
   }
 
-  async subjectStatus(userId: string): Promise<SubjectStatus> {
-    const rows = await repo.findSubject(this.db, userId);
-    const user = rows.find((r) => !r.deleted);
-    if (user) return user.active ? { kind: 'active', tenantId: user.tenant_id, roles: user.roles } : { kind: 'inactive' };
-    return rows.length ? { kind: 'deleted' } : { kind: 'unknown' };
+  /** What the store knows of a JWT's subject, with the credential epoch it was read at. */
+  async readSubject(userId: string): Promise<Epoched<SubjectStatus>> {
+    const row = await repo.findSubject(this.db, userId);
+    let value: SubjectStatus;
+    if (row.tenant_id !== null) value = row.active ? { kind: 'active', tenantId: row.tenant_id, roles: row.roles } : { kind: 'inactive' };
+    else value = row.deleted ? { kind: 'deleted' } : { kind: 'unknown' };
+    return { value, epoch: row.epoch };
+  }
+
+  credentialEpoch(): Promise<number> {
+    return repo.credentialEpoch(this.db);
+  }
+
+  /** Records a use of a session answered without reading it (a kept answer); concurrent calls write once. */
+  async touch(sessionId: string): Promise<void> {
+    await repo.touchSession(this.db, sessionId, LAST_SEEN_RESOLUTION_S);
   }
 }

@@ -121,8 +121,8 @@ t.test("the auth section's in-memory credential store answers as the database do
 
   for (const g of [1, 2, 3, 4, AUTH_VIEWER, AUTH_USERS, AUTH_USERS + 1]) {
     const token = authSessionToken(g);
-    t.same(await memory.sessionForToken(token), await sessions.sessionForToken(token), `session of user ${g}`);
-    t.same(await memory.subjectStatus(authUserId(g)), await sessions.subjectStatus(authUserId(g)), `subject ${authUserId(g)}`);
+    t.same(await memory.sessionForToken(token), (await sessions.readSession(token))?.value ?? null, `session of user ${g}`);
+    t.same(await memory.subjectStatus(authUserId(g)), (await sessions.readSubject(authUserId(g))).value, `subject ${authUserId(g)}`);
   }
   t.match(await memory.sessionForToken(authSessionToken(AUTH_VIEWER)), { userId: authUserId(AUTH_VIEWER) }, 'a live session is found');
   t.same(await memory.subjectStatus('operator'), { kind: 'unknown' });

@@ -9,6 +9,7 @@
  */
 import t from 'tap';
 import { createAuthenticator } from '../../src/auth/authenticate.ts';
+import { CachedCredentialStore } from '../../src/auth/credential-cache.ts';
 import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { createContentContext } from '../../src/content/content.context.ts';
@@ -29,7 +30,9 @@ const server = await startServer(t, {
       scope.addHook(
         'onRequest',
         bearerAuthentication(
-          createAuthenticator(new CredentialVerifier(TEST_JWT_SECRET, services.sessions), { allowedOrigin: 'http://127.0.0.1' }),
+          createAuthenticator(new CredentialVerifier(TEST_JWT_SECRET, new CachedCredentialStore(services.sessions)), {
+            allowedOrigin: 'http://127.0.0.1',
+          }),
         ),
       );
       registerGraphQLHttp(scope, {

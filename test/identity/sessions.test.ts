@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { CachedCredentialStore } from '../../src/auth/credential-cache.ts';
 import { CredentialVerifier } from '../../src/auth/credentials.ts';
 import { loadConfig } from '../../src/config.ts';
 import { sharedServer, TEST_JWT_SECRET } from '../helpers/server.ts';
@@ -15,7 +16,7 @@ import { closedWithin, socket, statuses } from './credential-probes.ts';
 const server = await sharedServer();
 const { sessions, tenants } = server.app.services;
 const db = server.database.db;
-const verifier = new CredentialVerifier(TEST_JWT_SECRET, sessions);
+const verifier = new CredentialVerifier(TEST_JWT_SECRET, new CachedCredentialStore(sessions));
 
 t.test('create returns the token once; only its digest is stored', async (t) => {
   const alice = await seed(server).user('alice');

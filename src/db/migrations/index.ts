@@ -17,6 +17,7 @@ import * as m0015 from './0015_local_address_proof.ts';
 import * as m0016 from './0016_files_by_uploader.ts';
 import * as m0017 from './0017_user_deletion.ts';
 import * as m0018 from './0018_event_resource_path.ts';
+import * as m0019 from './0019_credential_epoch.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_files_by_uploader': m0016,
   '0017_user_deletion': m0017,
   '0018_event_resource_path': m0018,
+  '0019_credential_epoch': m0019,
 };
