@@ -157,8 +157,8 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
   };
 }
 
-/** The estimator of the cost model above. */
-const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+/** The estimator of the cost model above, for operationComplexity and its compiled form (cost.ts). */
+export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
   const sized = field.args.find((a) => a.name === 'size' || a.name === 'limit');
   if (sized) {
@@ -174,6 +174,7 @@ const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity
 /**
  * The estimated cost of the operation, or null when it cannot be estimated because its variables do
  * not coerce: execution then refuses it with the precise variable error, before any resolver runs.
+ * Requests use compileCost (cost.ts), which gives the same answer without walking the document.
  */
 export function operationComplexity(
   schema: GraphQLSchema,

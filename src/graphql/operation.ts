@@ -8,22 +8,14 @@
  * Parsing and validation depend only on the schema and the query text, so a valid document is
  * cached by its text (bounded LRU): a repeated query skips parse, validate and the depth, alias and
  * introspection rules. The cost estimate can depend on variables (a `size: $n`, an
- * `@include(if: $flag)`), so it is cached per operation only when that operation declares no
- * variables; otherwise it is recomputed with each request's variables.
+ * `@include(if: $flag)`), so what is cached with the document is its cost compiled per operationName
+ * into a function of the variables (cost.ts), evaluated with each request's variables.
  */
-import {
-  getOperationAST,
-  parse,
-  specifiedRules,
-  validate,
-  GraphQLError,
-  type DocumentNode,
-  type GraphQLSchema,
-  type ValidationRule,
-} from 'graphql';
+import { Kind, parse, specifiedRules, validate, GraphQLError, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { compileCost, type CompiledCost } from './cost.ts';
 import { largestExpansion, MAX_EXPANDED_FIELDS, MAX_TEXT_NESTING, textNesting } from './document-bounds.ts';
-import { aliasLimitRule, depthLimitRule, introspectionRule, limitError, operationComplexity, type GraphQLLimits } from './limits.ts';
+import { aliasLimitRule, depthLimitRule, introspectionRule, limitError, type GraphQLLimits } from './limits.ts';
 
 export interface OperationRequest {
   query: string;
@@ -56,11 +48,12 @@ const DEFAULT_DOCUMENT_CACHE_SIZE = 1_000;
 
 interface CachedDocument {
   document: DocumentNode;
-  /**
-   * The cost of each operation of the document that declares no variables (so its cost cannot
-   * change between requests), by the request's operationName (null when none was given).
-   */
-  costs: Map<string | null, number>;
+  /** The compiled cost, by the request's operationName (null when none, or an empty one, was given). */
+  costs: Map<string | null, CompiledCost>;
+}
+
+function namesOperation(document: DocumentNode, name: string): boolean {
+  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name);
 }
 
 export class OperationPreparer {
@@ -121,16 +114,15 @@ export class OperationPreparer {
   }
 
   private complexity(entry: CachedDocument, request: OperationRequest): number | null {
-    const key = request.operationName ?? null;
-    const known = entry.costs.get(key);
-    if (known !== undefined) return known;
-    const cost = operationComplexity(this.schema, entry.document, request.variables, request.operationName);
-    // Variables of an operation are all declared (validation guarantees it, fragments included), so
-    // an operation declaring none has one cost whatever the request carries. null (not estimable)
-    // is never cached: it depends on the request.
-    if (cost !== null && getOperationAST(entry.document, request.operationName)?.variableDefinitions?.length === 0) {
-      entry.costs.set(key, cost);
+    // operationComplexity takes an empty operationName for none, and so does compileCost.
+    const key = request.operationName || null;
+    let cost = entry.costs.get(key);
+    if (!cost) {
+      cost = compileCost(this.schema, entry.document, key);
+      // A name that is no operation's is not kept: requests could otherwise grow the map without
+      // bound. Its cost (0, or null beside an anonymous operation) compiles without walking a selection.
+      if (key === null || namesOperation(entry.document, key)) entry.costs.set(key, cost);
     }
-    return cost;
+    return cost(request.variables);
   }
 }
