@@ -81,7 +81,12 @@ async function open(): Promise<DatabaseHandle | null> {
 }
 
 const database = await open();
-const db = database?.db ?? stubDatabase();
+/**
+ * The database of the peers' repository calls and of the credential check every target shares: on
+ * in-memory resolvers and the stubbed repository, the stub for all of them (ours included), so no
+ * target pays for a credential query the others do not.
+ */
+const db = data === 'memory' || data === 'stub' || !database ? stubDatabase() : database.db;
 const services = createServices(db, loadConfig(), { secretsKey: JWT_SECRET, mail: { send: async () => undefined } });
 const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, new CachedCredentialStore(services.sessions)), {
   allowedOrigin: 'http://127.0.0.1',
@@ -151,9 +156,12 @@ switch (kind) {
     break;
   case 'fastify-bare': {
     // The same repository calls and representation functions as our handlers, serialised from the
-    // OpenAPI document's response schemas; no validation, negotiation, auth or logging.
+    // OpenAPI document's response schemas; no validation, negotiation or logging; the credential
+    // check where a request carries a credential.
     const document = require('../../generated/openapi/rest-v1.json') as { components: Record<string, unknown> };
     const app = Fastify({ logger: false });
+    // The same credential check as ours where a request carries one (the bearer-token row).
+    app.addHook('onRequest', bearerAuthentication(authenticate));
     app.addSchema({ $id: 'rest-v1', components: document.components });
     app.get<{ Params: { id: string } }>(
       '/api/v1/products/:id',

@@ -20,11 +20,13 @@ const PAGE = Array.from({ length: PRODUCTS }, (_, i) => productRecord(i + 1));
 
 /**
  * What the catalog repository's reads return for the seed (products by id; pages; the count), and
- * the credential look-up of a bearer JWT (src/identity/sessions.repository.ts): no stored user.
+ * the credential look-up of a bearer JWT (src/identity/sessions.repository.ts): no stored user, and
+ * a credential epoch that never moves.
  */
 function answer(query: CompiledQuery): unknown[] {
   const text = query.sql;
-  if (text.includes('"deleted_users"')) return [];
+  if (text.includes('left join deleted_users')) return [{ tenant_id: null, active: null, deleted: false, roles: [], epoch: 0 }];
+  if (text.endsWith('select epoch from credential_epoch')) return [{ epoch: 0 }];
   if (text.includes('count(*)')) return [{ total: PRODUCTS }];
   if (/ limit \$\d+/.test(text)) {
     const [limit, offset] = query.parameters.slice(-2) as number[];

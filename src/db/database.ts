@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import { sendMarkedStatementsNamed } from './prepared-statements.ts';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DB } from '../../generated/db/types.ts';
@@ -66,6 +67,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     // The pool reports the idle ones (above); a checked-out one's next statement fails and says so.
     pool.on('connect', (client) => {
       client.on('error', () => {});
+      sendMarkedStatementsNamed(client);
     });
     // Fail at start with the driver's reason rather than on the first request.
     const client = await pool.connect();

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { SessionsRow } from '../../generated/db/types.ts';
+import { preparedName } from '../db/prepared-statements.ts';
 import type { Executor } from '../db/transaction.ts';
 
 /** A session as stored and listed: its digest never leaves this module. */
@@ -65,49 +66,36 @@ export function rolesNow(granted: ReturnType<typeof sql>, userId: ReturnType<typ
     order by 1)`;
 }
 
-/** The credential epoch (migration 0019) as of the statement's snapshot. */
-const epochNow = sql<number>`(select epoch from credential_epoch)`;
+/**
+ * The credential queries run for every authenticated request: named statements on PostgreSQL
+ * (src/db/prepared-statements.ts), each answering the credential epoch (migration 0019) of its own
+ * snapshot, under which its answer may be kept (decision 151).
+ */
+type ValidSession = Pick<SessionsRow, 'id' | 'user_id' | 'tenant_id' | 'roles' | 'expires_at' | 'last_seen_at'> & { epoch: number };
 
 /**
- * The one query of an authenticated request with a session token: the unique digest index, then the
- * user's primary key (and its group memberships). Revoked and expired sessions and inactive users
- * yield nothing. `roles`: the session's, and its tenant's mapping of the user's groups now; `epoch`:
- * the credential epoch of the same snapshot, under which the answer may be kept (decision 151).
+ * The session of a token digest: the unique digest index, then the user's primary key (and its
+ * group memberships). Revoked and expired sessions and inactive users yield nothing. `roles`: the
+ * session's, and its tenant's mapping of the user's groups now.
  */
-export function findValidSession(
-  db: Executor,
-  digest: string,
-): Promise<(Pick<SessionsRow, 'id' | 'user_id' | 'tenant_id' | 'roles' | 'expires_at' | 'last_seen_at'> & { epoch: number }) | undefined> {
-  return db
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select([
-      's.id',
-      's.user_id',
-      's.tenant_id',
-      's.expires_at',
-      's.last_seen_at',
-      rolesNow(sql`s.roles`, sql`u.id`).as('roles'),
-      epochNow.as('epoch'),
-    ])
-    .where('s.token_sha256', '=', digest)
-    .where('s.revoked_at', 'is', null)
-    .where('s.expires_at', '>', sql<Date>`now()`)
-    .where('u.active', '=', true)
-    .executeTakeFirst();
+export async function findValidSession(db: Executor, digest: string): Promise<ValidSession | undefined> {
+  const { rows } = await sql<ValidSession>`${sql.raw(preparedName('credential-session'))}
+    select s.id, s.user_id, s.tenant_id, s.expires_at, s.last_seen_at,
+           ${rolesNow(sql`s.roles`, sql`u.id`)} as roles, (select epoch from credential_epoch) as epoch
+      from sessions s join users u on u.id = s.user_id
+     where s.token_sha256 = ${digest} and s.revoked_at is null and s.expires_at > now() and u.active`.execute(db);
+  return rows[0];
 }
 
+type Subject = { tenant_id: string | null; active: boolean | null; deleted: boolean; roles: string[]; epoch: number };
+
 /**
- * The one query of an authenticated request with a JWT, always one row: the user of that id (its
- * primary key) with the roles its tenant grants it now (stored and group roles), whether the id is
- * recorded as deleted, and the credential epoch of the same snapshot. No user and no deletion: the
- * id was never a stored user's.
+ * A JWT's subject, always one row: the user of that id (its primary key) with the roles its tenant
+ * grants it now (stored and group roles), and whether the id is recorded as deleted. No user and no
+ * deletion: the id was never a stored user's.
  */
-export async function findSubject(
-  db: Executor,
-  userId: string,
-): Promise<{ tenant_id: string | null; active: boolean | null; deleted: boolean; roles: string[]; epoch: number }> {
-  const { rows } = await sql<{ tenant_id: string | null; active: boolean | null; deleted: boolean; roles: string[]; epoch: number }>`
+export async function findSubject(db: Executor, userId: string): Promise<Subject> {
+  const { rows } = await sql<Subject>`${sql.raw(preparedName('credential-subject'))}
     select u.tenant_id, u.active, d.user_id is not null as deleted, ${rolesNow(sql`u.roles`, sql`u.id`)} as roles, e.epoch
       from credential_epoch e
       left join users u on u.id = ${userId}
@@ -115,9 +103,11 @@ export async function findSubject(
   return rows[0]!;
 }
 
-/** The credential epoch now: the fence a kept credential answer is checked against (decision 151). */
+/** The credential epoch now: the fence a kept credential answer is checked against. */
 export async function credentialEpoch(db: Executor): Promise<number> {
-  const { rows } = await sql<{ epoch: number }>`select epoch from credential_epoch`.execute(db);
+  const { rows } = await sql<{ epoch: number }>`${sql.raw(preparedName('credential-epoch'))} select epoch from credential_epoch`.execute(
+    db,
+  );
   return rows[0]!.epoch;
 }
 

@@ -1,0 +1,70 @@
+/**
+ * The credential queries every authenticated request runs are named statements on PostgreSQL
+ * (src/db/prepared-statements.ts): prepared once on a connection, then reused. On PGlite the same
+ * text runs as it is (the marker is a comment). Also: the credential epoch moves with a revocation
+ * and not with a session's `last_seen_at` (migration 0019).
+ */
+import { sql } from 'kysely';
+import t from 'tap';
+import { openDatabase } from '../../src/db/database.ts';
+import { credentialEpoch, findSubject } from '../../src/identity/sessions.repository.ts';
+import { createTestDatabase, onPostgres } from '../helpers/database.ts';
+
+t.test('credential queries are prepared once per connection on PostgreSQL, and run on either database', async (t) => {
+  const { target, drop } = await createTestDatabase({ migrated: true });
+  const database = await openDatabase(target);
+  t.teardown(async () => {
+    await database.close();
+    await drop();
+  });
+  const { db } = database;
+  // One transaction: one connection, whose prepared statements pg_prepared_statements lists.
+  const prepared = await db.transaction().execute(async (trx) => {
+    const first = await credentialEpoch(trx);
+    t.equal(await credentialEpoch(trx), first, 'the named statement runs again on the same connection');
+    t.match(await findSubject(trx, 'nobody'), { tenant_id: null, deleted: false, epoch: first });
+    if (!onPostgres) return null;
+    const { rows } = await sql<{ name: string; calls: number }>`
+      select name, generic_plans + custom_plans as calls from pg_prepared_statements where name like 'credential-%' order by name`.execute(
+      trx,
+    );
+    return rows;
+  });
+  if (prepared) {
+    t.same(
+      prepared.map((r) => r.name),
+      ['credential-epoch', 'credential-subject'],
+      'both were sent as named statements',
+    );
+    t.equal(prepared.find((r) => r.name === 'credential-epoch')?.calls, 2, 'prepared once, executed twice');
+  }
+});
+
+t.test('the credential epoch moves with what a credential stands for, and only with that', async (t) => {
+  const { target, drop } = await createTestDatabase({ migrated: true });
+  const database = await openDatabase(target);
+  t.teardown(async () => {
+    await database.close();
+    await drop();
+  });
+  const { db } = database;
+  const epoch = () => credentialEpoch(db);
+  await sql`insert into users (id, username, email, display_name) values ('u1', 'u1', 'u1@example.com', 'U1')`.execute(db);
+  const created = await epoch();
+  await sql`insert into sessions (user_id, tenant_id, token_sha256, expires_at) values ('u1', 'default', 'digest', now() + interval '1 hour')`.execute(
+    db,
+  );
+  t.equal(await epoch(), created, 'a new session leaves it');
+  await sql`update sessions set last_seen_at = now()`.execute(db);
+  await sql`update users set display_name = 'U One' where id = 'u1'`.execute(db);
+  t.equal(await epoch(), created, 'last_seen_at and a name leave it');
+  await sql`update sessions set revoked_at = now()`.execute(db);
+  const revoked = await epoch();
+  t.ok(revoked > created, 'a revoked session raises it');
+  await db.transaction().execute(async (trx) => {
+    await sql`update users set active = false where id = 'u1'`.execute(trx);
+    await sql`update users set roles = '{ADMIN}' where id = 'u1'`.execute(trx);
+    await sql`delete from users where id = 'u1'`.execute(trx);
+  });
+  t.equal(await epoch(), revoked + 1, 'a transaction raises it once, however many changes it makes');
+});
