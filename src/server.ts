@@ -3,6 +3,7 @@
  * the benchmarks: open and migrate the database, resolve the JWT secret, derive the cursor key and
  * build the application (which creates the authenticator over its services). It does not listen.
  */
+import { inspect } from 'node:util';
 import { resolveJwtSecret, resolveSecretsKey } from './auth/secret.ts';
 import { SecretBox } from './auth/secret-box.ts';
 import type { MailTransport } from './identity/domains/mail-transport.ts';
@@ -38,7 +39,10 @@ async function openMigrated(config: Config): Promise<DatabaseHandle> {
     return database;
   } catch (error) {
     await database?.close().catch(() => undefined);
-    throw new DatabaseStartError(`cannot open the database (${config.database.kind}): ${(error as Error).message}`, { cause: error });
+    // Not every failure is an Error with a message (the embedded database's WebAssembly can throw
+    // other values): say what was thrown rather than "undefined".
+    const reason = error instanceof Error && error.message ? error.message : inspect(error, { depth: 2, breakLength: Infinity });
+    throw new DatabaseStartError(`cannot open the database (${config.database.kind}): ${reason}`, { cause: error });
   }
 }
 

@@ -18,10 +18,7 @@ import { sharedServer, startSecondInstance, type TestServer } from '../helpers/s
 const SESSION_REVOCATIONS = 8_000;
 const DEACTIVATIONS = 1_000;
 const ROLE_REMOVALS = 1_000;
-const LANES = 8;
-
-// About two minutes on PostgreSQL: most of it is the database's round trips, two instances' worth.
-t.setTimeout(360_000);
+const LANES = 16;
 
 type Instance = Pick<TestServer, 'baseUrl'>;
 
@@ -85,6 +82,8 @@ t.test(
         const batch = await Promise.all(Array.from({ length: Math.min(100, SESSION_REVOCATIONS - i) }, () => sessions.create(alice.id)));
         issued.push(...batch.map(({ record, token }) => ({ id: record.id, token })));
       }
+      // As if each had been used a moment ago: B's first request then reads it without recording a use.
+      await sql`update sessions set last_seen_at = now() where user_id = ${alice.id}`.execute(db);
       t.comment(`created in ${performance.now() - began} ms`);
       const outcome = newOutcome();
       let warm = 0;
