@@ -26,10 +26,13 @@ export interface RunMeta {
 /** A ratio over a round in which one side completed no request at all has no finite value. */
 const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : 'n/a');
 
+/** A target as written: one decimal (1.0, 1.1), two where it has them (0.92), never rounded. */
+const targetText = (v: number) => v.toFixed(Number.isInteger(Math.round(v * 1000) / 100) ? 1 : 2);
+
 function goalText(r: RatioResult): string {
   if (!r.goal) return '–';
-  if (r.goal.atLeast !== undefined) return `≥ ${r.goal.atLeast.toFixed(1)}×`;
-  return `≤ ${r.goal.atMost!.toFixed(1)}×`;
+  if (r.goal.atLeast !== undefined) return `≥ ${targetText(r.goal.atLeast)}×`;
+  return `≤ ${targetText(r.goal.atMost!)}×`;
 }
 
 function verdict(r: RatioResult): string {

@@ -6,7 +6,6 @@
  */
 import t from 'tap';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
-import { openDatabase } from '../../src/db/database.ts';
 import { withPartialRun } from '../../scripts/bench/report.ts';
 import { SessionsService } from '../../src/identity/sessions.service.ts';
 import {
@@ -22,7 +21,7 @@ import {
 import { memoryCredentialStore } from '../../scripts/bench/memory-credentials.ts';
 import { balancedOrders, bootstrapMedian, median, perRoundRatios, quantile, seededRandom } from '../../scripts/bench/stats.ts';
 import { stubDatabase } from '../../scripts/bench/stub-database.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { openTestDatabase } from '../helpers/database.ts';
 
 t.test('every block of rounds puts each server in every position and right after every other', async (t) => {
   for (let n = 2; n <= 6; n++) {
@@ -66,12 +65,7 @@ t.test('the ratio is the median of per-round ratios, with a bootstrap interval a
 });
 
 t.test('the stubbed repository answers as the seeded database does', async (t) => {
-  const { target, drop } = await createTestDatabase({ migrated: true });
-  const database = await openDatabase(target);
-  t.teardown(async () => {
-    await database.close();
-    await drop();
-  });
+  const database = await openTestDatabase(t);
   await seedProducts(database.db);
   const stub = stubDatabase();
 
@@ -104,13 +98,7 @@ t.test('a run of some sections updates only its own part of docs/benchmarks.md',
 });
 
 t.test("the auth section's in-memory credential store answers as the database does", async (t) => {
-  const { target, drop } = await createTestDatabase({ migrated: true });
-  const database = await openDatabase(target);
-  t.teardown(async () => {
-    await database.close();
-    await drop();
-  });
-  const { db } = database;
+  const { db } = await openTestDatabase(t);
   await seedAuth(db);
   // Some of every kind of answer: a deactivated user, a deleted one, a revoked session.
   await db.updateTable('users').set({ active: false }).where('id', '=', authUserId(2)).execute();

@@ -6,18 +6,11 @@
  */
 import { sql } from 'kysely';
 import t from 'tap';
-import { openDatabase } from '../../src/db/database.ts';
 import { credentialEpoch, findSubject } from '../../src/identity/sessions.repository.ts';
-import { createTestDatabase, onPostgres } from '../helpers/database.ts';
+import { onPostgres, openTestDatabase } from '../helpers/database.ts';
 
 t.test('credential queries are prepared once per connection on PostgreSQL, and run on either database', async (t) => {
-  const { target, drop } = await createTestDatabase({ migrated: true });
-  const database = await openDatabase(target);
-  t.teardown(async () => {
-    await database.close();
-    await drop();
-  });
-  const { db } = database;
+  const { db } = await openTestDatabase(t);
   // One transaction: one connection, whose prepared statements pg_prepared_statements lists.
   const prepared = await db.transaction().execute(async (trx) => {
     const first = await credentialEpoch(trx);
@@ -41,13 +34,7 @@ t.test('credential queries are prepared once per connection on PostgreSQL, and r
 });
 
 t.test('the credential epoch moves with what a credential stands for, and only with that', async (t) => {
-  const { target, drop } = await createTestDatabase({ migrated: true });
-  const database = await openDatabase(target);
-  t.teardown(async () => {
-    await database.close();
-    await drop();
-  });
-  const { db } = database;
+  const { db } = await openTestDatabase(t);
   const epoch = () => credentialEpoch(db);
   await sql`insert into users (id, username, email, display_name) values ('u1', 'u1', 'u1@example.com', 'U1')`.execute(db);
   const created = await epoch();

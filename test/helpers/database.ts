@@ -15,8 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import type { Test } from 'tap';
 import type { DatabaseTarget } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
@@ -169,4 +170,15 @@ export async function createTestDatabase(
     target: { kind: 'postgres', url: databaseUrl(serverUrl, name) },
     drop: () => withAdmin(serverUrl, async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))),
   };
+}
+
+/** A migrated database of the test's own (PGlite in memory, or one on TEST_DATABASE_URL), closed and dropped when `t` ends. */
+export async function openTestDatabase(t: Test): Promise<DatabaseHandle> {
+  const { target, drop } = await createTestDatabase({ migrated: true });
+  const database = await openDatabase(target);
+  t.teardown(async () => {
+    await database.close();
+    await drop();
+  });
+  return database;
 }
