@@ -53,6 +53,8 @@ export interface Config {
   webhookDegradedAfter: number;
   webhookDisabledAfter: number;
   webhookConcurrency: number;
+  /** How long a successful attempt's record may wait to be written with others (WEBHOOK_FLUSH_MS). */
+  webhookFlushMs: number;
   webhookRatePerEndpoint: number;
   webhookAllowPrivateTargets: boolean;
   /** Whether the server process runs a delivery worker itself (WEBHOOK_WORKER=off: only `npm run worker`). */
@@ -285,6 +287,7 @@ export function loadConfig(
     webhookDegradedAfter: degraded,
     webhookDisabledAfter: disabled,
     webhookConcurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
+    webhookFlushMs: readInt(env, 'WEBHOOK_FLUSH_MS', 20, 1, 60_000),
     webhookRatePerEndpoint: readInt(env, 'WEBHOOK_RATE_PER_ENDPOINT', 100, 1),
     webhookAllowPrivateTargets: readBool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookWorker: readBool(env, 'WEBHOOK_WORKER', true),

@@ -1,9 +1,12 @@
 /**
- * A delivery worker: claims due deliveries from the queue (src/webhooks/delivery/queue.repository.ts),
- * sends each (transport.ts), classifies the result (outcomes.ts) and records it, with at most
- * `concurrency` HTTP calls in flight. It wakes on the `webhook_delivery` notification sent when
- * deliveries are queued, when a slot frees, at the next retry it scheduled itself, and on a poll
- * (a notification sent while the LISTEN connection was down is lost; other workers schedule
+ * A delivery worker: keeps a small local queue of deliveries claimed from the database
+ * (./queue.repository.ts), refilled in the background before it runs dry, sends each
+ * (./transport.ts), classifies the result (./outcomes.ts) and records it (./completion-log.ts for
+ * successes, in batches; ./completions.repository.ts for failures, at once), with at most
+ * `concurrency` HTTP calls in flight. A slot is free the moment its response arrives: recording
+ * the result does not hold it. It claims when the local queue runs low, on the `webhook_delivery`
+ * notification sent when deliveries are queued, at the next retry it scheduled itself, and on a
+ * poll (a notification sent while the LISTEN connection was down is lost; other workers schedule
  * retries this one does not know of). Any number of workers, in any processes, share one queue.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,12 +14,14 @@ import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Config } from '../../config.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenToChannel, type ChannelListener } from '../../db/notifications.ts';
-import { renderEnvelope } from '../events/envelope.ts';
 import { createNameResolver } from '../../http/outbound/name-resolver.ts';
 import { signatureHeader } from '../signature.ts';
 import { noMetrics, type EndpointNotifier, type WebhookMetrics } from '../webhook-observer.ts';
+import { createCompletionLog } from './completion-log.ts';
+import { recordFailure, type Failure } from './completions.repository.ts';
 import { classify } from './outcomes.ts';
-import { claimDeliveries, completeDelivery, type ClaimedDelivery, type Completion } from './queue.repository.ts';
+import { claimDeliveries, releaseClaims, type ClaimedDelivery } from './queue.repository.ts';
+import { createRenderedBodies } from './rendered-bodies.ts';
 import { retryDelayMs } from './retry-schedule.ts';
 import { openEndpointSecret } from '../endpoint-secrets.ts';
 import { createTransport, type TransportResult } from './transport.ts';
@@ -36,6 +41,7 @@ interface DeliveryWorkerOptions {
     | 'webhookConcurrency'
     | 'webhookDegradedAfter'
     | 'webhookDisabledAfter'
+    | 'webhookFlushMs'
     | 'webhookRatePerEndpoint'
     | 'webhookRetryDelaysMs'
     | 'webhookTimeoutMs'
@@ -54,13 +60,22 @@ interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   readonly id: string;
-  /** Stops claiming, waits for the attempts in flight (at most the delivery time-out), stops listening. */
+  /**
+   * Stops claiming, hands the claimed but unsent deliveries back, waits for the attempts in flight
+   * (at most the delivery time-out), writes what they got, stops listening.
+   */
   stop(): Promise<void>;
 }
 
 const USER_AGENT = 'schemaforge-webhooks/1.0 (+https://github.com/schemaforge)';
 /** Response bodies kept in the attempts log (failures only). */
 const KEPT_BODY_CHARS = 2048;
+/** Successes written in one statement at most; a full batch is written without waiting for the timer. */
+const MAX_BATCH = 200;
+/** How often the endpoints' health counters are written. */
+const COUNTERS_MS = 1000;
+/** A claimed delivery is sent only with this much of its lease left beyond the delivery time-out. */
+const LEASE_MARGIN_MS = 2000;
 
 /** The default notifier: a warning in the log naming the endpoint (decision 85). */
 function logNotifier(log: WorkerLog): EndpointNotifier {
@@ -84,6 +99,12 @@ function describe(result: TransportResult): string {
   return result.kind === 'error' ? `${result.error}: ${result.message}` : `HTTP ${result.status}`;
 }
 
+function increment(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+}
+
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
   const { config, database, log } = options;
   const db = database.db;
@@ -91,6 +112,10 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const notifier = options.notifier ?? logNotifier(log);
   const id = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const concurrency = config.webhookConcurrency;
+  // Claimed but not yet sent, beside the ones in flight: one more round of slots.
+  const capacity = concurrency * 2;
+  // Refilled at half a round left, so a claim in a burst takes at least half a round of rows.
+  const refillBelow = Math.floor(concurrency / 2);
   // One endpoint may take a fifth of the slots: a slow one cannot starve the others (decision 85).
   const perEndpoint = Math.max(1, Math.ceil(concurrency / 5));
   // Every hop of one attempt shares one deadline; the lease outlives it with room to record the result.
@@ -101,12 +126,28 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     resolve: createNameResolver(config.dnsResolver),
     userAgent: USER_AGENT,
+    maxSocketsPerHost: perEndpoint,
     ...(options.ca ? { ca: options.ca } : {}),
+  });
+  const bodyOf = createRenderedBodies(config.baseUrl);
+  const completions = createCompletionLog({
+    db,
+    flushMs: config.webhookFlushMs,
+    maxBatch: MAX_BATCH,
+    countersMs: COUNTERS_MS,
+    log,
+    // Written successes may make deliveries due: the next of the same resource, held ones released.
+    onWritten: () => wake(),
   });
 
   let running = true;
+  /** Claimed, not sent yet, each with the time its lease runs out. */
+  let local: { delivery: ClaimedDelivery; leaseEnds: number }[] = [];
   let inFlight = 0;
-  const perEndpointInFlight = new Map<string, number>();
+  /** Per endpoint: in flight (the per-endpoint cap applies to these). */
+  const sending = new Map<string, number>();
+  /** Per endpoint: claimed by this worker and not answered yet (in flight or in `local`). */
+  const holding = new Map<string, number>();
   const attempts = new Set<Promise<void>>();
   let wakeTimer: NodeJS.Timeout | undefined;
   let wakeAt = Infinity;
@@ -116,108 +157,147 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   async function attempt(d: ClaimedDelivery): Promise<void> {
     const now = new Date();
     if (d.attempt === 1) metrics.firstAttempt((now.getTime() - d.event_created_at.getTime()) / 1000);
-    const body = renderEnvelope(
-      {
-        id: d.event_id,
-        type: d.event_type,
-        resource_type: d.event_resource_type,
-        resource_id: d.event_resource_id,
-        sequence: d.event_sequence,
-        object: d.event_object,
-        previous_attributes: d.event_previous_attributes,
-        resource_path: d.event_resource_path,
-        created_at: d.event_created_at,
-      },
-      { api_version: d.api_version, payload: d.payload },
-      config.baseUrl,
-    );
+    const body = bodyOf(d);
     const timestamp = Math.floor(now.getTime() / 1000);
-    const result = await send({
-      url: d.url,
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'x-webhook-id': d.event_id,
-        'x-webhook-timestamp': String(timestamp),
-        'x-webhook-signature': signatureHeader(signingSecrets(options.secretBox, d, now), timestamp, body),
-      },
-    });
+    let result: TransportResult;
+    try {
+      result = await send({
+        url: d.url,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'x-webhook-id': d.event_id,
+          'x-webhook-timestamp': String(timestamp),
+          'x-webhook-signature': signatureHeader(signingSecrets(options.secretBox, d, now), timestamp, body),
+        },
+      });
+    } finally {
+      answered(d);
+    }
     const outcome = classify(result, new Date());
-    const completion: Completion = {
-      deliveryId: d.id,
-      state: 'delivered',
-      nextAttemptAt: null,
-      responseCode: result.kind === 'response' ? result.status : null,
-      responseTimeMs: result.durationMs,
-      responseBody: null,
-      error: null,
-      degradedAfter: config.webhookDegradedAfter,
-      disabledAfter: config.webhookDisabledAfter,
-    };
     if (outcome.result === 'delivered') {
       metrics.acknowledged((Date.now() - d.event_created_at.getTime()) / 1000);
       metrics.attempt('delivered');
-    } else {
-      completion.responseBody = result.kind === 'response' ? result.body.slice(0, KEPT_BODY_CHARS) : null;
-      completion.error = result.kind === 'error' ? `${result.error}: ${result.message}` : null;
-      const delay =
-        outcome.result === 'retry'
-          ? retryDelayMs(
-              d.attempt,
-              config.webhookRetryDelaysMs,
-              outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {},
-            )
-          : null;
-      if (outcome.result === 'final') {
-        completion.state = 'failed';
-        metrics.attempt('failed');
-      } else if (delay === null) {
-        completion.state = 'dead';
-        metrics.attempt('dead');
-        log.error(
-          { deliveryId: d.id, eventId: d.event_id, endpointId: d.endpoint_id, attempts: d.attempt, last: describe(result) },
-          'webhook delivery failed its last attempt and went to the dead-letter store',
-        );
-      } else {
-        completion.state = 'pending';
-        completion.nextAttemptAt = new Date(Date.now() + delay);
-        metrics.attempt('retry');
-        wakeBy(completion.nextAttemptAt.getTime());
-      }
+      completions.success(d.endpoint_id, {
+        deliveryId: d.id,
+        responseCode: result.kind === 'response' ? result.status : 0,
+        responseTimeMs: result.durationMs,
+      });
+      return;
     }
-    const change = await completeDelivery(db, completion);
+    const failure: Failure = {
+      deliveryId: d.id,
+      state: 'failed',
+      nextAttemptAt: null,
+      responseCode: result.kind === 'response' ? result.status : null,
+      responseTimeMs: result.durationMs,
+      responseBody: result.kind === 'response' ? result.body.slice(0, KEPT_BODY_CHARS) : null,
+      error: result.kind === 'error' ? `${result.error}: ${result.message}` : null,
+      degradedAfter: config.webhookDegradedAfter,
+      disabledAfter: config.webhookDisabledAfter,
+    };
+    const delay =
+      outcome.result === 'retry'
+        ? retryDelayMs(
+            d.attempt,
+            config.webhookRetryDelaysMs,
+            outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {},
+          )
+        : null;
+    if (outcome.result === 'final') {
+      metrics.attempt('failed');
+    } else if (delay === null) {
+      failure.state = 'dead';
+      metrics.attempt('dead');
+      log.error(
+        { deliveryId: d.id, eventId: d.event_id, endpointId: d.endpoint_id, attempts: d.attempt, last: describe(result) },
+        'webhook delivery failed its last attempt and went to the dead-letter store',
+      );
+    } else {
+      failure.state = 'pending';
+      failure.nextAttemptAt = new Date(Date.now() + delay);
+      metrics.attempt('retry');
+      wakeBy(failure.nextAttemptAt.getTime());
+    }
+    // The successes answered before this failure are counted first.
+    await completions.flush();
+    const change = await recordFailure(db, failure);
+    if (change && change.status !== 'active') await handBack(change.endpoint_id);
     if (change?.newly_disabled) {
       await notifier
         .endpointDisabled({ id: change.endpoint_id, url: change.url, consecutiveFailures: change.consecutive_failures })
         .catch((error: unknown) => log.error({ err: error, endpointId: change.endpoint_id }, 'endpoint-disabled notifier failed'));
     }
-    if (change && change.status === 'active' && change.previous_status !== 'active') wake();
+  }
+
+  /** The response (or the failure to get one) is in: the slot is free for the next delivery. */
+  function answered(d: ClaimedDelivery): void {
+    inFlight--;
+    increment(sending, d.endpoint_id, -1);
+    increment(holding, d.endpoint_id, -1);
+    dispatch();
+    // Refilled before it runs dry: the next claim is under way while the last round is sent. (Run
+    // dry, it is looked at once the answers are written: that may make the next of a resource due.)
+    if (local.length > 0 && local.length <= refillBelow) wake();
+  }
+
+  /**
+   * An endpoint that stopped being active gets none of the deliveries claimed for it and not sent
+   * yet: they go back to the queue, whose rules decide when they are due (a disabled endpoint's
+   * were skipped by the failure that disabled it, and stay so).
+   */
+  async function handBack(endpointId: string): Promise<void> {
+    const kept = local.filter((l) => l.delivery.endpoint_id !== endpointId);
+    if (kept.length === local.length) return;
+    const returned = local.filter((l) => l.delivery.endpoint_id === endpointId).map((l) => l.delivery.id);
+    local = kept;
+    increment(holding, endpointId, -returned.length);
+    await releaseClaims(db, id, returned);
   }
 
   function launch(d: ClaimedDelivery): void {
     inFlight++;
-    perEndpointInFlight.set(d.endpoint_id, (perEndpointInFlight.get(d.endpoint_id) ?? 0) + 1);
+    increment(sending, d.endpoint_id, 1);
     const running = attempt(d)
       .catch((error: unknown) => {
         // The lease makes the delivery due again: at least once, never lost.
         log.error({ err: error, deliveryId: d.id }, 'webhook attempt could not be recorded; it will be retried when its lease ends');
       })
-      .finally(() => {
-        inFlight--;
-        const left = (perEndpointInFlight.get(d.endpoint_id) ?? 1) - 1;
-        if (left > 0) perEndpointInFlight.set(d.endpoint_id, left);
-        else perEndpointInFlight.delete(d.endpoint_id);
-        attempts.delete(running);
-        wake();
-      });
+      .finally(() => attempts.delete(running));
     attempts.add(running);
+  }
+
+  /** Starts claimed deliveries while slots are free, oldest first, skipping endpoints at their cap. */
+  function dispatch(): void {
+    if (!running) return;
+    const now = Date.now();
+    const stale: string[] = [];
+    for (let i = 0; i < local.length && inFlight < concurrency;) {
+      const { delivery, leaseEnds } = local[i]!;
+      if (leaseEnds - now < config.webhookTimeoutMs + LEASE_MARGIN_MS) {
+        // Waited too long behind its endpoint's slow answers: not enough lease left to send it.
+        local.splice(i, 1);
+        increment(holding, delivery.endpoint_id, -1);
+        stale.push(delivery.id);
+      } else if ((sending.get(delivery.endpoint_id) ?? 0) < perEndpoint) {
+        local.splice(i, 1);
+        launch(delivery);
+      } else i++;
+    }
+    if (stale.length > 0) {
+      releaseClaims(db, id, stale).catch((error: unknown) =>
+        log.error({ err: error }, 'webhook claims could not be handed back; they are due again when their leases end'),
+      );
+    }
   }
 
   async function claimPass(): Promise<void> {
     while (running) {
-      const free = concurrency - inFlight;
-      if (free <= 0) return;
-      const saturated = [...perEndpointInFlight].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
+      const free = capacity - inFlight - local.length;
+      // Enough is in hand for now: a claim for a few rows would cost a statement for little.
+      if (free <= 0 || (local.length > refillBelow && free < refillBelow)) return;
+      const saturated = [...holding].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
+      const claimedAt = Date.now();
       const claimed = await claimDeliveries(db, {
         workerId: id,
         limit: free,
@@ -226,7 +306,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         perEndpoint,
         skipEndpoints: saturated,
       });
-      for (const d of claimed) launch(d);
+      for (const delivery of claimed) {
+        local.push({ delivery, leaseEnds: claimedAt + leaseMs });
+        increment(holding, delivery.endpoint_id, 1);
+      }
+      dispatch();
       // A short batch means nothing else is due now (or the rate windows are spent).
       if (claimed.length < free) return;
     }
@@ -284,7 +368,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       clearTimeout(wakeTimer);
       await listener?.close();
       await pass;
+      const unsent = local.map((l) => l.delivery.id);
+      local = [];
+      await releaseClaims(db, id, unsent).catch((error: unknown) =>
+        log.error({ err: error }, 'webhook claims could not be handed back; they are due again when their leases end'),
+      );
       await Promise.allSettled([...attempts]);
+      await completions.close();
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * The delivery queue's two statements: claiming a batch and completing one delivery. Each is ONE
- * SQL statement (CTEs), so a delivery costs one completion plus its share of a claim and of the
- * event's insert, and no transaction is ever held open across the HTTP call.
+ * Taking deliveries off the queue: claiming a batch (leased to one worker) and handing back the
+ * ones a stopping worker claimed but never sent. Each is ONE SQL statement (CTEs), and no
+ * transaction is ever held open across an HTTP call. Recording what an attempt got is
+ * ./completions.repository.ts.
  */
 import { sql } from 'kysely';
+import { preparedName } from '../../db/prepared-statements.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 interface ClaimOptions {
@@ -51,10 +53,13 @@ export interface ClaimedDelivery {
  *   is still pending or held;
  * - per-endpoint rate: the endpoint's one-second window (rate_window_start/count) is shared by every
  *   worker; the endpoint rows are locked while it is counted, so two workers cannot both spend it.
+ *   The lock is taken with SKIP LOCKED: an endpoint another worker is counting (or a failure is
+ *   being recorded for) is left to the next claim instead of making this one wait, so no claim is
+ *   ever a barrier for the others.
  */
 export async function claimDeliveries(db: Executor, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const scan = Math.max(options.limit * 4, 64);
-  const { rows } = await sql<ClaimedDelivery>`
+  const { rows } = await sql<ClaimedDelivery>`${sql.raw(preparedName('webhook-claim'))}
     with due as (
       select d.id, d.endpoint_id, d.attempts, d.ordering_key, d.event_position, d.next_attempt_at
       from webhook_deliveries d
@@ -80,9 +85,8 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
       from webhook_endpoints e
       where e.id in (select endpoint_id from eligible)
       -- NO KEY UPDATE: does not wait for writers inserting deliveries (their foreign keys hold KEY
-      -- SHARE on these rows); in id order, so two workers lock endpoints in one order (no deadlock).
-      order by e.id
-      for no key update
+      -- SHARE on these rows); skipped when locked (see above), so it never waits at all.
+      for no key update skip locked
     ), granted as (
       select el.id, el.endpoint_id
       from eligible el join windows w on w.id = el.endpoint_id
@@ -110,97 +114,14 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
   return rows;
 }
 
-export interface Completion {
-  deliveryId: string;
-  /** delivered (2xx), failed (final), pending (a retry at `nextAttemptAt`), dead (attempts exhausted). */
-  state: 'delivered' | 'failed' | 'pending' | 'dead';
-  nextAttemptAt: Date | null;
-  responseCode: number | null;
-  responseTimeMs: number;
-  /** Kept on failures only. */
-  responseBody: string | null;
-  error: string | null;
-  degradedAfter: number;
-  disabledAfter: number;
-}
-
-interface EndpointChange {
-  endpoint_id: string;
-  status: 'active' | 'degraded' | 'disabled';
-  previous_status: 'active' | 'degraded' | 'disabled';
-  consecutive_failures: number;
-  url: string;
-  /** This completion disabled the endpoint (exactly one completion is told so). */
-  newly_disabled: boolean;
-}
-
 /**
- * Records one attempt's result in one statement: the delivery's new state, the attempt row, the
- * endpoint's health and status (the state table: a success makes it active; more than
- * `degradedAfter` consecutive failures degraded, more than `disabledAfter` disabled), and the
- * consequences of a status change: back to active releases the held deliveries (in order, through
- * the claim's ordering rule), disabled skips the ones still waiting (they stay replayable).
+ * Hands deliveries this worker claimed but did not send back to the queue (a stopping worker's
+ * prefetched ones): due at once for any worker, their attempt not counted.
  */
-export async function completeDelivery(db: Executor, c: Completion): Promise<EndpointChange | undefined> {
-  const success = c.state === 'delivered';
-  const { rows } = await sql<EndpointChange>`
-    with d as (
-      update webhook_deliveries
-      -- A retry of an endpoint that is (or with this failure becomes) disabled is skipped instead.
-      set state = case
-            when ${c.state} = 'pending' and (state = 'skipped' or exists (
-              select 1 from webhook_endpoints e
-              where e.id = webhook_deliveries.endpoint_id and (e.status = 'disabled' or e.consecutive_failures + 1 > ${c.disabledAfter})))
-            then 'skipped'
-            else ${c.state} end,
-          next_attempt_at = coalesce(${c.nextAttemptAt}::timestamptz, next_attempt_at),
-          lease_expires_at = null, leased_by = null,
-          last_error = ${c.error},
-          completed_at = clock_timestamp()
-      where id = ${c.deliveryId}
-      returning id, endpoint_id, event_id, attempts, state
-    ), attempt as (
-      insert into webhook_attempts (delivery_id, endpoint_id, event_id, attempt, status, response_code,
-                                    response_time_ms, response_body, error, next_retry_at)
-      select d.id, d.endpoint_id, d.event_id, d.attempts, ${success ? 'delivered' : 'failed'}, ${c.responseCode},
-             ${c.responseTimeMs}, ${c.responseBody}, ${c.error},
-             case when d.state = 'pending' then ${c.nextAttemptAt}::timestamptz end
-      from d
-    ), before as (
-      select e.id, e.status, e.consecutive_failures from webhook_endpoints e where e.id = (select endpoint_id from d)
-    ), after as (
-      update webhook_endpoints e
-      set total_attempts = e.total_attempts + 1,
-          successful_deliveries = e.successful_deliveries + ${success ? 1 : 0},
-          consecutive_failures = case when ${success} then 0 else e.consecutive_failures + 1 end,
-          last_success_at = case when ${success} then clock_timestamp() else e.last_success_at end,
-          last_failure_at = case when ${success} then e.last_failure_at else clock_timestamp() end,
-          status = case
-            when ${success} and e.status <> 'disabled' then 'active'
-            when e.consecutive_failures + 1 > ${c.disabledAfter} then 'disabled'
-            when e.consecutive_failures + 1 > ${c.degradedAfter} and e.status = 'active' then 'degraded'
-            else e.status end,
-          disabled_at = case
-            when not ${success} and e.status <> 'disabled' and e.consecutive_failures + 1 > ${c.disabledAfter} then statement_timestamp()
-            else e.disabled_at end,
-          updated_at = clock_timestamp()
-      from before
-      where e.id = before.id
-      -- Decided on the row as updated (a concurrent completion may have disabled it first), so
-      -- exactly one completion reports the disabling.
-      returning e.id, e.status, e.consecutive_failures, e.url, e.disabled_at = statement_timestamp() as newly_disabled
-    ), released as (
-      update webhook_deliveries h set state = 'pending', next_attempt_at = now()
-      from after, before
-      where h.endpoint_id = after.id and h.state = 'held' and after.status = 'active' and before.status <> 'active'
-    ), skipped as (
-      update webhook_deliveries s set state = 'skipped', completed_at = clock_timestamp(), lease_expires_at = null
-      from after, before
-      where s.endpoint_id = after.id and s.id <> ${c.deliveryId} and s.state in ('pending', 'held')
-        and after.status = 'disabled' and before.status <> 'disabled'
-    )
-    select after.id as endpoint_id, after.status, before.status as previous_status, after.consecutive_failures, after.url,
-           coalesce(after.newly_disabled, false) as newly_disabled
-    from after, before`.execute(db);
-  return rows[0];
+export async function releaseClaims(db: Executor, workerId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`
+    update webhook_deliveries
+    set lease_expires_at = null, leased_by = null, attempts = attempts - 1
+    where id = any(${[...ids]}::uuid[]) and leased_by = ${workerId} and state = 'pending'`.execute(db);
 }
