@@ -3,14 +3,18 @@
  * workers on one PostgreSQL database (they share the queue through FOR UPDATE SKIP LOCKED and
  * leases). The embedded database belongs to the one server process that opened it, whose
  * in-process worker delivers there, so this refuses to start without DATABASE_URL=postgres://….
- * Migrations are applied as the server applies them, so a worker may start first.
+ * Migrations are applied as the server applies them, so a worker may start first. With METRICS_PORT
+ * it serves /metrics there as the server does (src/ops/metrics-listener.ts): its own attempt counters
+ * and latencies, its statements and pool, and the shared queue's gauges.
  */
 import { pino } from 'pino';
 import { resolveSecretsKey } from './auth/secret.ts';
 import { SecretBox } from './auth/secret-box.ts';
-import { fail, loadConfigOrExit, stopOnSignals } from './process-entry.ts';
+import { ensurePortFree, fail, loadConfigOrExit, portMessage, stopOnSignals } from './process-entry.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { createProcessMetrics } from './ops/metrics.ts';
+import { startMetricsListener } from './ops/metrics-listener.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 
@@ -22,6 +26,9 @@ if (config.database.kind !== 'postgres') {
   );
 }
 
+// Before the database is touched, as main.ts does: a taken port should stop the start at once.
+if (config.metrics) await ensurePortFree(config.metrics, 'METRICS_PORT');
+
 const log = pino({ level: config.logLevel });
 if (config.webhookAllowPrivateTargets) {
   log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production');
@@ -31,10 +38,23 @@ database.onConnectionError((error) => log.warn({ err: error }, 'database connect
 await migrateToLatest(database.db);
 const secretBox = new SecretBox(resolveSecretsKey(config));
 await sealPlainSecrets(database.db, secretBox);
-const worker = await startDeliveryWorker({ config, database, log, secretBox });
+const metrics = createProcessMetrics(database);
+// Listening before the worker claims anything: a port taken since the check above stops the start
+// with the same one line, with no delivery in flight to abandon.
+const scrapeAt = config.metrics;
+const metricsListener = scrapeAt
+  ? await startMetricsListener(metrics, scrapeAt).catch(async (error: NodeJS.ErrnoException) => {
+      await database.close();
+      return fail(portMessage(error, scrapeAt.port, 'METRICS_PORT'));
+    })
+  : null;
+if (scrapeAt) log.info(scrapeAt, `webhook worker serving /metrics on ${scrapeAt.host}:${scrapeAt.port}`);
+else log.info('METRICS_PORT is unset (or 0): this webhook worker serves no /metrics');
+const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox });
 
 stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
   await worker.stop();
+  await metricsListener?.close();
   await database.close();
 });

@@ -1,18 +1,19 @@
 /**
  * METRICS_PORT: a listener of its own serving /metrics alone, without credentials, for a scraper on
  * an internal network; everything else it answers 404. Kept apart from the application so that no
- * route, hook or credential of the public port applies to it.
+ * route, hook or credential of the public port applies to it. The server (src/server.ts) and the
+ * separate webhook worker (src/worker.ts) each start one on their own METRICS_PORT.
  */
 import http from 'node:http';
 import { once } from 'node:events';
-import type { AppMetrics } from './metrics.ts';
+import type { ProcessMetrics } from './metrics.ts';
 
 export interface MetricsListener {
   port: number;
   close(): Promise<void>;
 }
 
-export async function startMetricsListener(metrics: AppMetrics, where: { port: number; host: string }): Promise<MetricsListener> {
+export async function startMetricsListener(metrics: ProcessMetrics, where: { port: number; host: string }): Promise<MetricsListener> {
   const server = http.createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');

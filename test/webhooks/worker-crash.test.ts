@@ -2,10 +2,9 @@
  * A worker process killed with SIGKILL in the middle of deliveries loses nothing: another worker
  * process takes its leased deliveries over once their leases end, and every committed event
  * reaches the receiver at least once. PostgreSQL only: separate worker processes need a database
- * server (the embedded one belongs to one process). The test CA reaches the workers through
- * NODE_EXTRA_CA_CERTS, as it would reach a deployed worker.
+ * server (the embedded one belongs to one process); ./worker-process.ts starts them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import t from 'tap';
@@ -13,6 +12,7 @@ import { onPostgres } from '../helpers/database.ts';
 import { startReceiver, writeTestCaFile } from '../helpers/webhook-receiver.ts';
 import { createProduct } from '../catalog/fixtures.ts';
 import { deliveriesOf, eventually, registerEndpoint, startWebhookServer } from './webhook-fixtures.ts';
+import { startWorkerProcess } from './worker-process.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const EVENTS = 30;
@@ -31,27 +31,8 @@ t.test(
     );
     t.equal(committed.size, EVENTS);
 
-    const database = server.config.database;
-    if (database.kind !== 'postgres') throw new Error('unreachable');
-    const startWorker = (): ChildProcess => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-        cwd: root,
-        env: {
-          ...process.env,
-          NODE_ENV: 'test',
-          LOG_LEVEL: 'silent',
-          DATABASE_URL: database.url,
-          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-          NODE_EXTRA_CA_CERTS: caFile,
-          WEBHOOK_CONCURRENCY: '4',
-          WEBHOOK_TIMEOUT_MS: '1000',
-          WEBHOOK_RETRY_DELAYS_MS: '100',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      t.teardown(() => void child.kill('SIGKILL'));
-      return child;
-    };
+    const startWorker = () =>
+      startWorkerProcess(t, server, caFile, { WEBHOOK_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_DELAYS_MS: '100' }).child;
 
     const first = startWorker();
     await receiver.waitFor(8, 30_000);

@@ -34,8 +34,10 @@ export interface paths {
          *     `/api/v1/products/:id`, or `unmatched` — and `status`; its `_count`
          *     series counts the requests),
          *     `db_statements_total`, `db_pool_connections{state}`,
-         *     `webhook_queue_deliveries{state}` and `webhook_endpoints{status}`
-         *     (read from the database at each scrape), `webhook_attempts_total{outcome}`
+         *     `webhook_queue_deliveries{state}`, `webhook_endpoints{status}` and
+         *     `webhook_queue_lag_seconds` (the age of the oldest due pending
+         *     delivery, 0 when none is due; read from the database at each
+         *     scrape), `webhook_attempts_total{outcome}`
          *     (`delivered`, `failed`, `retry`, `dead`; from this process's worker),
          *     `webhook_delivery_latency_seconds` (event commit to 2xx) and
          *     `webhook_first_attempt_latency_seconds`.
@@ -44,7 +46,9 @@ export interface paths {
          *     (`Authorization: Bearer <METRICS_TOKEN>`): 401 without it or with any
          *     other credential, and 404 when no token is configured. A server
          *     started with METRICS_PORT also serves it, without credentials, on that
-         *     separate listener, meant for an internal network.
+         *     separate listener, meant for an internal network. A separate webhook
+         *     worker process (`npm run worker`) serves these series, the HTTP ones
+         *     aside, on its own METRICS_PORT listener only.
          */
         get: operations["metrics"];
         put?: never;
