@@ -50,7 +50,8 @@ process.on('exit', () => fs.rmSync(DATA_DIRS, { recursive: true, force: true }))
  * `npm start`'s command after its `prestart` build (scripts/build.mjs, which bench.ts runs once
  * before any section): the compiled application, no tsx.
  */
-const NPM_START = ['--enable-source-maps', 'dist/src/main.js'];
+/** BENCH_SERVER_NODE_ARGS: Node options for our server on a database (`--cpu-prof --cpu-prof-dir=…` for a profile). */
+const NPM_START = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--enable-source-maps', 'dist/src/main.js'];
 
 /** The environment `npm start` runs with in production: info logs (to /dev/null here), a JWT secret and a secrets key. */
 function productionEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -22,8 +22,9 @@ export function createRenderedBodies(baseUrl: string): (d: ClaimedDelivery) => s
           resource_type: d.event_resource_type,
           resource_id: d.event_resource_id,
           sequence: d.event_sequence,
-          object: d.event_object,
-          previous_attributes: d.event_previous_attributes,
+          object: JSON.parse(d.event_object) as Record<string, unknown>,
+          previous_attributes:
+            d.event_previous_attributes === null ? null : (JSON.parse(d.event_previous_attributes) as Record<string, unknown>),
           resource_path: d.event_resource_path,
           created_at: d.event_created_at,
         },
