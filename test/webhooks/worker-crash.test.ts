@@ -64,6 +64,42 @@ t.test(
   },
 );
 
+t.test(
+  'SIGKILL after the receiver answered but before the success was written: the delivery is sent again, not lost',
+  { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' },
+  async (t) => {
+    const server = await startWebhookServer(t, { WEBHOOK_WORKER: 'off' });
+    const caFile = await writeTestCaFile(t);
+    const receiver = await startReceiver(t, { respond: () => ({ status: 204 }) });
+    const endpoint = await registerEndpoint(server, `${receiver.origin}/flush`, { events: ['product.created'] });
+    await createProduct(server);
+    // A minute between a success and its write: the kill below lands inside that window.
+    const env = { WEBHOOK_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_FLUSH_MS: '60000' };
+    const first = startWorkerProcess(t, server, caFile, env).child;
+    await receiver.waitFor(1, 30_000);
+    // The answer is in, and its record waits for the flush: the delivery is still leased, not delivered.
+    await new Promise((r) => setTimeout(r, 300));
+    const [leased] = await deliveriesOf(server, endpoint.id);
+    t.match(leased, { state: 'pending', attempts: 1 }, 'answered but not yet written');
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+
+    startWorkerProcess(t, server, caFile, { ...env, WEBHOOK_FLUSH_MS: '5' });
+    // The lease (2 × 1 s + 5 s) runs out, and the next worker sends it again.
+    await receiver.waitFor(2, 30_000);
+    t.equal(new Set(receiver.requests.map((r) => String(r.headers['x-webhook-id']))).size, 1, 'the same event, sent a second time');
+    const delivered = await eventually(
+      async () => {
+        const [d] = await deliveriesOf(server, endpoint.id);
+        return d?.state === 'delivered' ? d : undefined;
+      },
+      10_000,
+      'the second attempt recorded',
+    );
+    t.equal(delivered.attempts, 2, 'two attempts: the one whose record was lost, and the one recorded');
+  },
+);
+
 t.test('npm run worker refuses the embedded database with one clear line', async (t) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
     cwd: root,
