@@ -21,7 +21,7 @@ interface CompletionLogOptions {
   onWritten: () => void;
 }
 
-export interface CompletionLog {
+interface CompletionLog {
   success(endpointId: string, success: Success): void;
   /** Writes the successes waiting now (and waits for a write under way). */
   flush(): Promise<void>;
