@@ -1,9 +1,28 @@
 /**
- * `npm run spec:diff [base] [-- --accept-breaking]`: what the specs' changes since a git ref (default
- * HEAD; HEAD~1 in `npm test`) do to clients. The SDL is compared with @graphql-inspector/core, each
- * OpenAPI document (bundled, as published) with api-smart-diff, which reads OpenAPI 3.1 schemas as
- * JSON Schema 2020-12. Every change is BREAKING, DANGEROUS (GraphQL only: safe for old clients but
- * may change what they see) or SAFE; descriptions and examples are not changes.
+ * `npm run spec:diff [base] [-- [--accept-breaking] [--format text|json|markdown]]`: what the specs'
+ * changes since a git ref (default HEAD; HEAD~1 in `npm test`) do to clients, one line per change in
+ * the manner of oasdiff's changelog: level, file, location, what changed, old → new.
+ *
+ * The SDL is compared with @graphql-inspector/core, each OpenAPI document (bundled, as published)
+ * with api-smart-diff, which reads OpenAPI 3.1 schemas as JSON Schema 2020-12; descriptions and
+ * examples are not changes. Each change is an `error` (breaking), a `warning` (safe for old clients
+ * but may change what they see) or `info`. Over the libraries' verdicts, this file decides:
+ *
+ * - narrowing what a client may send is an error, widening it is info: in a request (parameters and
+ *   bodies; for a webhook, the receiver's response) `maxLength`/`maxItems`/`maximum` lowered or
+ *   added, `minLength`/`minItems`/`minimum` raised or added, an `enum` value removed, a `pattern`
+ *   changed or added, a property becoming required; on the SDL, the same for a `@constraint` on an
+ *   input field or an argument (graphql-inspector sees those only as a directive argument removed
+ *   and added);
+ * - in what a client receives (responses; a webhook's payload) the converse: an `enum` value added or
+ *   a bound widened is a warning, a narrowing is info; a property removed is an error if it was
+ *   required, else a warning, and one no longer required is an error (api-smart-diff called a GET
+ *   response's property removal non-breaking and a POST's breaking); anything else keeps the
+ *   library's verdict.
+ *
+ * A change api-smart-diff reports both where a component is defined and where an operation uses it
+ * is reported once, where it is used (`components/schemas/…` is not client-visible by itself); the
+ * same line is never printed twice (the JSON and XML bodies of one response are one location).
  *
  * Exits 1 on a breaking change unless it is marked: `--accept-breaking`, or a line starting with
  * `BREAKING CHANGE:` in the message of a commit after the base (the Conventional Commits footer),
@@ -14,32 +33,211 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CriticalityLevel, diff as graphqlDiff } from '@graphql-inspector/core';
-import { apiCompare } from 'api-smart-diff';
-import { buildSchema } from 'graphql';
+import { CriticalityLevel, diff as graphqlDiff, type Change } from '@graphql-inspector/core';
+import { apiCompare, type Diff } from 'api-smart-diff';
+import {
+  buildSchema,
+  getDirectiveValues,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLInputField,
+  type GraphQLSchema,
+} from 'graphql';
 import { loadSdl } from './generate/graphql.ts';
 import { bundleDocument, listDocuments } from './generate/openapi.ts';
 import { PATH_ITEM_METHODS } from '../src/http/openapi-methods.ts';
 
 type Json = Record<string, unknown>;
-export type Severity = 'BREAKING' | 'DANGEROUS' | 'SAFE';
+export type Level = 'error' | 'warning' | 'info';
 
+/** One client-visible change; `--format json` prints an array of these. */
 export interface SpecChange {
+  level: Level;
   /** `schema/` or the OpenAPI document's file. */
-  spec: string;
-  severity: Severity;
-  /** Where: `Query.posts`, `POST /api/v1/products`, … */
-  where: string;
-  message: string;
+  file: string;
+  /** `POST /api/v1/products request body .name`, `CreatePostInput.title @constraint`, `Post.likeCount`, … */
+  location: string;
+  /** `maxLength decreased`, `enum value removed`, `property added`, graphql-inspector's sentence, … */
+  change: string;
+  /** The value before and after, when it is one (a number, a string, a list of them); null otherwise. */
+  old: string | null;
+  new: string | null;
 }
 
+const LEVELS: readonly Level[] = ['error', 'warning', 'info'];
 const METHODS = new Set<string>(PATH_ITEM_METHODS);
+/** Upper and lower bounds: lowering an upper bound narrows what is accepted, raising a lower one too. */
+const UPPER = new Set(['maxLength', 'maxItems', 'maximum', 'exclusiveMaximum', 'maxProperties', 'max']);
+const LOWER = new Set(['minLength', 'minItems', 'minimum', 'exclusiveMinimum', 'minProperties', 'min']);
 
-/** `paths//api/v1/products/post/requestBody/...` → `POST /api/v1/products`. */
-function operationOf(pathParts: ReadonlyArray<string | number>): string {
-  if (pathParts[0] !== 'paths') return String(pathParts.slice(0, 3).join('/'));
-  const methodAt = pathParts.findIndex((p, i) => i >= 2 && METHODS.has(String(p)));
-  return methodAt > 0 ? `${String(pathParts[methodAt]).toUpperCase()} ${String(pathParts[1])}` : String(pathParts[1]);
+/** A value as printed: strings bare, lists of scalars joined, a short object as JSON, else null. */
+function show(value: unknown): string | null {
+  if (value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) return value.map((v) => show(v)).join(', ');
+  const json = JSON.stringify(value);
+  return json.length <= 80 ? json : null;
+}
+
+/** `added`, `removed`, `increased`/`decreased` for numbers, `changed`. */
+function verb(action: string, before: unknown, after: unknown): string {
+  if (action === 'add') return 'added';
+  if (action === 'remove') return 'removed';
+  if (action === 'rename') return 'renamed';
+  if (typeof before === 'number' && typeof after === 'number') return after > before ? 'increased' : 'decreased';
+  return 'changed';
+}
+
+/**
+ * Whether a change of `keyword` (`maxLength`, `enum`, `required`, `pattern`, …) narrows what is
+ * accepted where it applies; undefined when the keyword is not a constraint this file rules on.
+ */
+function narrows(keyword: string, action: string, before: unknown, after: unknown, element: boolean): boolean | undefined {
+  if (element) {
+    // An element of `enum`, `oneOf` (of @constraint) or `required`.
+    if (keyword === 'enum' || keyword === 'oneOf') return action !== 'add';
+    if (keyword === 'required') return action !== 'remove';
+    return undefined;
+  }
+  const replaced = action === 'replace' && typeof before === 'number' && typeof after === 'number';
+  if (UPPER.has(keyword)) return action === 'add' || (replaced && after < before);
+  if (LOWER.has(keyword)) return action === 'add' || (replaced && after > before);
+  if (keyword === 'pattern' || keyword === 'format') return action !== 'remove';
+  return undefined;
+}
+
+/** `node`, following local `$ref`s. */
+function deref(doc: Json, node: unknown): unknown {
+  for (let hops = 0; hops < 20 && node && typeof node === 'object' && typeof (node as Json).$ref === 'string'; hops++) {
+    const ref = (node as Json).$ref as string;
+    if (!ref.startsWith('#/')) break;
+    node = at(
+      doc,
+      ref
+        .slice(2)
+        .split('/')
+        .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')),
+    );
+  }
+  return node;
+}
+
+/** The node at `segments` of `doc`, through `$ref`s as api-smart-diff walks them. */
+function at(doc: Json, segments: ReadonlyArray<string | number>): unknown {
+  let node: unknown = doc;
+  for (const s of segments) {
+    node = deref(doc, node);
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Json)[String(s)];
+  }
+  return node;
+}
+
+interface Located {
+  location: string;
+  /** What the path names after the location: `maxLength`, `enum/5`, `required/2`, or nothing (the node itself). */
+  keyword: string[];
+  /** What the node is, for a change of the whole node: property, parameter, operation, … */
+  subject: string;
+  /** `in`: the client sends it (a request); `out`: the client receives it (a response). */
+  direction?: 'in' | 'out';
+  /** The location ends in a field of a schema (`.name[]`), not at the body, parameter or header. */
+  inField?: boolean;
+}
+
+/** Schema segments: `properties/name/items/maxLength` → `.name[]` and the keyword `maxLength`. */
+function schemaPath(segments: string[]): { field: string; keyword: string[]; subject: string } {
+  let field = '';
+  let subject = 'schema';
+  let i = 0;
+  while (i < segments.length) {
+    const [s, next] = [segments[i], segments[i + 1]];
+    if (s === 'properties' && next !== undefined) [field, subject, i] = [`${field}.${next}`, 'property', i + 2];
+    else if (s === 'items') [field, subject, i] = [`${field}[]`, 'items', i + 1];
+    else if (s === 'additionalProperties') [field, subject, i] = [`${field}.*`, 'additionalProperties', i + 1];
+    else if (s === 'allOf' && next !== undefined) i += 2;
+    else if ((s === 'oneOf' || s === 'anyOf' || s === 'prefixItems') && next !== undefined)
+      [field, subject, i] = [`${field} ${s}[${next}]`, 'schema', i + 2];
+    else break;
+  }
+  return { field, keyword: segments.slice(i), subject };
+}
+
+/** Where an api-smart-diff path points: `paths//api/v1/products/post/requestBody/content/application/json/schema/properties/name/maxLength`. */
+function locate(p: string[], before: Json, after: Json): Located {
+  if (p[0] !== 'paths' && p[0] !== 'webhooks') return { location: p.slice(0, 3).join('.'), keyword: p.slice(3), subject: p[0] ?? '' };
+  const webhook = p[0] === 'webhooks';
+  const method = p[2] !== undefined && METHODS.has(p[2]) ? p[2].toUpperCase() : undefined;
+  const operation = webhook ? `webhook ${p[1]}${method ? ` ${method}` : ''}` : method ? `${method} ${p[1]}` : String(p[1]);
+  const base = method ? 3 : 2;
+  const rest = p.slice(base);
+  const flip = (d: 'in' | 'out'): 'in' | 'out' => (webhook ? (d === 'in' ? 'out' : 'in') : d);
+  const withSchema = (where: string, from: number, direction: 'in' | 'out', subject: string): Located => {
+    if (rest[from] !== 'schema') return { location: where, keyword: rest.slice(from), subject, direction: flip(direction) };
+    const s = schemaPath(rest.slice(from + 1));
+    const location = `${where}${s.field ? ` ${s.field}` : ''}`;
+    return { location, keyword: s.keyword, subject: s.subject, direction: flip(direction), inField: s.field !== '' };
+  };
+  if (rest[0] === 'parameters' && rest[1] !== undefined) {
+    const parameter = p.slice(0, base + 2);
+    const param = (deref(after, at(after, parameter)) ?? deref(before, at(before, parameter))) as Json | undefined;
+    const name = param ? `${String(param.in)} parameter ${String(param.name)}` : `parameter ${rest[1]}`;
+    return withSchema(`${operation} ${name}`, 2, 'in', 'parameter');
+  }
+  if (rest[0] === 'requestBody') {
+    if (rest[1] === 'content' && rest[2] !== undefined) return withSchema(`${operation} request body`, 3, 'in', 'request body');
+    return { location: `${operation} request body`, keyword: rest.slice(1), subject: 'request body', direction: flip('in') };
+  }
+  if (rest[0] === 'responses' && rest[1] !== undefined) {
+    const response = `${operation} response ${rest[1]}`;
+    if (rest[2] === 'content' && rest[3] !== undefined) return withSchema(response, 4, 'out', 'response body');
+    if (rest[2] === 'headers' && rest[3] !== undefined) return withSchema(`${response} header ${rest[3]}`, 4, 'out', 'header');
+    return { location: response, keyword: rest.slice(2), subject: 'response', direction: flip('out') };
+  }
+  return { location: operation, keyword: rest, subject: method ? 'operation' : 'path' };
+}
+
+/** One api-smart-diff diff as a line; null for a component's own copy of a change reported where it is used. */
+function openApiChange(file: string, d: Diff, before: Json, after: Json): SpecChange | null {
+  const p = d.path.map(String);
+  // Components reached through a $ref are reported at each use; security schemes are used by name.
+  if (p[0] === 'components' && p[1] !== 'securitySchemes') return null;
+  const where = locate(p, before, after);
+  const [keyword, index, ...deeper] = where.keyword;
+  const element = index !== undefined && /^\d+$/.test(index) && deeper.length === 0;
+  let level: Level = d.type === 'breaking' ? 'error' : 'info';
+  let { location } = where;
+  let change: string;
+  let [old, now] =
+    d.action === 'add' ? [null, show(d.after)] : d.action === 'remove' ? [show(d.before), null] : [show(d.before), show(d.after)];
+  if (keyword === undefined) {
+    change = `${where.subject} ${verb(d.action, d.before, d.after)}`;
+    if (d.action !== 'replace') [old, now] = [null, null];
+  } else if (element && keyword === 'required') {
+    location = `${location}${where.inField ? '' : ' '}.${show(d.action === 'remove' ? d.before : d.after)}`;
+    change = d.action === 'remove' ? 'no longer required' : 'became required';
+    [old, now] = d.action === 'remove' ? ['required', 'optional'] : ['optional', 'required'];
+  } else if (element) {
+    change = `${keyword} value ${verb(d.action, d.before, d.after)}`;
+  } else {
+    change = `${where.keyword.join('.')} ${verb(d.action, d.before, d.after)}`;
+  }
+  if (where.direction === 'out' && keyword === undefined && where.subject === 'property' && d.action === 'remove') {
+    // What clients receive loses a property: breaking if it was required, a warning if optional.
+    const parent = deref(before, at(before, p.slice(0, -2))) as Json | undefined;
+    level = Array.isArray(parent?.required) && parent.required.includes(p.at(-1)) ? 'error' : 'warning';
+  } else if (where.direction === 'out' && element && keyword === 'required') {
+    level = d.action === 'remove' ? 'error' : 'info';
+  } else if (where.direction && keyword !== undefined && (element || index === undefined)) {
+    const narrowed = narrows(keyword, d.action, d.before, d.after, element);
+    if (narrowed !== undefined) {
+      if (where.direction === 'in') level = narrowed ? 'error' : 'info';
+      else if (keyword !== 'pattern' && keyword !== 'format') level = narrowed ? 'info' : 'warning';
+    }
+  }
+  return { level, file, location, change, old, new: now };
 }
 
 /**
@@ -65,27 +263,80 @@ async function openApiChanges(beforeRoot: string, afterRoot: string): Promise<Sp
     ...new Set([...listDocuments(path.join(beforeRoot, 'openapi')), ...listDocuments(path.join(afterRoot, 'openapi'))]),
   ].sort();
   for (const name of names) {
-    const spec = `openapi/${name}.yaml`;
+    const file = `openapi/${name}.yaml`;
     const load = async (root: string): Promise<Json | null> => {
-      const file = path.join(root, spec);
-      return fs.existsSync(file) ? (withoutAnnotations(await bundleDocument(file)) as Json) : null;
+      const full = path.join(root, file);
+      return fs.existsSync(full) ? (withoutAnnotations(await bundleDocument(full)) as Json) : null;
     };
     const [before, after] = [await load(beforeRoot), await load(afterRoot)];
     if (!before || !after) {
-      if (before) changes.push({ spec, severity: 'BREAKING', where: spec, message: 'the document was removed' });
-      else changes.push({ spec, severity: 'SAFE', where: spec, message: 'the document was added' });
+      const level = before ? 'error' : 'info';
+      changes.push({ level, file, location: file, change: before ? 'document removed' : 'document added', old: null, new: null });
       continue;
     }
-    const seen = new Set<string>();
     for (const d of apiCompare(before, after).diffs) {
       if (d.type === 'annotation' || d.type === 'unclassified') continue;
-      const severity: Severity = d.type === 'breaking' ? 'BREAKING' : 'SAFE';
-      const where = operationOf(d.path);
-      const message = d.description ?? `${d.action} ${d.path.join('/')}`;
-      const key = `${severity} ${where} ${message}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      changes.push({ spec, severity, where, message });
+      const change = openApiChange(file, d, before, after);
+      if (change) changes.push(change);
+    }
+  }
+  return changes;
+}
+
+/** graphql-inspector's `old…` and `new…` meta values (a type, a default), when there is one of each. */
+function metaValues(meta: Record<string, unknown>): [string | null, string | null] {
+  const pick = (prefix: RegExp) => {
+    const values = Object.entries(meta).filter(([k, v]) => prefix.test(k) && (typeof v === 'string' || typeof v === 'number'));
+    return values.length === 1 ? show(values[0]?.[1]) : null;
+  };
+  return [pick(/^old[A-Z]/), pick(/^new[A-Z]/)];
+}
+
+/** The `@constraint` arguments of an input field or an argument; {} without one. */
+function constraintOf(schema: GraphQLSchema, field: GraphQLInputField | GraphQLField<unknown, unknown>['args'][number]): Json {
+  const directive = schema.getDirective('constraint');
+  return (directive && field.astNode && getDirectiveValues(directive, field.astNode)) || {};
+}
+
+/** Every `@constraint` keyword changed on an input field or argument present before and after. */
+function constraintChanges(before: GraphQLSchema, after: GraphQLSchema): SpecChange[] {
+  const changes: SpecChange[] = [];
+  const compare = (location: string, old: Json, now: Json) => {
+    for (const keyword of [...new Set([...Object.keys(old), ...Object.keys(now)])]) {
+      const [o, n] = [old[keyword], now[keyword]];
+      if (JSON.stringify(o) === JSON.stringify(n)) continue;
+      const where = `${location} @constraint`;
+      if (keyword === 'oneOf' && Array.isArray(o) && Array.isArray(n)) {
+        for (const v of o.filter((v) => !n.includes(v)))
+          changes.push({ level: 'error', file: 'schema/', location: where, change: 'oneOf value removed', old: show(v), new: null });
+        for (const v of n.filter((v) => !o.includes(v)))
+          changes.push({ level: 'info', file: 'schema/', location: where, change: 'oneOf value added', old: null, new: show(v) });
+        continue;
+      }
+      const action = o === undefined ? 'add' : n === undefined ? 'remove' : 'replace';
+      // Any other keyword (oneOf added or removed as a whole) narrows when it is added or changed.
+      const narrowed = narrows(keyword, action, o, n, false) ?? action !== 'remove';
+      const change = `${keyword} ${verb(action, o, n)}`;
+      changes.push({ level: narrowed ? 'error' : 'info', file: 'schema/', location: where, change, old: show(o), new: show(n) });
+    }
+  };
+  for (const [name, type] of Object.entries(after.getTypeMap())) {
+    const was = before.getType(name);
+    if (name.startsWith('__') || !was) continue;
+    if (isInputObjectType(type) && isInputObjectType(was)) {
+      const fields = was.getFields();
+      for (const field of Object.values(type.getFields())) {
+        const old = fields[field.name];
+        if (old) compare(`${name}.${field.name}`, constraintOf(before, old), constraintOf(after, field));
+      }
+    } else if ((isObjectType(type) || isInterfaceType(type)) && (isObjectType(was) || isInterfaceType(was))) {
+      const fields = was.getFields();
+      for (const field of Object.values(type.getFields())) {
+        for (const arg of field.args) {
+          const old = fields[field.name]?.args.find((a) => a.name === arg.name);
+          if (old) compare(`${name}.${field.name}(${arg.name})`, constraintOf(before, old), constraintOf(after, arg));
+        }
+      }
     }
   }
   return changes;
@@ -94,17 +345,20 @@ async function openApiChanges(beforeRoot: string, afterRoot: string): Promise<Sp
 async function graphqlChanges(beforeRoot: string, afterRoot: string): Promise<SpecChange[]> {
   const before = buildSchema(loadSdl(beforeRoot));
   const after = buildSchema(loadSdl(afterRoot));
-  const level: Record<CriticalityLevel, Severity> = {
-    [CriticalityLevel.Breaking]: 'BREAKING',
-    [CriticalityLevel.Dangerous]: 'DANGEROUS',
-    [CriticalityLevel.NonBreaking]: 'SAFE',
+  const level: Record<CriticalityLevel, Level> = {
+    [CriticalityLevel.Breaking]: 'error',
+    [CriticalityLevel.Dangerous]: 'warning',
+    [CriticalityLevel.NonBreaking]: 'info',
   };
-  return (await graphqlDiff(before, after)).map((c) => ({
-    spec: 'schema/',
-    severity: level[c.criticality.level],
-    where: c.path ?? '',
-    message: c.message,
-  }));
+  // A @constraint's arguments are compared by constraintChanges, which knows which way each narrows.
+  const usesConstraint = (c: Change) => /\.@constraint(\.|$)/.test(c.path ?? '');
+  const inspected = (await graphqlDiff(before, after))
+    .filter((c) => !usesConstraint(c))
+    .map((c): SpecChange => {
+      const [old, now] = metaValues(c.meta as Record<string, unknown>);
+      return { level: level[c.criticality.level], file: 'schema/', location: c.path ?? '', change: c.message, old, new: now };
+    });
+  return [...inspected, ...constraintChanges(before, after)];
 }
 
 /** The specs at `ref` (openapi/, schema/, codegen.ts), extracted into a temporary folder. */
@@ -118,14 +372,43 @@ function checkout(root: string, ref: string): string {
   return dir;
 }
 
-/** Every change of the specs in `root` (the working tree) since `base`. */
+/** Every change of the specs in `root` (the working tree) since `base`: errors first, each once. */
 export async function specDiff(root: string, base: string): Promise<SpecChange[]> {
   const before = checkout(root, base);
   try {
-    return [...(await graphqlChanges(before, root)), ...(await openApiChanges(before, root))];
+    const all = [...(await graphqlChanges(before, root)), ...(await openApiChanges(before, root))];
+    const seen = new Set<string>();
+    const once = all.filter((c) => {
+      const key = JSON.stringify([c.level, c.file, c.location, c.change, c.old, c.new]);
+      return !seen.has(key) && seen.add(key);
+    });
+    return once.sort((a, b) => LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level));
   } finally {
     fs.rmSync(before, { recursive: true, force: true });
   }
+}
+
+/** `maxLength decreased: 200 → 20`; the change alone when it has no value on either side. */
+function described(c: SpecChange): string {
+  return c.old === null && c.new === null ? c.change : `${c.change}: ${c.old ?? '(none)'} → ${c.new ?? '(none)'}`;
+}
+
+/** The changes as `--format` prints them: text (a line each), json (an array), markdown (a table). */
+export function formatChanges(changes: readonly SpecChange[], format: 'text' | 'json' | 'markdown'): string {
+  if (format === 'json') return JSON.stringify(changes, null, 2);
+  if (format === 'markdown') {
+    const cell = (v: string | null) => {
+      if (v === null || v === '') return '';
+      const text = v.replaceAll('\n', ' ').replaceAll('|', '\\|');
+      return text.includes('`') ? text : `\`${text}\``;
+    };
+    const rows = changes.map((c) =>
+      [c.level, cell(c.file), cell(c.location), c.change.replaceAll('|', '\\|'), cell(c.old), cell(c.new)].join(' | '),
+    );
+    return ['| Level | File | Location | Change | Old | New |', '|---|---|---|---|---|---|', ...rows.map((r) => `| ${r} |`)].join('\n');
+  }
+  const fileWidth = Math.max(0, ...changes.map((c) => c.file.length));
+  return changes.map((c) => `${c.level.padEnd(7)}  ${c.file.padEnd(fileWidth)}  ${c.location}  ${described(c)}`).join('\n');
 }
 
 /** The commits after `base` carry a `BREAKING CHANGE:` footer. */
@@ -136,27 +419,38 @@ export function breakingChangeMarked(root: string, base: string): boolean {
 
 const isMain = process.argv[1]?.endsWith('scripts/spec-diff.ts');
 if (isMain) {
-  const { values, positionals } = parseArgs({ options: { 'accept-breaking': { type: 'boolean' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { 'accept-breaking': { type: 'boolean' }, format: { type: 'string', default: 'text' } },
+    allowPositionals: true,
+  });
+  const format = values.format;
+  if (format !== 'text' && format !== 'json' && format !== 'markdown') {
+    console.error(`spec:diff: --format is text, json or markdown, not ${format}`);
+    process.exit(2);
+  }
+  // The verdict goes with the text and the markdown (a CI comment); beside JSON, to stderr.
+  const say = format === 'json' ? console.error : console.log;
   const root = process.cwd();
   const base = positionals[0] ?? 'HEAD';
   try {
     execFileSync('git', ['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: root, stdio: 'ignore' });
   } catch {
-    console.log(`spec:diff: no commit ${base} to compare with (a shallow clone or the first commit); nothing compared`);
+    say(`spec:diff: no commit ${base} to compare with (a shallow clone or the first commit); nothing compared`);
+    if (format === 'json') console.log('[]');
     process.exit(0);
   }
   const changes = await specDiff(root, base);
-  for (const spec of [...new Set(changes.map((c) => c.spec))]) {
-    const list = changes.filter((c) => c.spec === spec);
-    const count = (s: Severity) => list.filter((c) => c.severity === s).length;
-    console.log(`${spec}: ${count('BREAKING')} breaking, ${count('DANGEROUS')} dangerous, ${count('SAFE')} safe`);
-    for (const c of list) console.log(`  ${c.severity.padEnd(9)} ${c.where}: ${c.message}`);
-  }
-  const breaking = changes.filter((c) => c.severity === 'BREAKING').length;
-  if (!changes.length) console.log(`spec:diff: no client-visible change since ${base}`);
+  if (changes.length || format === 'json') console.log(formatChanges(changes, format));
+  const count = (level: Level) => changes.filter((c) => c.level === level).length;
+  const breaking = count('error');
+  if (!changes.length) say(`spec:diff: no client-visible change since ${base}`);
+  else
+    say(
+      `${format === 'markdown' ? '\n' : ''}spec:diff: ${breaking} error, ${count('warning')} warning, ${count('info')} info since ${base}`,
+    );
   if (breaking) {
     const marked = values['accept-breaking'] || breakingChangeMarked(root, base);
-    console.log(
+    say(
       marked
         ? `spec:diff: ${breaking} breaking change(s) since ${base}, marked as intended`
         : `spec:diff: ${breaking} breaking change(s) since ${base}. If intended, say so in the commit message with a line\n` +
