@@ -3,114 +3,63 @@
  *
  *   npx tsx scripts/check-sdl.ts
  *
- * 1. Reads every schema/*.graphql file (sorted by name), checks each one parses,
- *    concatenates them and builds the schema with buildSchema (SDL validation on).
- * 2. Runs validateSchema on the result.
- * 3. Parses all schema/operations/*.graphql files together (operations plus
- *    fragments) and validates them against the schema with `validate`.
- * 4. Checks that every Query, Mutation and Subscription field is used as a root
- *    field by at least one operation.
+ * 1. Reads every schema/*.graphql file (sorted by name), parses each as its own
+ *    Source, concatenates the documents, runs the SDL validation buildSchema runs,
+ *    builds the schema and runs validateSchema on it: the same checks, in the same
+ *    helper, as `npm run generate` (scripts/generate/sdl.ts).
+ * 2. Parses the schema/operations/*.graphql files (operations plus fragments) and
+ *    validates them together against the schema with `validate`.
+ * 3. Checks that every operation is named and that every Query, Mutation and
+ *    Subscription field is used as a root field by at least one operation.
  *
- * Prints every error and exits 1 on any; otherwise prints
- * "SDL ok: N types, M operations".
+ * Prints every error, one line each (`schema/posts.graphql:27:3: Unknown type
+ * "Auther".`), and exits 1 on any; otherwise prints "SDL ok: N types, M operations".
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  buildSchema,
-  GraphQLError,
-  type GraphQLSchema,
-  isIntrospectionType,
-  isSpecifiedScalarType,
-  Kind,
-  type OperationDefinitionNode,
-  parse,
-  Source,
-  validate,
-  validateSchema,
-} from 'graphql';
+import { GraphQLError, type GraphQLSchema, isIntrospectionType, isSpecifiedScalarType, Kind, type OperationDefinitionNode } from 'graphql';
+import settings from '../codegen.ts';
+import { buildSdlSchema, graphqlErrorLine, loadOperations, readGraphqlFiles } from './generate/sdl.ts';
+import { SpecError } from './generate/spec-error.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const schemaDir = join(root, 'schema');
-const operationsDir = join(schemaDir, 'operations');
 
 const errors: string[] = [];
 
-function fail(context: string, error: unknown): void {
-  if (error instanceof GraphQLError) {
-    errors.push(`${context}: ${error.toString()}`);
-  } else if (error instanceof Error) {
-    errors.push(`${context}: ${error.message}`);
-  } else {
-    errors.push(`${context}: ${String(error)}`);
+/** Runs one check; a SpecError's lines (`schema/posts.graphql:27:3: …`) are its findings. */
+function attempt<T>(check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    errors.push(...error.message.split('\n'));
+    return undefined;
   }
-}
-
-function graphqlFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.graphql'))
-    .map((entry) => join(dir, entry.name))
-    .sort();
-}
-
-function readSources(files: string[]): Source[] {
-  return files.map((file) => new Source(readFileSync(file, 'utf8'), relative(root, file)));
-}
-
-/** Parse each file on its own so syntax errors name the right file. */
-function parseEach(sources: Source[]): boolean {
-  let ok = true;
-  for (const source of sources) {
-    try {
-      parse(source);
-    } catch (error) {
-      ok = false;
-      fail(`syntax error in ${source.name}`, error);
-    }
-  }
-  return ok;
 }
 
 function buildSdl(): GraphQLSchema | undefined {
-  const files = graphqlFiles(schemaDir);
+  const files = readGraphqlFiles(root, settings.schema);
   if (files.length === 0) {
-    errors.push(`no .graphql files found in ${relative(root, schemaDir)}`);
+    errors.push(`no .graphql files found for ${settings.schema}`);
     return undefined;
   }
-  const sources = readSources(files);
-  if (!parseEach(sources)) return undefined;
-
-  const sdl = sources.map((source) => source.body).join('\n');
-  let schema: GraphQLSchema;
-  try {
-    schema = buildSchema(sdl, { assumeValidSDL: false });
-  } catch (error) {
-    fail('schema build failed', error);
-    return undefined;
-  }
-  for (const error of validateSchema(schema)) fail('schema invalid', error);
-  return schema;
+  return attempt(() => buildSdlSchema(files).schema);
 }
 
 function checkOperations(schema: GraphQLSchema): number {
-  const files = graphqlFiles(operationsDir);
+  const files = readGraphqlFiles(root, settings.documents);
   if (files.length === 0) {
-    errors.push(`no .graphql files found in ${relative(root, operationsDir)}`);
+    errors.push(`no .graphql files found for ${settings.documents}`);
     return 0;
   }
-  const sources = readSources(files);
-  if (!parseEach(sources)) return 0;
+  const documents = attempt(() => loadOperations(schema, files));
+  if (!documents) return 0;
 
-  const text = sources.map((source) => source.body).join('\n');
-  const document = parse(new Source(text, 'schema/operations/*.graphql'));
-  for (const error of validate(schema, document)) fail('operation invalid', error);
-
-  const operations = document.definitions.filter(
-    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
-  );
+  const operations = documents
+    .flatMap(({ document }) => document.definitions)
+    .filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
   for (const operation of operations) {
-    if (!operation.name) errors.push('operation invalid: every operation must be named');
+    if (!operation.name) errors.push(graphqlErrorLine(new GraphQLError('every operation must be named', { nodes: operation })));
   }
 
   // Coverage: each root field must be the root field of some operation.

@@ -2,15 +2,14 @@
  * GraphQL side of `npm run generate`: resolver types, typed client documents and the merged SDL the
  * server loads, following codegen.ts. Runs @graphql-codegen/core directly (no CLI, no file watchers).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { codegen } from '@graphql-codegen/core';
 import * as typedDocumentNode from '@graphql-codegen/typed-document-node';
 import * as typescript from '@graphql-codegen/typescript';
 import * as typescriptOperations from '@graphql-codegen/typescript-operations';
 import * as typescriptResolvers from '@graphql-codegen/typescript-resolvers';
-import { buildSchema, isObjectType, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { isObjectType, type GraphQLSchema } from 'graphql';
 import settings from '../../codegen.ts';
+import { buildSdlSchema, loadOperations, readGraphqlFiles, type GraphqlFile } from './sdl.ts';
 
 const pluginMap = {
   typescript,
@@ -19,21 +18,13 @@ const pluginMap = {
   'typed-document-node': typedDocumentNode,
 } as const;
 
-function readGlob(root: string, pattern: string): { file: string; text: string }[] {
-  const dir = path.join(root, path.dirname(pattern));
-  const ext = path.extname(pattern);
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith(ext))
-    .sort()
-    .map((f) => ({ file: path.join(path.dirname(pattern), f), text: fs.readFileSync(path.join(dir, f), 'utf8') }));
+/** The SDL files as one text, in file-name order, each under a `# ---- schema/<file>` line. */
+function mergeSdl(files: readonly GraphqlFile[]): string {
+  return files.map(({ file, text }) => `# ---- ${file}\n${text.trim()}\n`).join('\n');
 }
 
 export function loadSdl(root: string): string {
-  return readGlob(root, settings.schema)
-    .map(({ file, text }) => `# ---- ${file}\n${text.trim()}\n`)
-    .join('\n');
+  return mergeSdl(readGraphqlFiles(root, settings.schema));
 }
 
 /** The alias codegen imports a mapper under: `../db/types.ts#UsersRow` → `UsersRowModel`. */
@@ -81,15 +72,11 @@ function strictResolversType(schema: GraphQLSchema, mappers: Record<string, stri
 }
 
 export async function generateGraphql(root: string): Promise<Record<string, string>> {
-  const sdl = loadSdl(root);
-  const schemaAst: DocumentNode = parse(sdl);
-  const schema = buildSchema(sdl);
-  const documents = readGlob(root, settings.documents).map(({ file, text }) => ({
-    location: file,
-    document: parse(text),
-  }));
-  const docErrors = validate(schema, { kind: parse('{__typename}').kind, definitions: documents.flatMap((d) => d.document.definitions) });
-  if (docErrors.length) throw new Error(`operations do not validate: ${docErrors.map((e) => e.message).join('; ')}`);
+  const files = readGraphqlFiles(root, settings.schema);
+  const sdl = mergeSdl(files);
+  // Each file parsed as its own Source, so an error names its file, line and column (sdl.ts).
+  const { document: schemaAst, schema } = buildSdlSchema(files);
+  const documents = loadOperations(schema, readGraphqlFiles(root, settings.documents));
 
   const out: Record<string, string> = {};
   for (const [filename, target] of Object.entries(settings.generates)) {

@@ -1,14 +1,30 @@
 /**
- * OpenAPI side of `npm run generate`: bundle each document (shared components inlined), emit its
- * TypeScript types, and precompile its request validators with ajv so no schema is compiled at start.
+ * OpenAPI side of `npm run generate`: bundle each document (shared components inlined), lint it with
+ * the rules of `npm run lint:specs` (redocly.yaml), emit its TypeScript types, and precompile its
+ * request validators with ajv so no schema is compiled at start. Every problem with a document is one
+ * line `openapi/<file>.yaml:line:column: message`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundle, createConfig } from '@redocly/openapi-core';
+import {
+  bundle,
+  createConfig,
+  getLineColLocation,
+  getMergedConfig,
+  lint,
+  loadConfig,
+  parseYaml,
+  unescapePointer,
+  YamlParseError,
+  type Config,
+  type LocationObject,
+  type NormalizedProblem,
+} from '@redocly/openapi-core';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
 import { PATH_ITEM_METHODS, SERVED_METHODS } from '../../src/http/openapi-methods.ts';
+import { SpecError } from './spec-error.ts';
 import { addTransportResponses } from './transport-responses.ts';
 
 type Json = Record<string, any>;
@@ -21,18 +37,104 @@ export function listDocuments(openapiDir: string): string[] {
     .sort();
 }
 
-export async function bundleDocument(file: string): Promise<Json> {
+/** `openapi/posts.yaml:135:11`: a problem's place, its file named from the project root. */
+function place(root: string, location: LocationObject): string {
+  const { start } = getLineColLocation(location);
+  return `${path.relative(root, location.source.absoluteRef)}:${start.line}:${start.col}`;
+}
+
+/** The `$ref` string of the object at a problem's location (`#/paths/~1posts/get/parameters/2`). */
+function refAt(location: LocationObject): string {
+  if (!location.pointer) return '?';
+  let node: unknown = parseYaml(location.source.body);
+  for (const key of location.pointer.replace(/^#\/?/, '').split('/').filter(Boolean)) {
+    node = (node as Json | undefined)?.[unescapePointer(key)];
+  }
+  return String((node as Json | undefined)?.$ref ?? '?');
+}
+
+/** js-yaml's message without the file and place it appends: `a line break is expected`. */
+function yamlReason(message: string): string {
+  return message.replace(/^Failed to parse: /, '').replace(/ in "[^"]*" \(\d+:\d+\)$/, '');
+}
+
+/**
+ * One line per problem the bundler reports: a referenced file that is not YAML
+ * (`openapi/components/paging.yaml:100:1: unexpected end of the stream…`, once, without the refs that
+ * fail because of it) or a `$ref` that leads nowhere (`openapi/posts.yaml:135:11: cannot resolve
+ * $ref '#/components/parameters/limitt'`).
+ */
+function bundleProblemLines(root: string, problems: readonly NormalizedProblem[]): string[] {
+  const out = new Set<string>();
+  const unparsed = new Set<string>();
+  for (const problem of problems) {
+    if (problem.message.startsWith('Failed to parse: ')) unparsed.add(yamlReason(problem.message));
+  }
+  for (const problem of problems) {
+    const location = problem.location[0];
+    const at = location ? `${place(root, location)}: ` : '';
+    const unresolved = /^Can't resolve \$ref(?:: (.*))?$/s.exec(problem.message);
+    if (problem.message.startsWith('Failed to parse: ')) out.add(`${at}${yamlReason(problem.message)}`);
+    else if (unresolved && unresolved[1] && unparsed.has(yamlReason(unresolved[1]))) continue;
+    else if (unresolved && location) {
+      out.add(`${at}cannot resolve $ref '${refAt(location)}'${unresolved[1] ? `: ${unresolved[1].split('\n')[0]}` : ''}`);
+    } else out.add(`${at}${problem.message.split('\n')[0]}`);
+  }
+  return [...out];
+}
+
+/**
+ * The document with its shared components inlined. A document that is not YAML, or that bundles with
+ * errors, is a SpecError naming each place. `root` names the files in it (default: the folder above
+ * openapi/).
+ */
+export async function bundleDocument(file: string, root = path.dirname(path.dirname(file))): Promise<Json> {
   const config = await createConfig({});
-  const result = await bundle({ ref: file, config, dereference: false, removeUnusedComponents: false });
+  let result: Awaited<ReturnType<typeof bundle>>;
+  try {
+    result = await bundle({ ref: file, config, dereference: false, removeUnusedComponents: false });
+  } catch (error) {
+    if (!(error instanceof YamlParseError)) throw error;
+    throw new SpecError(`${path.relative(root, file)}:${error.line}:${error.col}: ${yamlReason(error.message)}`);
+  }
   const errors = result.problems.filter((p) => p.severity === 'error');
-  if (errors.length) throw new Error(`${file}: ${errors.map((e) => e.message).join('; ')}`);
+  if (errors.length) throw SpecError.of(bundleProblemLines(root, errors));
   const doc = result.bundle.parsed as Json;
   addTransportResponses(doc);
   return doc;
 }
 
-/** A spec `npm run generate` refuses; its message is the whole report, one line per problem. */
-export class SpecError extends Error {}
+/** redocly.yaml, as `npm run lint:specs` (`redocly lint`) reads it; a SpecError when it is missing or not valid. */
+export async function loadLintConfig(root: string): Promise<Config> {
+  const configPath = path.join(root, 'redocly.yaml');
+  if (!fs.existsSync(configPath)) throw new SpecError('redocly.yaml: missing (generate lints openapi/ with its rules, as lint:specs does)');
+  try {
+    return await loadConfig({ configPath });
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).replace(/^Error parsing config file at '[^']*': /, '');
+    const at = / in "[^"]*" \((\d+):(\d+)\)$/.exec(message);
+    throw new SpecError(`redocly.yaml${at ? `:${at[1]}:${at[2]}` : ''}: ${yamlReason(message).split('\n')[0]}`);
+  }
+}
+
+/**
+ * The findings of redocly.yaml's rules on one document (with the rules of its entry under `apis`),
+ * one line each: `openapi/posts.yaml:127:11: Parameter object description must be present.
+ * (parameter-description)`. A document with no entry under `apis` gets the top-level rules.
+ */
+export async function lintDocument(config: Config, root: string, file: string): Promise<{ errors: string[]; warnings: string[] }> {
+  const base = config.configFile ? path.dirname(path.resolve(root, config.configFile)) : root;
+  const alias = Object.entries(config.apis).find(([, api]) => path.resolve(base, api.root) === path.resolve(file))?.[0];
+  const problems = await lint({ ref: file, config: alias ? getMergedConfig(config, alias) : config });
+  const found = { errors: [] as string[], warnings: [] as string[] };
+  for (const problem of problems) {
+    if (problem.ignored) continue;
+    const location = problem.location[0];
+    const line = `${location ? `${place(root, location)}: ` : ''}${problem.message.split('\n')[0]} (${problem.ruleId})`;
+    (problem.severity === 'error' ? found.errors : found.warnings).push(line);
+  }
+  return found;
+}
 
 /**
  * Refuses an operation under a method the server does not route (`head`, `options`, `trace`): it
