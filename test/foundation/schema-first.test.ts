@@ -12,7 +12,7 @@ import t from 'tap';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
-const COPIED = ['schema', 'src', 'generated', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json'];
+const COPIED = ['schema', 'src', 'generated', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json', 'redocly.yaml'];
 
 /** Incremental: the second check re-reads only what the resolver's file touches. */
 async function tsc(dir: string): Promise<{ ok: boolean; output: string }> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const COPIED = ['schema', 'src', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json'];
+const COPIED = ['schema', 'src', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json', 'redocly.yaml'];
 
 t.test('regenerates when a spec changes', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-watch-'));
