@@ -17,7 +17,10 @@ interface CompletionLogOptions {
   maxBatch: number;
   countersMs: number;
   log: { error(details: object, message: string): void };
-  /** A batch was written: the next delivery of a resource, or an endpoint's held ones, may be due. */
+  /**
+   * A batch was written (the next delivery of a resource, or an endpoint's held ones, may be due), or
+   * the counters were (a claim meanwhile skipped the endpoints they held locked).
+   */
   onWritten: () => void;
 }
 
@@ -64,6 +67,8 @@ export function createCompletionLog(options: CompletionLogOptions): CompletionLo
     counters.clear();
     try {
       await addEndpointCounters(db, batch);
+      // A claim meanwhile skipped the endpoints this held locked (SKIP LOCKED): look again now.
+      options.onWritten();
     } catch (error) {
       log.error({ err: error }, 'webhook endpoint counters could not be written; kept for the next try');
       for (const c of batch) count(c.endpointId, c.successes, c.lastSuccessAt);

@@ -243,6 +243,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     // The successes answered before this failure are counted first.
     await completions.flush();
     const change = await recordFailure(db, failure);
+    // A claim meanwhile skipped the endpoint this held locked (SKIP LOCKED): look again now.
+    wake();
     if (change && change.status !== 'active') await handBack(change.endpoint_id);
     if (change?.newly_disabled) {
       await notifier
