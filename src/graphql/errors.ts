@@ -6,7 +6,7 @@
 import { GraphQLError } from 'graphql';
 import { AppError, RateLimited, type Violation } from '../errors.ts';
 
-type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'TOO_MANY_REQUESTS' | 'INTERNAL_ERROR';
+export type ErrorType = 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'BAD_REQUEST' | 'TOO_MANY_REQUESTS' | 'INTERNAL_ERROR';
 
 const ERROR_TYPE: Partial<Record<AppError['code'], ErrorType>> = {
   NOT_FOUND: 'NOT_FOUND',

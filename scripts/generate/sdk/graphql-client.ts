@@ -12,14 +12,24 @@ import { print } from 'graphql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 
 /**
+ * The classes of error the server reports in `extensions.errorType` (the interface document's
+ * errors table): UNAUTHORIZED for a missing or invalid credential (HTTP 401), FORBIDDEN for access
+ * denied, NOT_FOUND, BAD_REQUEST for invalid input (then `extensions.code` is VALIDATION_ERROR and
+ * `extensions.violations` lists each `field` and `message`) and for documents the server refuses
+ * (`code` GRAPHQL_VALIDATION_FAILED, a cost or depth limit…), TOO_MANY_REQUESTS, INTERNAL_ERROR.
+ */
+export type GraphqlErrorType = 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'TOO_MANY_REQUESTS' | 'INTERNAL_ERROR';
+
+/**
  * A GraphQL error as the server reports it: `extensions.errorType` is the documented class
- * (BAD_REQUEST, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, …), `extensions.code` the finer reason.
+ * (GraphqlErrorType), `extensions.code` the finer reason where there is one (USER_NOT_FOUND,
+ * VALIDATION_ERROR, …).
  */
 export interface GraphqlError {
   message: string;
   path?: ReadonlyArray<string | number>;
   locations?: ReadonlyArray<{ line: number; column: number }>;
-  extensions?: { errorType?: string; code?: string; [key: string]: unknown };
+  extensions?: { errorType?: GraphqlErrorType; code?: string; [key: string]: unknown };
 }
 
 /** One GraphQL response: data (possibly partial) and the errors the server reported with it. */
