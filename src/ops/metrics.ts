@@ -3,9 +3,10 @@
  * applications in one process; the global registry would mix them). The server and `npm run worker`
  * both serve SQL statements executed, the database pool and the webhook series (./webhook-metrics.ts);
  * the server adds HTTP requests by route pattern and status in a latency histogram (its `_count` is
- * the request count: a separate counter would only repeat it).
+ * the request count: a separate counter would only repeat it). Both also serve prom-client's default
+ * process and Node.js series (CPU, memory, event-loop lag, GC, handles), collected once per process.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle } from '../db/database.ts';
 import type { WebhookMetrics } from '../webhooks/webhook-observer.ts';
 import { registerWebhookMetrics } from './webhook-metrics.ts';
@@ -25,9 +26,24 @@ export interface AppMetrics extends ProcessMetrics {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+let processSeries: Registry | undefined;
+
+/**
+ * The process and Node.js series, registered once per process: they describe the process, not an
+ * application (and each registration would start its own event-loop and GC observers).
+ */
+function processRegistry(): Registry {
+  if (!processSeries) {
+    processSeries = new Registry();
+    collectDefaultMetrics({ register: processSeries });
+  }
+  return processSeries;
+}
+
 /** The database and webhook series, without HTTP: what `npm run worker` serves on METRICS_PORT. */
 export function createProcessMetrics(database: DatabaseHandle): ProcessMetrics {
-  const registry = new Registry();
+  // Merged: the application's own series and the process's shared ones, in one registry to scrape.
+  const registry = Registry.merge([new Registry(), processRegistry()]);
   const statements = new Counter({
     name: 'db_statements_total',
     help: 'SQL statements run by this process through the query builder',

@@ -95,6 +95,9 @@ t.test('HTTP, database and webhook metrics', async (t) => {
   t.equal(value(text, 'webhook_delivery_latency_seconds_count'), 1);
   t.equal(value(text, 'webhook_first_attempt_latency_seconds_count'), 2);
   t.equal(value(text, 'webhook_queue_lag_seconds'), 0, 'nothing pending: no lag');
+  t.ok(value(text, 'process_cpu_user_seconds_total')! > 0, "prom-client's process series");
+  t.ok(value(text, 'nodejs_heap_size_used_bytes')! > 0, 'and its Node.js series');
+  t.equal(text.match(/^# TYPE process_cpu_user_seconds_total /gm)?.length, 1, 'each once');
   if (onPostgres) t.ok(value(text, 'db_pool_connections{state="total"}')! >= 1, 'the PostgreSQL pool');
   else t.equal(value(text, 'db_pool_connections{state="total"}'), 1, 'the embedded database: one connection');
 });
@@ -158,6 +161,7 @@ t.test('npm run worker serves its own metrics on METRICS_PORT', needsPostgres, a
   t.ok(value(text, 'webhook_queue_lag_seconds')! >= 0, 'the queue lag, read from the shared queue');
   t.equal(value(text, 'webhook_endpoints{status="active"}'), 1);
   t.notMatch(text, /http_request_duration_seconds/, 'no HTTP series: the worker answers no API requests');
+  t.ok(value(text, 'process_resident_memory_bytes')! > 0, 'the process series');
   t.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 404, '/metrics alone');
   t.match(worker.stdout(), `webhook worker serving /metrics on 127.0.0.1:${port}`);
 });

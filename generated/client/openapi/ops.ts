@@ -40,7 +40,10 @@ export interface paths {
          *     scrape), `webhook_attempts_total{outcome}`
          *     (`delivered`, `failed`, `retry`, `dead`; from this process's worker),
          *     `webhook_delivery_latency_seconds` (event commit to 2xx) and
-         *     `webhook_first_attempt_latency_seconds`.
+         *     `webhook_first_attempt_latency_seconds`, and prom-client's default
+         *     process and Node runtime series (`process_cpu_seconds_total`,
+         *     `process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`,
+         *     `nodejs_gc_duration_seconds`, `nodejs_heap_size_used_bytes`…).
          *
          *     On the public port it is served only to the operator's metrics token
          *     (`Authorization: Bearer <METRICS_TOKEN>`): 401 without it or with any
