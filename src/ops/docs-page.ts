@@ -82,6 +82,8 @@ export function registerDocsPage(app: FastifyInstance, links: { graphiql: boolea
   // Swagger UI fetches the documents from /openapi on this server and nothing from anywhere else.
   const policy = contentSecurityPolicy({ html });
   app.get('/docs', async (_request, reply) => sendPage(reply, html, policy));
+  // The server's root has nothing of its own: someone opening it in a browser wants the reference.
+  app.get('/', async (_request, reply) => reply.redirect('/docs', 302));
   app.get<{ Params: { name: string } }>('/docs/assets/:name', async (request, reply) => {
     const file = files.get(request.params.name);
     if (!file) {

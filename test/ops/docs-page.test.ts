@@ -27,7 +27,7 @@ function createProductExample(): Json {
 
 t.test('the page and its assets are 404 when DOCS is off (the production default)', async (t) => {
   const server = await sharedServer({ env: { DOCS: 'false' } });
-  for (const url of ['/docs', '/docs/assets/swagger-ui-bundle.js']) t.equal((await fetch(`${server.baseUrl}${url}`)).status, 404, url);
+  for (const url of ['/', '/docs', '/docs/assets/swagger-ui-bundle.js']) t.equal((await fetch(`${server.baseUrl}${url}`)).status, 404, url);
 });
 
 t.test(
@@ -35,6 +35,9 @@ t.test(
   { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
   async (t) => {
     const server = await sharedServer();
+    const root = await fetch(`${server.baseUrl}/`, { redirect: 'manual' });
+    t.equal(root.status, 302, 'the root sends a browser to the reference');
+    t.equal(root.headers.get('location'), '/docs');
     const missing = await fetch(`${server.baseUrl}/docs/assets/nope.js`);
     t.equal(missing.status, 404);
     t.match(missing.headers.get('content-type'), /^application\/problem\+json/);
