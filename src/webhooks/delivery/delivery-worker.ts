@@ -74,6 +74,8 @@ const KEPT_BODY_CHARS = 2048;
 const MAX_BATCH = 200;
 /** How often the endpoints' health counters are written. */
 const COUNTERS_MS = 1000;
+/** How long after a retry's time its claim runs (see arm). */
+const RETRY_WAKE_MARGIN_MS = 1;
 /** A claimed delivery is sent only with this much of its lease left beyond the delivery time-out. */
 const LEASE_MARGIN_MS = 2000;
 
@@ -361,12 +363,22 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     if (at >= wakeAt) return;
     clearTimeout(wakeTimer);
     wakeAt = at;
+    arm();
+  }
+
+  /**
+   * A timer counts from the event loop's cached clock, which lags the real one by however long the
+   * current turn has run: it can fire before `Date.now()` reaches its time, when a claim would find
+   * the retry not yet due and leave it to the poll. So it checks the clock, and waits out the rest.
+   */
+  function arm(): void {
     wakeTimer = setTimeout(
       () => {
+        if (Date.now() < wakeAt) return arm();
         wakeAt = Infinity;
         wake();
       },
-      Math.max(at - Date.now(), 0),
+      Math.max(wakeAt - Date.now(), 0) + RETRY_WAKE_MARGIN_MS,
     );
     wakeTimer.unref();
   }
