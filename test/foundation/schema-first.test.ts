@@ -5,14 +5,12 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { scratchProject } from '../helpers/scratch-project.ts';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
-const COPIED = ['schema', 'src', 'generated', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json', 'redocly.yaml'];
 
 /** Incremental: the second check re-reads only what the resolver's file touches. */
 async function tsc(dir: string): Promise<{ ok: boolean; output: string }> {
@@ -27,10 +25,7 @@ async function tsc(dir: string): Promise<{ ok: boolean; output: string }> {
 }
 
 t.test('a new SDL field fails typecheck until it has a resolver', { timeout: 180_000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-schema-first-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const entry of COPIED) fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const dir = scratchProject(t, 'schema-first', ['generated']);
   // Typecheck the application (src/ and the generated files it imports) only: the contract is about
   // resolvers, and scripts/ or benchmarks being edited elsewhere must not decide this test.
   const tsconfigPath = path.join(dir, 'tsconfig.json');

@@ -5,7 +5,6 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -13,10 +12,9 @@ import { checkServedMethods } from '../../scripts/generate/openapi.ts';
 import { SpecError } from '../../scripts/generate/spec-error.ts';
 import { documentNames } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
+import { scratchProject } from '../helpers/scratch-project.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
-const COPIED = ['schema', 'src', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json', 'redocly.yaml'];
 const SERVED = '(served: get, put, post, delete, patch)';
 
 t.test('the published documents hold served operations only', async (t) => {
@@ -51,10 +49,7 @@ t.test('an operation under head, options or trace is one line each', async (t) =
 });
 
 t.test('npm run generate fails on a HEAD operation, printing that line only', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-served-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const entry of COPIED) fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const dir = scratchProject(t, 'served');
   const spec = path.join(dir, 'openapi/ops.yaml');
   const text = fs.readFileSync(spec, 'utf8');
   const head = [

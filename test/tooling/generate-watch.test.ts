@@ -4,18 +4,12 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const COPIED = ['schema', 'src', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json', 'redocly.yaml'];
+import { scratchProject } from '../helpers/scratch-project.ts';
 
 t.test('regenerates when a spec changes', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-watch-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const entry of COPIED) fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const dir = scratchProject(t, 'watch');
   const out = path.join(dir, 'out');
 
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/generate.ts', '--watch', '--out', out], { cwd: dir });

@@ -14,10 +14,10 @@ import t, { type Test } from 'tap';
 import { bundleDocument, lintDocument, loadLintConfig } from '../../scripts/generate/openapi.ts';
 import { buildSdlSchema, readGraphqlFiles, type GraphqlFile } from '../../scripts/generate/sdl.ts';
 import { SpecError } from '../../scripts/generate/spec-error.ts';
+import { scratchProject } from '../helpers/scratch-project.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
-const COPIED = ['schema', 'src', 'scripts', 'openapi', 'codegen.ts', 'tsconfig.json', 'package.json', 'redocly.yaml'];
 
 /** `text` with `from` replaced by `to` once; fails when the spec no longer holds `from`. */
 function edit(text: string, from: string, to: string): string {
@@ -136,10 +136,7 @@ t.test('OpenAPI documents: YAML syntax, $ref and lint findings', async (t) => {
 });
 
 t.test('npm run generate and lint:specs refuse the same specs, one line each', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-spec-errors-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const entry of COPIED) fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const dir = scratchProject(t, 'spec-errors');
 
   const posts = path.join(dir, 'openapi/posts.yaml');
   const undescribed = edit(fs.readFileSync(posts, 'utf8'), '          description: Offset form. Number of posts to skip (0-based).\n', '');
