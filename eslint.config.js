@@ -34,7 +34,7 @@ const untypedJson = {
 };
 
 export default defineConfig(
-  { ignores: ['generated/', 'dist/', '.data/', '.tap/', 'coverage/', '.test-build/'] },
+  { ignores: ['generated/', 'packages/sdk/lib/', 'dist/', '.data/', '.tap/', 'coverage/', '.test-build/'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   {

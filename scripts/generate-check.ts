@@ -1,4 +1,7 @@
-/** `npm run generate:check`: regenerates into a temporary folder and fails on any difference. */
+/**
+ * `npm run generate:check`: regenerates into temporary folders and fails on any difference with
+ * generated/ or with the SDK package's built files (packages/sdk/lib/).
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,8 +9,12 @@ import { generate } from './generate.ts';
 import { SpecError } from './generate/spec-error.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const committed = path.join(root, 'generated');
 const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'generated-'));
+/** Each committed folder generate writes, and where this run writes it. */
+const outputs = [
+  { committed: path.join(root, 'generated'), fresh: path.join(fresh, 'generated') },
+  { committed: path.join(root, 'packages/sdk/lib'), fresh: path.join(fresh, 'sdk-lib') },
+];
 
 function listFiles(dir: string, base = dir): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -19,7 +26,7 @@ function listFiles(dir: string, base = dir): string[] {
 
 let refused: SpecError | undefined;
 try {
-  await generate(root, fresh);
+  await generate(root, outputs[0]!.fresh, { sdkDir: outputs[1]!.fresh });
 } catch (error) {
   fs.rmSync(fresh, { recursive: true, force: true });
   if (!(error instanceof SpecError)) throw error;
@@ -33,21 +40,26 @@ if (refused) {
 }
 
 try {
-  const a = new Set(listFiles(committed));
-  const b = new Set(listFiles(fresh));
   const problems: string[] = [];
-  for (const f of b) if (!a.has(f)) problems.push(`missing from generated/: ${f}`);
-  for (const f of a) if (!b.has(f)) problems.push(`stale in generated/ (no longer generated): ${f}`);
-  for (const f of b) {
-    if (a.has(f) && !fs.readFileSync(path.join(committed, f)).equals(fs.readFileSync(path.join(fresh, f)))) {
-      problems.push(`differs from its spec: generated/${f}`);
+  let count = 0;
+  for (const output of outputs) {
+    const dir = `${path.relative(root, output.committed)}/`;
+    const a = new Set(listFiles(output.committed));
+    const b = new Set(listFiles(output.fresh));
+    count += b.size;
+    for (const f of b) if (!a.has(f)) problems.push(`missing from ${dir}: ${f}`);
+    for (const f of a) if (!b.has(f)) problems.push(`stale in ${dir} (no longer generated): ${f}`);
+    for (const f of b) {
+      if (a.has(f) && !fs.readFileSync(path.join(output.committed, f)).equals(fs.readFileSync(path.join(output.fresh, f)))) {
+        problems.push(`differs from its spec: ${dir}${f}`);
+      }
     }
   }
   if (problems.length) {
-    console.error(`generated/ is out of date; run \`npm run generate\` and commit:\n  ${problems.join('\n  ')}`);
+    console.error(`generated files are out of date; run \`npm run generate\` and commit:\n  ${problems.join('\n  ')}`);
     process.exit(1);
   }
-  console.log(`generated/ matches the specs (${b.size} files)`);
+  console.log(`generated/ and packages/sdk/lib/ match the specs (${count} files)`);
 } finally {
   fs.rmSync(fresh, { recursive: true, force: true });
 }

@@ -1,10 +1,15 @@
 // test-suite: once (the SDK and its compile do not depend on the database).
 /**
- * The SDK as a frontend team meets it: a scratch project outside the repository depends on the
- * package by name (`schemaforge/sdk`, package.json `exports`), type-checks under `strict` with a
- * plain `tsc` (no tsx, no `allowImportingTsExtensions`), and its compiled JavaScript calls the live
+ * The SDK as a frontend team meets it: `npm pack` of packages/sdk, installed by npm into a scratch
+ * project outside the repository (from a registry on loopback that serves the project's own
+ * node_modules: test/helpers/local-registry.ts), with at most 10 packages and 5 MB, no warning, and
+ * only the files of its allow-list. The scratch project writes its own operation with
+ * graphql-codegen's client preset over the SDK's exported schema (the setup packages/sdk/README.md
+ * documents, run by the real `graphql-codegen` CLI), type-checks under `strict` with a plain `tsc`
+ * (NodeNext: no tsx, no `allowImportingTsExtensions`), and its compiled JavaScript calls the live
  * server: REST (a product created by an admin, a typed page of products, a Problem Details error),
- * local registration, a GraphQL mutation with a bearer token and the `postCreated` subscription.
+ * local registration, a GraphQL mutation with a bearer token, its own client-preset query, the
+ * `postCreated` subscription, and `verifyWebhook` on a signature made as the server makes it.
  * The `@ts-expect-error` lines fail the compile unless the SDK's types refuse what they should.
  */
 import { execFile } from 'node:child_process';
@@ -13,7 +18,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { localRegistry, npmEnvironment } from '../helpers/local-registry.ts';
 import { sharedServer } from '../helpers/server.ts';
+import { signatureHeader } from '../../src/webhooks/signature.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -26,12 +33,21 @@ const CONSUMER = `import {
   GraphqlRequestError,
   OnPostCreatedDocument,
   type RestV1Components,
-} from 'schemaforge/sdk';
+} from '@schemaforge/sdk';
+import { verifyWebhook, type WebhookEvent } from '@schemaforge/sdk/webhooks';
 import WebSocket from 'ws';
+import { graphql as gql } from './gql/index.js';
+
+// The consumer's own operation, typed by graphql-codegen's client preset from the SDK's schema.
+const PostWithAuthor = gql(\`
+  query PostWithAuthor($id: ID!) {
+    post(id: $id) { id title slug author { username } }
+  }
+\`);
 
 type Product = RestV1Components['schemas']['ProductResponse'];
 
-const [baseUrl, adminToken] = process.argv.slice(2) as [string, string];
+const [baseUrl, adminToken, webhookBody, webhookSignature, webhookTimestamp] = process.argv.slice(2) as [string, string, string, string, string];
 
 const v1 = createRestV1Client({ baseUrl, headers: { authorization: \`Bearer \${adminToken}\` } });
 // stockQuantity is defaulted by the server, so the request may leave it out.
@@ -83,24 +99,96 @@ try {
 } catch (error) {
   if (error instanceof GraphqlRequestError) refused = error.errors[0]?.extensions?.errorType;
 }
+const own = await graphql.request(PostWithAuthor, { id: postId });
+const slug: string | undefined = own.post?.slug;
+const author: string | undefined = own.post?.author.username;
+// @ts-expect-error: the client preset typed the variables: id is required
+await graphql.request(PostWithAuthor, {}).catch(() => undefined);
 await graphql.dispose();
 
-console.log(JSON.stringify({ productSku: product.sku, names, problem, postId, eventTitle: event?.value.postCreated.title, eventPostId: event?.value.postCreated.id, refused }));
+const verified = verifyWebhook<WebhookEvent>(
+  webhookBody,
+  { 'X-Webhook-Id': 'evt_1', 'X-Webhook-Timestamp': webhookTimestamp, 'X-Webhook-Signature': webhookSignature },
+  'whsec_consumer-secret-for-the-sdk-test-000',
+);
+const webhook = verified.ok ? verified.event.type : verified.reason;
+
+console.log(JSON.stringify({ productSku: product.sku, names, problem, postId, eventTitle: event?.value.postCreated.title, eventPostId: event?.value.postCreated.id, refused, slug, author, webhook }));
 `;
+
+const CODEGEN = `import type { CodegenConfig } from '@graphql-codegen/cli';
+
+const config: CodegenConfig = {
+  schema: 'node_modules/@schemaforge/sdk/lib/schema.graphql',
+  documents: ['src/**/*.ts', '!src/gql/**'],
+  ignoreNoDocuments: true,
+  generates: {
+    './src/gql/': {
+      preset: 'client',
+      presetConfig: { persistedDocuments: true },
+      config: { emitLegacyCommonJSImports: false, useTypeImports: true },
+    },
+  },
+};
+export default config;
+`;
+
+/** Every file under `dir`, with its size in bytes. */
+function filesUnder(dir: string): { file: string; size: number }[] {
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).flatMap((entry) => {
+    if (!entry.isFile()) return [];
+    const file = path.join(entry.parentPath, entry.name);
+    return [{ file, size: fs.statSync(file).size }];
+  });
+}
 
 function link(target: string, at: string): void {
   fs.mkdirSync(path.dirname(at), { recursive: true });
   fs.symlinkSync(target, at, 'dir');
 }
 
-t.test('a scratch consumer project imports schemaforge/sdk, type-checks with plain tsc and calls the live server', async (t) => {
+t.test('the packed SDK installs small and clean, and a consumer project writes its own operations and calls the live server', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  // The package as an installed dependency would be: a folder under node_modules with its own
-  // package.json; its dependencies resolve from its real location, as npm would lay them out.
-  link(root, path.join(dir, 'node_modules/schemaforge'));
-  for (const dep of ['ws', '@types/ws', '@types/node']) link(path.join(root, 'node_modules', dep), path.join(dir, 'node_modules', dep));
+  const npm = (args: string[]) =>
+    run('npm', args, {
+      cwd: dir,
+      env: npmEnvironment({ npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }),
+    });
+
+  const [packed] = JSON.parse((await npm(['pack', path.join(root, 'packages/sdk'), '--pack-destination', dir, '--json'])).stdout) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  const outside = packed!.files.map((f) => f.path).filter((f) => !/^(lib\/|README\.md$|package\.json$)/.test(f));
+  t.same(outside, [], 'the tarball holds only lib/, README.md and package.json');
+  t.ok(
+    packed!.files.some((f) => f.path === 'lib/schema.graphql'),
+    'the schema ships for consumers’ own operations',
+  );
+
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
+  const registry = await localRegistry(t);
+  const installed = await npm([
+    'install',
+    path.join(dir, packed!.filename),
+    '--registry',
+    registry.url,
+    '--cache',
+    path.join(dir, '.npm-cache'),
+    '--ignore-scripts',
+  ]);
+  t.equal(`${installed.stderr}`.trim(), '', 'npm prints no warning (no engine warning, nothing deprecated)');
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+  const packages = Object.keys(lock.packages).filter((key) => key !== '');
+  t.ok(packages.length <= 10, `at most 10 packages installed: ${packages.map((p) => p.replace(/^node_modules\//, '')).join(', ')}`);
+  const bytes = filesUnder(path.join(dir, 'node_modules')).reduce((sum, f) => sum + f.size, 0);
+  t.ok(bytes <= 5 * 1024 * 1024, `at most 5 MB installed: ${(bytes / 1024 / 1024).toFixed(2)} MB`);
+
+  // The consumer's own tools, beside the SDK: the WebSocket for Node 20, Node's types, and the
+  // graphql-codegen CLI with its client preset (linked from this project: they are dev tools).
+  for (const dep of ['ws', '@types/ws', '@types/node', '@graphql-codegen'])
+    link(path.join(root, 'node_modules', dep), path.join(dir, 'node_modules', dep));
   fs.writeFileSync(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -112,12 +200,26 @@ t.test('a scratch consumer project imports schemaforge/sdk, type-checks with pla
         lib: ['ES2023', 'DOM'],
         types: ['node'],
         outDir: 'dist',
+        skipLibCheck: false,
       },
       include: ['src'],
     }),
   );
   fs.mkdirSync(path.join(dir, 'src'));
   fs.writeFileSync(path.join(dir, 'src/main.ts'), CONSUMER);
+  fs.writeFileSync(path.join(dir, 'codegen.ts'), CODEGEN);
+
+  const codegen = await run(
+    process.execPath,
+    [path.join(root, 'node_modules/@graphql-codegen/cli/cjs/bin.js'), '--config', 'codegen.ts', '--silent'],
+    {
+      cwd: dir,
+      env: npmEnvironment(),
+    },
+  ).catch((error: { stdout: string; stderr: string }) => error);
+  t.equal(`${codegen.stderr}`.trim(), '', 'graphql-codegen reports nothing');
+  const persisted = JSON.parse(fs.readFileSync(path.join(dir, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
+  t.match(Object.values(persisted), [/^query PostWithAuthor\(\$id: ID!\)/], 'the client preset extracted the consumer’s operation');
 
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
   const compiled = await run(process.execPath, [tsc, '-p', dir]).catch((error: { stdout: string }) => error);
@@ -126,7 +228,14 @@ t.test('a scratch consumer project imports schemaforge/sdk, type-checks with pla
 
   const server = await sharedServer();
   const adminToken = await server.token('00000000-0000-4000-8000-0000000000ad', ['ADMIN']);
-  const { stdout } = await run(process.execPath, [path.join(dir, 'dist/main.js'), server.baseUrl, adminToken], { cwd: dir });
+  const body = JSON.stringify({ id: 'evt_1', type: 'order.created', data: { object: { id: 'o1' } }, sequence: 1 });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const signature = signatureHeader(['whsec_consumer-secret-for-the-sdk-test-000'], timestamp, body);
+  const { stdout } = await run(
+    process.execPath,
+    [path.join(dir, 'dist/main.js'), server.baseUrl, adminToken, body, signature, String(timestamp)],
+    { cwd: dir },
+  );
   const result = JSON.parse(stdout) as Record<string, any>;
   t.equal(result.productSku, 'SDK-001');
   t.same(result.names, ['SDK lamp']);
@@ -135,4 +244,7 @@ t.test('a scratch consumer project imports schemaforge/sdk, type-checks with pla
   t.equal(result.eventPostId !== undefined, true, 'the subscription delivered a postCreated event');
   t.match(result.eventTitle, /^From the SDK \d+$/);
   t.equal(result.refused, 'BAD_REQUEST', 'a GraphQL error reaches the caller as GraphqlRequestError with its errorType');
+  t.match(result.slug, /^from-the-sdk-\d+/, 'the consumer’s own client-preset query ran');
+  t.equal(result.author, 'sdkuser');
+  t.equal(result.webhook, 'order.created', 'verifyWebhook accepted a signature made as the server makes it');
 });
