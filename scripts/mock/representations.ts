@@ -7,7 +7,8 @@
  * Binary and wildcard types (`*\/*`, `image/*`) never reach the wire as such: the server sends a
  * stored file's or image's real type, so the mock picks the type such a body most plainly has —
  * application/octet-stream for a file of any type, image/png for an image — and, for an image, a
- * real 1×1 PNG, so that a frontend's <img> shows something.
+ * real 1×1 PNG, so that a frontend's <img> shows something; a file without an example is a few
+ * placeholder bytes, so that a download is not empty.
  */
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import { productPageXml, productsCsv, productXml, type PagedProductResponse } from '../../src/catalog/products.v1.representation.ts';
@@ -70,7 +71,7 @@ export function represent(type: string, schemaName: string | undefined, value: u
   const sent = concreteType(type);
   if (isBinaryType(sent)) {
     if (sent === 'image/png') return { contentType: sent, body: PIXEL_PNG };
-    return { contentType: sent, body: typeof value === 'string' ? Buffer.from(value) : Buffer.alloc(0) };
+    return { contentType: sent, body: Buffer.from(typeof value === 'string' ? value : 'mock file content\n') };
   }
   const contentType = `${sent}; charset=utf-8`;
   if (isJsonType(sent)) return { contentType, body: JSON.stringify(value ?? null) };
