@@ -29,7 +29,7 @@ const SERIALIZERS: Readonly<Record<string, Readonly<Record<string, Serializer>>>
 
 const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
-export function isJsonType(type: string): boolean {
+function isJsonType(type: string): boolean {
   return type === 'application/json' || type.endsWith('+json');
 }
 
@@ -61,7 +61,7 @@ export function hasSerializer(type: string, schemaName: string | undefined): boo
   return schemaName !== undefined && SERIALIZERS[type]?.[schemaName] !== undefined;
 }
 
-export interface Representation {
+interface Representation {
   contentType: string;
   body: string | Buffer;
 }

@@ -76,7 +76,7 @@ function csvTextCell(text: string): string {
 }
 
 /** What one CSV row shows of a product: the price as the API gives it (a number), not the stored decimal. */
-export interface CsvProduct {
+interface CsvProduct {
   id: string;
   name: string;
   price: number;
