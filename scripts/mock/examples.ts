@@ -27,3 +27,14 @@ export function exampleOf(doc: Json, holder: Json | undefined): unknown {
   if (Array.isArray(schema?.examples) && schema.examples.length) return schema.examples[0];
   return undefined;
 }
+
+/** The names of a media type object's `examples` (`Prefer: example=<name>` picks one). */
+export function exampleNames(holder: Json | undefined): string[] {
+  return Object.keys(holder?.examples ?? {});
+}
+
+/** The value of the example named `name` of a media type object, undefined when it has none of that name. */
+export function namedExample(doc: Json, holder: Json | undefined, name: string): { value: unknown } | undefined {
+  const entry = holder?.examples && Object.hasOwn(holder.examples, name) ? resolve(doc, holder.examples[name]) : undefined;
+  return entry ? { value: entry.value } : undefined;
+}

@@ -1,26 +1,36 @@
 /**
- * The mock server of `npm run mock`: every REST operation of every OpenAPI document, answered from
- * the document's own examples, for a frontend team that starts before the server exists. Requests go
- * through the server's own `registerOperations`, so parameters, bodies and security are checked
- * exactly as the real server checks them (a bad request is the same 400 Problem Details). Any bearer
- * token is accepted, with every role.
+ * The mock server of `npm run mock`: every REST operation of every OpenAPI document answered from
+ * the document's own examples, and GraphQL answered from the schema (graphql.ts), for a frontend
+ * team that starts before the server exists. It answers like the real server wherever that does not
+ * need stored data, by running the server's own code:
  *
- * Each operation answers its first documented 2xx status with that response's example (JSON by
- * default; the first declared media type when it has no JSON one; a binary body is empty). A
- * `Prefer: code=<status>` request header picks another documented response (e.g. `code=404`), as
- * Prism does; an undocumented one is a 400.
+ * - requests go through the server's `registerOperations`, so parameters, bodies and security are
+ *   checked exactly as the real server checks them (a bad request is the same 400 Problem Details);
+ * - the response type is negotiated by the server's negotiate() from `Accept` and `format` (406
+ *   Problem Details, `format=yaml` included) and XML and CSV are written by the server's serializers
+ *   (operation-answer.ts, representations.ts); a file or image has a real type, never `*\/*`;
+ * - /scim/v2 is the server's SCIM scope (src/identity/scim/scim.scope.ts): SCIM error bodies for
+ *   every refusal, any bearer token standing for one tenant.
+ *
+ * Any bearer token is accepted, with every role. Each operation answers its first documented 2xx
+ * status with that response's example. `Prefer` picks another answer, as Prism reads it:
+ * `code=<status>` another documented response (undocumented: 400), `example=<name>` a named
+ * example (unknown: 400 naming the known ones), `dynamic=true` a body generated from the schema.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
 import { documentNames, type DocumentName } from '../../generated/openapi/index.ts';
+import type { operations as ScimOperations } from '../../generated/openapi/scim.ts';
 import type { Config } from '../../src/config.ts';
 import { AppError } from '../../src/errors.ts';
 import { createHttpServer } from '../../src/http/http-server.ts';
-import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
-import { registerOperations, type OperationHandler, type ValidatorSet } from '../../src/http/openapi-routes.ts';
-import { registerRestPlumbing } from '../../src/http/rest-area.ts';
-import formbody from '@fastify/formbody';
-import { exampleOf, resolve } from './examples.ts';
 import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
+import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
+import { registerOperations, type OperationHandler, type OperationHandlers, type ValidatorSet } from '../../src/http/openapi-routes.ts';
+import { registerRestPlumbing } from '../../src/http/rest-area.ts';
+import { registerScimScope, SCIM_PREFIX } from '../../src/identity/scim/scim.scope.ts';
+import { registerMockGraphQL } from './graphql.ts';
+import { answerFromExamples } from './operation-answer.ts';
 
 type Json = Record<string, any>;
 const MOCK_PRINCIPAL = { userId: 'mock', roles: ['ADMIN', 'USER'], tenantRoles: [], storedUserId: null, tenantId: null, sessionId: null };
@@ -33,43 +43,24 @@ async function validatorsOf(name: DocumentName): Promise<ValidatorSet> {
   return { params, bodies };
 }
 
-function requestedStatus(request: FastifyRequest): string | undefined {
-  const prefer = request.headers.prefer;
-  return typeof prefer === 'string' ? /(?:^|[;,\s])code=(\d{3})/.exec(prefer)?.[1] : undefined;
-}
-
-/** Answers one operation from its examples. */
-function exampleHandler(doc: Json, op: Json): OperationHandler<unknown> {
-  const responses: Json = op.responses ?? {};
-  const success =
-    Object.keys(responses)
-      .filter((s) => /^2/.test(s))
-      .sort()[0] ?? Object.keys(responses)[0]!;
-  return async (request, reply: FastifyReply) => {
-    const status = requestedStatus(request) ?? success;
-    const response = resolve(doc, responses[status]);
-    if (!response) throw new AppError('VALIDATION', `Prefer: code=${status} is not a documented response of ${op.operationId as string}`);
-    for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
-      const value = exampleOf(doc, resolve(doc, header));
-      if (value !== undefined && name.toLowerCase() !== 'content-type')
-        reply.header(name, typeof value === 'string' ? value : JSON.stringify(value));
+/** An example-answering handler for every operation of the document, by operationId. */
+function handlersOf(name: DocumentName): Record<string, OperationHandler<unknown>> {
+  const doc = loadOpenApiDocument(name);
+  const handlers: Record<string, OperationHandler<unknown>> = {};
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    for (const method of SERVED_METHODS) {
+      const op = item[method];
+      if (op?.operationId) handlers[op.operationId as string] = answerFromExamples(doc, item, op);
     }
-    reply.code(Number(status));
-    const content: Json = response.content ?? {};
-    const type = Object.keys(content).find((t) => /json/.test(t)) ?? Object.keys(content)[0];
-    if (!type) return reply.send();
-    const example = exampleOf(doc, content[type]);
-    reply.type(/json|xml|csv|text/.test(type) ? `${type}; charset=utf-8` : type);
-    if (example === undefined) return reply.send(/json/.test(type) ? 'null' : Buffer.alloc(0));
-    return reply.send(/json/.test(type) ? JSON.stringify(example) : typeof example === 'string' ? example : JSON.stringify(example));
-  };
+  }
+  return handlers;
 }
 
 export async function createMockServer(config: Config): Promise<FastifyInstance> {
   const http = createHttpServer(config);
   await registerRestPlumbing(http);
   await http.register(formbody);
-  // SCIM and Problem Details bodies arrive as +json media types.
+  // Problem Details bodies arrive as +json media types.
   http.addContentTypeParser(/^application\/[\w.-]+\+json$/, { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, body === '' ? undefined : JSON.parse(body as string));
@@ -82,15 +73,14 @@ export async function createMockServer(config: Config): Promise<FastifyInstance>
     done();
   });
   for (const name of documentNames) {
-    const doc = loadOpenApiDocument(name);
-    const handlers: Record<string, OperationHandler<unknown>> = {};
-    for (const item of Object.values<Json>(doc.paths ?? {})) {
-      for (const method of SERVED_METHODS) {
-        const op = item[method];
-        if (op?.operationId) handlers[op.operationId as string] = exampleHandler(doc, op);
-      }
-    }
-    registerOperations(http, name, await validatorsOf(name), handlers);
+    if (name === 'scim') continue;
+    registerOperations(http, name, await validatorsOf(name), handlersOf(name));
   }
+  // SCIM in the server's own scope, its errors SCIM error messages; every token is one tenant's.
+  const scimHandlers = handlersOf('scim') as Partial<OperationHandlers<ScimOperations>>;
+  await http.register(async (scim) => registerScimScope(scim, { tenantForToken: async () => 'mock-tenant', handlers: scimHandlers }), {
+    prefix: SCIM_PREFIX,
+  });
+  registerMockGraphQL(http, config);
   return http;
 }

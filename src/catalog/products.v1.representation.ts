@@ -75,13 +75,28 @@ function csvTextCell(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
+/** What one CSV row shows of a product: the price as the API gives it (a number), not the stored decimal. */
+interface CsvProduct {
+  id: string;
+  name: string;
+  price: number;
+  sku: string;
+  category: string;
+}
+
 /**
- * CSV of one page: `id,name,price,sku,category`, the price written by formatPrice like XML's, text cells
- * neutralised by csvTextCell, RFC 4180 quoting by csv-stringify, CRLF line ends.
+ * CSV of products: `id,name,price,sku,category`, the price written by formatPrice like XML's, text cells
+ * neutralised by csvTextCell, RFC 4180 quoting by csv-stringify, CRLF line ends. Exported apart from
+ * productPageCsv for the mock server (scripts/mock/), which writes its examples' products with it.
  */
-export function productPageCsv(page: ProductPage): string {
+export function productsCsv(products: readonly CsvProduct[]): string {
   return stringify(
-    page.items.map((p) => [p.id, csvTextCell(p.name), formatPrice(decimalToPrice(p.price)), csvTextCell(p.sku), csvTextCell(p.category)]),
+    products.map((p) => [p.id, csvTextCell(p.name), formatPrice(p.price), csvTextCell(p.sku), csvTextCell(p.category)]),
     { header: true, columns: ['id', 'name', 'price', 'sku', 'category'], record_delimiter: 'windows' },
   );
+}
+
+/** CSV of one page: its products only (the paging metadata has no place in a CSV). */
+export function productPageCsv(page: ProductPage): string {
+  return productsCsv(page.items.map((p) => ({ id: p.id, name: p.name, price: decimalToPrice(p.price), sku: p.sku, category: p.category })));
 }

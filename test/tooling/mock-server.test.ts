@@ -1,11 +1,15 @@
+// test-suite: once (the mock has no database).
 /**
  * `npm run mock`: every REST operation of every OpenAPI document answers, from the document's
  * examples, a request built from the same examples, with its first documented 2xx status and a
  * response that passes the contract check; requests are validated as the real server validates them
- * (400 Problem Details), security is enforced (401 without a token), and `Prefer: code=` picks
- * another documented response. Mock answers do not count towards contract coverage.
+ * (400 Problem Details), security is enforced (401 without a token), the response type is negotiated
+ * (XML, CSV, 406), SCIM refusals are SCIM errors, and `Prefer` picks another documented response
+ * (`code=`), a named example (`example=`) or a generated body (`dynamic=true`). GraphQL answers from
+ * the schema. Mock answers do not count towards contract coverage. test/tooling/mock-vs-server.test.ts
+ * compares the mock's answers with the real server's.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { exampleOf, resolve } from '../../scripts/mock/examples.ts';
 import { createMockServer } from '../../scripts/mock/mock-server.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -51,15 +55,20 @@ function exampleRequest(doc: Json, path: string, item: Json, op: Json): { url: s
   return { url: query.size ? `${url}?${query.toString()}` : url, init };
 }
 
-t.test('every operation answers its example, contract-checked', async (t) => {
+async function startMock(t: Test): Promise<string> {
   const app = await createMockServer(
     loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: 'mock-server-test-secret-at-least-32-characters' }),
   );
   await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
   const address = app.server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const registry = ContractRegistry.fromGenerated(false);
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
+
+const registry = ContractRegistry.fromGenerated(false);
+
+t.test('every operation answers its example, contract-checked', async (t) => {
+  const baseUrl = await startMock(t);
 
   let operations = 0;
   for (const name of documentNames) {
@@ -100,4 +109,118 @@ t.test('every operation answers its example, contract-checked', async (t) => {
   t.match(preferred.headers.get('content-type'), /^application\/problem\+json/);
   const undocumented = await fetch(`${baseUrl}/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6`, { headers: { prefer: 'code=418' } });
   t.equal(undocumented.status, 400);
+});
+
+const PRODUCT = '/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6';
+
+t.test('the response type is negotiated as the server negotiates it', async (t) => {
+  const baseUrl = await startMock(t);
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${baseUrl}${path}`, { headers });
+  for (const [path, headers] of [
+    ['/api/v1/products?format=csv', {}],
+    ['/api/v1/products', { accept: 'text/csv' }],
+  ] as const) {
+    const csv = await get(path, headers);
+    t.equal(csv.status, 200);
+    t.match(csv.headers.get('content-type'), /^text\/csv; charset=utf-8$/);
+    t.match(await csv.text(), /^id,name,price,sku,category\r\n/, "the server's CSV writer");
+  }
+  const xml = await get('/api/v1/products', { accept: 'application/xml' });
+  t.match(xml.headers.get('content-type'), /^application\/xml/);
+  t.match(await xml.text(), /^<\?xml[^>]*>\n<products><content><product><id>/, "the server's XML writer, from the JSON example");
+  const product = await get(`${PRODUCT}?format=xml`);
+  t.match(await product.text(), /<product><id>3fa85f64/);
+  for (const [path, headers] of [
+    ['/api/v1/products?format=yaml', {}],
+    ['/api/v1/products', { accept: 'application/yaml' }],
+    ['/api/v2/products?format=xml', {}],
+  ] as const) {
+    const refused = await get(path, headers);
+    t.equal(refused.status, 406, `${path} ${JSON.stringify(headers)}`);
+    t.match(refused.headers.get('content-type'), /^application\/problem\+json/);
+    t.match(await refused.json(), { type: '/problems/not-acceptable', status: 406 });
+  }
+  const image = await get(`${PRODUCT}/images/3fa85f64-5717-4562-b3fc-2c963f66afa6`);
+  t.equal(image.headers.get('content-type'), 'image/png', 'an image is a PNG, never a wildcard type');
+  t.equal(
+    Buffer.from(await image.arrayBuffer())
+      .subarray(1, 4)
+      .toString(),
+    'PNG',
+  );
+  const file = await get('/api/v1/files/3fa85f64-5717-4562-b3fc-2c963f66afa6', { authorization: 'Bearer mock' });
+  t.equal(file.status, 200);
+  t.equal(file.headers.get('content-type'), 'application/octet-stream', 'a file of any type is bytes, never */*');
+  t.equal((await get('/api/v1/files/3fa85f64-5717-4562-b3fc-2c963f66afa6?format=json', { authorization: 'Bearer mock' })).status, 406);
+});
+
+t.test('SCIM refusals are SCIM errors', async (t) => {
+  const baseUrl = await startMock(t);
+  const scimError = { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] };
+  const anonymous = await fetch(`${baseUrl}/scim/v2/Users`);
+  t.equal(anonymous.status, 401);
+  t.match(anonymous.headers.get('content-type'), /^application\/scim\+json/);
+  t.match(await anonymous.json(), { ...scimError, status: '401' });
+  const invalid = await fetch(`${baseUrl}/scim/v2/Users?count=many`, { headers: { authorization: 'Bearer mock' } });
+  t.equal(invalid.status, 400);
+  t.match(await invalid.json(), { ...scimError, status: '400', scimType: 'invalidValue' });
+  const missing = await fetch(`${baseUrl}/scim/v2/Users/abc`, { headers: { authorization: 'Bearer mock', prefer: 'code=404' } });
+  t.equal(missing.status, 404);
+  t.match(await missing.json(), { ...scimError, status: '404' });
+  const unrouted = await fetch(`${baseUrl}/scim/v2/Nothing`, { headers: { authorization: 'Bearer mock' } });
+  t.match(await unrouted.json(), { ...scimError, status: '404' });
+});
+
+t.test('Prefer picks a named example or a generated body', async (t) => {
+  const baseUrl = await startMock(t);
+  const named = await fetch(`${baseUrl}/api/v1/products?format=xml`, { headers: { prefer: 'example=page' } });
+  t.equal(named.status, 200);
+  t.match(await named.text(), /<name>Desk lamp<\/name>/);
+  const unknown = await fetch(`${baseUrl}/api/v1/products`, { headers: { prefer: 'example=nope' } });
+  t.equal(unknown.status, 400);
+  t.match(await unknown.json(), { status: 400, detail: /example=nope .*known: page/ });
+  for (const path of ['/api/v1/products', '/api/v2/products', PRODUCT]) {
+    const dynamic = await fetch(`${baseUrl}${path}`, { headers: { prefer: 'dynamic=true' } });
+    const body = (await dynamic.json()) as Json;
+    t.equal(dynamic.status, 200, path);
+    t.doesNotThrow(
+      () => registry.validate('get', path, 200, dynamic.headers.get('content-type'), body),
+      `${path}: generated, contract-checked`,
+    );
+  }
+  const both = await fetch(`${baseUrl}${PRODUCT}`, { headers: { prefer: 'code=404, dynamic=true' } });
+  t.equal(both.status, 404);
+  t.match(await both.json(), { status: Number });
+});
+
+t.test('GraphQL answers from the schema', async (t) => {
+  const baseUrl = await startMock(t);
+  const headers = { authorization: 'Bearer mock', 'content-type': 'application/json' };
+  const query = '{ __schema { queryType { name } } }';
+  const post = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) });
+  t.equal(post.status, 200);
+  t.same(await post.json(), { data: { __schema: { queryType: { name: 'Query' } } } });
+  const get = await fetch(`${baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+    headers: { authorization: 'Bearer mock' },
+  });
+  t.same(await get.json(), { data: { __typename: 'Query' } });
+  const users = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      query: 'query Find($q: String!) { searchUsers(query: $q) { id username displayName } }',
+      variables: { q: 'a' },
+    }),
+  });
+  const found = (await users.json()) as { data: { searchUsers: Json[] } };
+  t.ok(found.data.searchUsers.length > 0, 'lists are mocked');
+  t.match(found.data.searchUsers[0], { id: String, username: String, displayName: String });
+  const refused = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: '{ searchUsers(query: "") { id } }' }),
+  });
+  t.match(await refused.json(), { errors: [{}] }, "the schema's @constraint directives hold");
+  const invalid = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ noSuchField }' }) });
+  t.match(await invalid.json(), { errors: [{ message: /noSuchField/ }] });
 });

@@ -4,14 +4,14 @@
  * and not-found handlers, so that every answer under /scim/v2, failures included (401, unknown route,
  * wrong method, malformed JSON, 413, 415), is SCIM: application/scim+json, the SCIM error message.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { operations } from '../../../generated/openapi/scim.ts';
 import * as bodies from '../../../generated/validators/scim.bodies.js';
 import * as params from '../../../generated/validators/scim.params.js';
 import { unauthenticated } from '../../errors.ts';
 import { renderFrameworkErrorsUnder } from '../../http/http-server.ts';
 import { boundedJsonParser } from '../../http/json-body.ts';
-import { registerOperations } from '../../http/openapi-routes.ts';
+import { registerOperations, type OperationHandlers } from '../../http/openapi-routes.ts';
 import { answerUnroutedRequests } from '../../http/unrouted.ts';
 import type { Services } from '../../services.ts';
 import { rawScimError, scimError, sendScimError } from './scim-error-handler.ts';
@@ -36,6 +36,23 @@ interface ScimScopeOptions {
 
 /** Register with `{ prefix: SCIM_PREFIX }`: the not-found handler then answers for that prefix only. */
 export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { services, baseUrl }) => {
+  registerScimScope(scim, {
+    tenantForToken: (token) => services.scimTokens.tenantForToken(token),
+    handlers: scimHandlers(services, baseUrl),
+  });
+};
+
+interface ScimScopeParts {
+  /** The tenant a SCIM token belongs to, or null for a token that is not one. */
+  tenantForToken: (token: string) => Promise<string | null>;
+  handlers: Partial<OperationHandlers<operations>>;
+}
+
+/**
+ * Everything of the scope but its services, apart so that the mock server (scripts/mock/) serves its
+ * example answers behind the same parser, authentication, error and not-found handling.
+ */
+export function registerScimScope(scim: FastifyInstance, { tenantForToken, handlers }: ScimScopeParts): void {
   scim.decorateRequest('scimTenantId', null);
 
   // Both media types, parsed alike. Provisioning clients send their Content-Type on every request,
@@ -49,7 +66,7 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
   // Every request, the not-found handler's included: the token's tenant, or 401.
   scim.addHook('onRequest', async (request) => {
     const match = BEARER.exec(request.headers.authorization ?? '');
-    const tenantId = match ? await services.scimTokens.tenantForToken(match[1]!) : null;
+    const tenantId = match ? await tenantForToken(match[1]!) : null;
     if (!tenantId) throw unauthenticated('A valid SCIM token is required: Authorization: Bearer <token>');
     request.scimTenantId = tenantId;
   });
@@ -63,8 +80,8 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
     send: (_request, reply, status, detail) => reply.type(SCIM_MEDIA_TYPE).send(scimError(status, detail)),
   });
 
-  registerOperations<operations>(scim, 'scim', { params, bodies }, scimHandlers(services, baseUrl), {
+  registerOperations<operations>(scim, 'scim', { params, bodies }, handlers, {
     prefix: SCIM_PREFIX,
     isAuthenticated: (request) => request.scimTenantId !== null,
   });
-};
+}
