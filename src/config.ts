@@ -40,6 +40,8 @@ export interface Config {
   /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
   docs: boolean;
   graphqlSchemaPrintout: boolean;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: run only registered documents and the SDK's own operations. */
+  graphqlTrustedDocuments: boolean;
   graphqlWsInitTimeoutMs: number;
   graphqlWsKeepAliveMs: number;
   /** What one WebSocket client may hold open on this instance (src/graphql/ws-limits.ts). */
@@ -270,6 +272,7 @@ export function loadConfig(
     graphiql: readBool(env, 'GRAPHIQL', !production),
     docs: readBool(env, 'DOCS', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
+    graphqlTrustedDocuments: readBool(env, 'GRAPHQL_TRUSTED_DOCUMENTS', false),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),
     graphqlWsKeepAliveMs: readInt(env, 'GRAPHQL_WS_KEEPALIVE_MS', 30_000, 1),
     graphqlWsLimits: {

@@ -75,6 +75,14 @@ export interface GraphqlClientOptions {
   wsUrl?: string;
   /** A WebSocket constructor where the global one is missing (Node 20: `import WebSocket from 'ws'`). */
   webSocketImpl?: unknown;
+  /**
+   * Send a document that carries its hash (graphql-codegen's client preset with
+   * `persistedDocuments: true`) as `{ documentId, variables }` over HTTP instead of its text: the
+   * server runs the document registered under that id (`npm run trusted-documents -- add`), and
+   * answers `PERSISTED_QUERY_NOT_FOUND` for an unknown one. Other documents, and subscriptions, are
+   * sent as text.
+   */
+  persistedDocuments?: boolean;
 }
 
 /** The variables argument: optional exactly when the operation has no required variable. */
@@ -121,6 +129,12 @@ function asErrors(value: unknown): GraphqlError[] | undefined {
 
 export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClient {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  /** The client preset's id of a document (`__meta__.hash`), when persisted documents are on. */
+  const persistedIdOf = (document: object): string | undefined => {
+    if (!options.persistedDocuments) return undefined;
+    const hash = (document as { __meta__?: { hash?: unknown } }).__meta__?.hash;
+    return typeof hash === 'string' ? hash : undefined;
+  };
   let ws: WsClient | undefined;
 
   const execute = async <TData, TVariables>(
@@ -136,7 +150,11 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
         ...options.headers,
         ...(token ? { authorization: `Bearer ${token}` } : {}),
       },
-      body: JSON.stringify({ query: queryText(document as TypedDocumentNode<unknown, unknown>), variables: variables ?? {} }),
+      body: JSON.stringify(
+        persistedIdOf(document) !== undefined
+          ? { documentId: persistedIdOf(document), variables: variables ?? {} }
+          : { query: queryText(document as TypedDocumentNode<unknown, unknown>), variables: variables ?? {} },
+      ),
     });
     const text = await response.text();
     let body: { data?: TData | null; errors?: unknown } | undefined;

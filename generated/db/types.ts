@@ -334,6 +334,17 @@ export interface TenantsTable {
 /** A tenants row as selected. */
 export type TenantsRow = Selectable<TenantsTable>;
 
+export interface TrustedDocumentsTable {
+  id: string;
+  document: string;
+  canonical_sha256: string;
+  client_name: string | null;
+  created_at: Generated<Date>;
+}
+
+/** A trusted_documents row as selected. */
+export type TrustedDocumentsRow = Selectable<TrustedDocumentsTable>;
+
 export interface UsersTable {
   id: Generated<string>;
   tenant_id: Generated<string>;
@@ -476,6 +487,7 @@ export interface DB {
   tags: TagsTable;
   tenant_domains: TenantDomainsTable;
   tenants: TenantsTable;
+  trusted_documents: TrustedDocumentsTable;
   users: UsersTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_deliveries: WebhookDeliveriesTable;

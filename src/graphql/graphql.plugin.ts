@@ -22,6 +22,8 @@ import { registerGraphQLHttp } from './http.ts';
 import { graphqlLimits } from './limits.ts';
 import { OperationPreparer } from './operation.ts';
 import { buildGraphQLSchema } from './schema.ts';
+import { sdkDocuments } from './trusted/sdk-documents.ts';
+import { TrustedDocuments } from './trusted/trusted-documents.ts';
 import { registerGraphQLWs } from './ws.ts';
 
 interface GraphQLOptions {
@@ -37,6 +39,7 @@ interface GraphQLOptions {
 export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, graph, authenticate, verifier }) => {
   const schema = buildGraphQLSchema(graph.resolvers);
   const preparer = new OperationPreparer(schema, graphqlLimits(config));
+  const trusted = new TrustedDocuments(database.db, config.graphqlTrustedDocuments, sdkDocuments());
   const served = await graph.open(database, scope.log);
   // After the HTTP server has stopped (sockets are gone), and before the database closes.
   scope.addHook('onClose', async () => served.close());
@@ -80,6 +83,7 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
       preparer,
       executor,
       context: (principal, clientAddress) => served.context(principal, clientAddress, 'http'),
+      trusted,
     });
   });
   await registerGraphQLWs(scope, {
@@ -93,6 +97,7 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
     keepAliveMs: config.graphqlWsKeepAliveMs,
     limits: config.graphqlWsLimits,
     clientAddress: clientAddressResolver(config.trustProxy),
+    trusted,
   });
   if (config.graphqlSchemaPrintout) registerSchemaPrintout(scope);
   if (config.graphiql) registerGraphiQL(scope);

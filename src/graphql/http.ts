@@ -19,6 +19,7 @@ import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { DataSerializer } from './response-serializer.ts';
 import type { OperationPreparer } from './operation.ts';
+import type { Admission, RequestParams, TrustedDocuments } from './trusted/trusted-documents.ts';
 
 function isExecutionResult(value: unknown): value is ExecutionResult {
   return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);
@@ -40,6 +41,11 @@ interface GraphQLHttpOptions {
    * mounts graphql-http alone as the reference the direct answers are compared with.
    */
   direct?: boolean;
+  /**
+   * Trusted documents: ids resolved to their text, and, when enforced, every other text refused.
+   * None: requests run as sent (the mock server, the benchmark's reference mounts).
+   */
+  trusted?: TrustedDocuments;
 }
 
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
@@ -94,7 +100,7 @@ function isOptionalObject(value: unknown): value is Record<string, unknown> | nu
 
 export function registerGraphQLHttp(
   app: FastifyInstance,
-  { schema, preparer, executor, context, url = '/graphql', direct = true }: GraphQLHttpOptions,
+  { schema, preparer, executor, context, url = '/graphql', direct = true, trusted }: GraphQLHttpOptions,
 ): void {
   const log = (err: unknown) => app.log.error({ err }, 'GraphQL resolver failed');
   const format = (error: GraphQLError) => mapGraphQLError(error, log);
@@ -132,10 +138,13 @@ export function registerGraphQLHttp(
     formatError: (error) => (error instanceof GraphQLError ? format(error) : requestError(error.message)),
   });
 
-  /** graphql-http's pipeline, answered through Fastify; its bodiless refusals (405, 406, 415) get an error too. */
-  const throughGraphqlHttp = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  /**
+   * graphql-http's pipeline, answered through Fastify; its bodiless refusals (405, 406, 415) get an
+   * error too. `url`: the request's, or with a documentId's text as its query (GET).
+   */
+  const throughGraphqlHttp = async (request: FastifyRequest, reply: FastifyReply, url = request.url): Promise<void> => {
     const [body, init] = await handler({
-      url: request.url,
+      url,
       method: request.method,
       headers: request.headers,
       // Parsed by Fastify (any JSON value); graphql-http checks its shape itself.
@@ -209,13 +218,42 @@ export function registerGraphQLHttp(
       .send(result.errors ? serialize(result) : serializeData(result));
   };
 
+  const answer = (request: FastifyRequest, reply: FastifyReply, url?: string): Promise<void> | undefined => {
+    const answered = direct && answerDirectly(request, reply);
+    if (answered === false) return throughGraphqlHttp(request, reply, url);
+    return answered === true ? undefined : answered;
+  };
+
+  /** Answers as admitted: refused, run as sent, or run with the text the documentId names in place of the query. */
+  const answerAdmitted = (request: FastifyRequest, reply: FastifyReply, admission: Admission): Promise<void> | undefined => {
+    if ('error' in admission) {
+      const mediaType = negotiatedMediaType(request.headers.accept) ?? JSON_UTF8;
+      reply
+        .code(mediaType === JSON_UTF8 ? 200 : 400)
+        .header('content-type', mediaType)
+        .send(JSON.stringify({ errors: [format(admission.error)] }));
+      return undefined;
+    }
+    if (admission.query === undefined) return answer(request, reply);
+    if (request.method === 'GET') {
+      const rewritten = new URL(request.url, 'http://graphql');
+      rewritten.searchParams.set('query', admission.query);
+      return answer(request, reply, `${rewritten.pathname}${rewritten.search}`);
+    }
+    request.body = { ...(request.body as Record<string, unknown>), query: admission.query };
+    return answer(request, reply);
+  };
+
   app.route({
     method: ['GET', 'POST'],
     url,
     handler(request, reply) {
-      const answered = direct && answerDirectly(request, reply);
-      if (answered === false) return throughGraphqlHttp(request, reply);
-      return answered === true ? undefined : answered;
+      const params = (request.method === 'GET' ? request.query : request.body) as RequestParams | null | undefined;
+      // Bodies that are no JSON object are graphql-http's to refuse.
+      if (!trusted || typeof params !== 'object' || params === null || Array.isArray(params)) return answer(request, reply);
+      const admission = trusted.admit(params);
+      if (admission instanceof Promise) return admission.then((admitted) => answerAdmitted(request, reply, admitted));
+      return answerAdmitted(request, reply, admission);
     },
   });
 }

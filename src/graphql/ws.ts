@@ -39,6 +39,7 @@ import type { OpenGraph } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
+import type { Admission, TrustedDocuments } from './trusted/trusted-documents.ts';
 import { CLOSE_TOO_MANY_CONNECTIONS, ConnectionQuota, TOO_MANY_CONNECTIONS, tooManySubscriptions } from './ws-limits.ts';
 
 const GRAPHQL_WS_PATH = '/graphql';
@@ -61,6 +62,8 @@ interface GraphQLWsOptions {
   limits: GraphQLWsLimits;
   /** The client address of an upgrade request, as TRUST_PROXY has it. */
   clientAddress: ClientAddressOf;
+  /** Trusted documents, as on HTTP: a payload's documentId (with an empty query) runs its registered text. */
+  trusted: TrustedDocuments;
 }
 
 /** The bearer token a connection presents: undefined when none (anonymous), null when malformed. */
@@ -243,15 +246,20 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
         if (Object.keys(ctx.subscriptions).length > limits.subscriptionsPerConnection) {
           return [tooManySubscriptions(limits.subscriptionsPerConnection)];
         }
-        const prepared = preparer.prepare(payload);
-        if (Array.isArray(prepared)) return (prepared as readonly GraphQLError[]).map((e) => mapGraphQLError(e, log));
-        return {
-          schema,
-          document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: context(ctx.extra.principal ?? null, options.clientAddress(ctx.extra.request), 'ws'),
+        const run = (admission: Admission) => {
+          if ('error' in admission) return [mapGraphQLError(admission.error, log)];
+          const prepared = preparer.prepare(admission.query === undefined ? payload : { ...payload, query: admission.query });
+          if (Array.isArray(prepared)) return (prepared as readonly GraphQLError[]).map((e) => mapGraphQLError(e, log));
+          return {
+            schema,
+            document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
+            operationName: payload.operationName,
+            variableValues: payload.variables,
+            contextValue: context(ctx.extra.principal ?? null, options.clientAddress(ctx.extra.request), 'ws'),
+          };
         };
+        const admission = options.trusted.admit(payload);
+        return admission instanceof Promise ? admission.then(run) : run(admission);
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => mapGraphQLError(e, log).toJSON()),
       onNext: (_ctx, _id, _payload, _args, result) =>

@@ -21,6 +21,8 @@ import t from 'tap';
 import { localRegistry, npmEnvironment } from '../helpers/local-registry.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { signatureHeader } from '../../src/webhooks/signature.ts';
+import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
+import { registerDocuments } from '../../src/graphql/trusted/registration.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -104,6 +106,19 @@ const slug: string | undefined = own.post?.slug;
 const author: string | undefined = own.post?.author.username;
 // @ts-expect-error: the client preset typed the variables: id is required
 await graphql.request(PostWithAuthor, {}).catch(() => undefined);
+// The same document by its id only (trusted documents), as the client preset's hash names it.
+const sent: string[] = [];
+const persisted = createGraphqlClient({
+  url: \`\${baseUrl}/graphql\`,
+  token,
+  persistedDocuments: true,
+  fetch: (input, init) => {
+    sent.push(String(init?.body));
+    return fetch(input, init);
+  },
+});
+const byId = await persisted.request(PostWithAuthor, { id: postId });
+const sentById = sent.length === 1 && 'documentId' in JSON.parse(sent[0]!) && !('query' in JSON.parse(sent[0]!));
 await graphql.dispose();
 
 const verified = verifyWebhook<WebhookEvent>(
@@ -113,7 +128,7 @@ const verified = verifyWebhook<WebhookEvent>(
 );
 const webhook = verified.ok ? verified.event.type : verified.reason;
 
-console.log(JSON.stringify({ productSku: product.sku, names, problem, postId, eventTitle: event?.value.postCreated.title, eventPostId: event?.value.postCreated.id, refused, slug, author, webhook }));
+console.log(JSON.stringify({ productSku: product.sku, names, problem, postId, eventTitle: event?.value.postCreated.title, eventPostId: event?.value.postCreated.id, refused, slug, author, webhook, byIdTitle: byId.post?.title, sentById }));
 `;
 
 const CODEGEN = `import type { CodegenConfig } from '@graphql-codegen/cli';
@@ -227,6 +242,8 @@ t.test('the packed SDK installs small and clean, and a consumer project writes i
   t.ok(fs.existsSync(path.join(dir, 'dist/main.js')), 'tsc emitted the consumer');
 
   const server = await sharedServer();
+  // The server learns the consumer's documents as a deployment would register them.
+  t.same(await registerDocuments(server.database.db, buildGraphQLSchema({}), persisted, 'consumer'), { added: 1, known: 0 });
   const adminToken = await server.token('00000000-0000-4000-8000-0000000000ad', ['ADMIN']);
   const body = JSON.stringify({ id: 'evt_1', type: 'order.created', data: { object: { id: 'o1' } }, sequence: 1 });
   const timestamp = Math.floor(Date.now() / 1000);
@@ -247,4 +264,6 @@ t.test('the packed SDK installs small and clean, and a consumer project writes i
   t.match(result.slug, /^from-the-sdk-\d+/, 'the consumer’s own client-preset query ran');
   t.equal(result.author, 'sdkuser');
   t.equal(result.webhook, 'order.created', 'verifyWebhook accepted a signature made as the server makes it');
+  t.equal(result.sentById, true, 'persistedDocuments: true sent the documentId, not the text');
+  t.match(result.byIdTitle, /^From the SDK \d+$/, 'the registered document ran by id');
 });

@@ -66,6 +66,14 @@ export interface GraphqlClientOptions {
     wsUrl?: string;
     /** A WebSocket constructor where the global one is missing (Node 20: `import WebSocket from 'ws'`). */
     webSocketImpl?: unknown;
+    /**
+     * Send a document that carries its hash (graphql-codegen's client preset with
+     * `persistedDocuments: true`) as `{ documentId, variables }` over HTTP instead of its text: the
+     * server runs the document registered under that id (`npm run trusted-documents -- add`), and
+     * answers `PERSISTED_QUERY_NOT_FOUND` for an unknown one. Other documents, and subscriptions, are
+     * sent as text.
+     */
+    persistedDocuments?: boolean;
 }
 /** The variables argument: optional exactly when the operation has no required variable. */
 export type VariablesOf<TVariables> = Record<string, never> extends TVariables ? [variables?: TVariables] : [variables: TVariables];

@@ -34,6 +34,13 @@ function asErrors(value) {
 }
 export function createGraphqlClient(options) {
     const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    /** The client preset's id of a document (`__meta__.hash`), when persisted documents are on. */
+    const persistedIdOf = (document) => {
+        if (!options.persistedDocuments)
+            return undefined;
+        const hash = document.__meta__?.hash;
+        return typeof hash === 'string' ? hash : undefined;
+    };
     let ws;
     const execute = async (document, variables) => {
         const token = await tokenOf(options.token);
@@ -45,7 +52,9 @@ export function createGraphqlClient(options) {
                 ...options.headers,
                 ...(token ? { authorization: `Bearer ${token}` } : {}),
             },
-            body: JSON.stringify({ query: queryText(document), variables: variables ?? {} }),
+            body: JSON.stringify(persistedIdOf(document) !== undefined
+                ? { documentId: persistedIdOf(document), variables: variables ?? {} }
+                : { query: queryText(document), variables: variables ?? {} }),
         });
         const text = await response.text();
         let body;

@@ -18,6 +18,7 @@ import * as m0016 from './0016_files_by_uploader.ts';
 import * as m0017 from './0017_user_deletion.ts';
 import * as m0018 from './0018_event_resource_path.ts';
 import * as m0019 from './0019_credential_epoch.ts';
+import * as m0020 from './0020_trusted_documents.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_user_deletion': m0017,
   '0018_event_resource_path': m0018,
   '0019_credential_epoch': m0019,
+  '0020_trusted_documents': m0020,
 };

@@ -1,0 +1,88 @@
+/**
+ * `npm run trusted-documents -- <command>`: the GraphQL documents a server started with
+ * GRAPHQL_TRUSTED_DOCUMENTS=true runs, in the configured database (DATABASE_URL, as `npm run migrate`
+ * opens it: on PGlite, while the server is stopped, since the server holds its data folder).
+ *
+ *   add [--client NAME] FILE...   register the documents of persisted-documents.json files
+ *                                 (graphql-codegen's client preset); all or nothing per run
+ *   list                          the registered documents' ids, clients and dates
+ *   remove --client NAME | ID...  remove a client's documents, or documents by id
+ *
+ * Running servers see a new document within seconds and a removed one within a minute.
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { buildGraphQLSchema } from '../src/graphql/schema.ts';
+import { RegistrationError, registerDocuments } from '../src/graphql/trusted/registration.ts';
+import { listDocuments, removeDocuments } from '../src/graphql/trusted/trusted-documents.repository.ts';
+
+const USAGE = `usage: npm run trusted-documents -- add [--client NAME] FILE... | list | remove (--client NAME | ID...)`;
+
+class Usage extends Error {}
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { client: { type: 'string' } } });
+  const [command, ...rest] = positionals;
+  if (command !== 'add' && command !== 'list' && command !== 'remove') throw new Usage(USAGE);
+  if (command === 'add' && !rest.length) throw new Usage(`add needs at least one persisted-documents.json; ${USAGE}`);
+  if (command === 'remove' && !rest.length && values.client === undefined) throw new Usage(`remove needs --client or ids; ${USAGE}`);
+
+  const manifests = command === 'add' ? rest.map((file) => ({ file, manifest: readManifest(file) })) : [];
+  const handle = await openDatabase(loadConfig().database);
+  try {
+    if (command === 'list') {
+      for (const d of await listDocuments(handle.db)) console.log(`${d.id}\t${d.clientName ?? '-'}\t${d.createdAt.toISOString()}`);
+    } else if (command === 'remove') {
+      const removed = await removeDocuments(handle.db, {
+        ...(rest.length ? { ids: rest } : {}),
+        ...(values.client !== undefined ? { clientName: values.client } : {}),
+      });
+      console.log(`removed ${removed} document${removed === 1 ? '' : 's'}`);
+    } else {
+      // The resolvers are not needed to validate documents: the schema's types and directives are.
+      const schema = buildGraphQLSchema({});
+      for (const { file, manifest } of manifests) {
+        try {
+          const { added, known } = await registerDocuments(handle.db, schema, manifest, values.client ?? null);
+          console.log(`${file}: ${added} added, ${known} already registered`);
+        } catch (error) {
+          if (error instanceof RegistrationError) throw new Error(error.problems.map((p) => `${file}: ${p}`).join('\n'));
+          throw error;
+        }
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function readManifest(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${file}: not JSON: ${(error as Error).message}`);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  const message = error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message;
+  console.error(
+    error instanceof Usage
+      ? message
+      : message
+          .split('\n')
+          .map((line) => `error: ${line}`)
+          .join('\n'),
+  );
+  process.exit(1);
+}
