@@ -71,6 +71,11 @@ export interface Config {
   /** Time a client has to send a whole request (headers within min(this, 60 s)); then 408. */
   httpRequestTimeoutMs: number;
   logLevel: string;
+  /**
+   * How log lines are written (LOG_FORMAT): `json`, one pino object a line, for whatever collects the
+   * logs; `pretty`, coloured lines for a person at a terminal (pino-pretty). Pretty under development.
+   */
+  logFormat: 'pretty' | 'json';
   /** Sign-in and registration attempts allowed per minute, per client address and per account. */
   signInBudgets: SignInBudgets;
   /** GraphQL `createUser` calls allowed per client address per minute (CREATE_USER_PER_ADDRESS). */
@@ -257,6 +262,8 @@ export function loadConfig(
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
+  const logFormat = env.LOG_FORMAT?.trim() || (nodeEnv === 'development' ? 'pretty' : 'json');
+  if (logFormat !== 'pretty' && logFormat !== 'json') throw new ConfigError('LOG_FORMAT', `expected pretty or json, got "${logFormat}"`);
   return {
     nodeEnv,
     port,
@@ -299,6 +306,7 @@ export function loadConfig(
     dnsResolver: readResolver(env),
     httpRequestTimeoutMs: readInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100),
     logLevel,
+    logFormat,
     signInBudgets: {
       login: {
         perAddress: readInt(env, 'SIGN_IN_ATTEMPTS_PER_ADDRESS', 30, 1, 1_000_000),

@@ -15,6 +15,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createProcessMetrics } from './ops/metrics.ts';
 import { startMetricsListener } from './ops/metrics-listener.ts';
+import { loggerOptions } from './logger-options.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 
@@ -29,7 +30,7 @@ if (config.database.kind !== 'postgres') {
 // Before the database is touched, as main.ts does: a taken port should stop the start at once.
 if (config.metrics) await ensurePortFree(config.metrics, 'METRICS_PORT');
 
-const log = pino({ level: config.logLevel });
+const log = pino(loggerOptions(config));
 if (config.webhookAllowPrivateTargets) {
   log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production');
 }

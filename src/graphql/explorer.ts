@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { typeDefs } from '../../generated/graphql/typedefs.ts';
 import { contentSecurityPolicy, sendPage, webSocketSource } from '../http/page-security.ts';
 import { problem } from '../http/problem.ts';
+import { EXAMPLE_QUERY } from './explorer-example.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -80,7 +81,7 @@ const PAGE = `<!doctype html>
         return forCaller(params, { ...options, documentAST: documentOf(params.query) });
       }
       ReactDOM.createRoot(document.getElementById('graphiql')).render(
-        React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true }),
+        React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true, defaultQuery: ${JSON.stringify(EXAMPLE_QUERY)} }),
       );
     </script>
   </body>

@@ -14,6 +14,7 @@ import { lingerBeforeClosing } from './lingering-close.ts';
 import { MAX_PATH_SEGMENT } from './path-limits.ts';
 import { problem, toProblem } from './problem.ts';
 import { answerUnroutedRequests } from './unrouted.ts';
+import { loggerOptions } from '../logger-options.ts';
 import type { ErrorRenderer, RawErrorRenderer } from './fastify-types.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -117,7 +118,7 @@ export function createHttpServer(config: Config): FastifyInstance {
   const http = Fastify({
     // At level silent nothing is ever written, yet Fastify would still build a child logger for every
     // request; without a logger it uses a no-op one, and app.log / request.log keep working.
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, serializers: { req: loggedRequest } },
+    logger: config.logLevel === 'silent' ? false : { ...loggerOptions(config), serializers: { req: loggedRequest } },
     requestIdHeader: false,
     logController: new AccessLog(),
     // Accept a caller's request id only when it is a sane token; otherwise mint one.

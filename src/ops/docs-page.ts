@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { documentNames } from '../../generated/openapi/index.ts';
 import { contentSecurityPolicy, sendPage } from '../http/page-security.ts';
 import { problem } from '../http/problem.ts';
+import { DOCS_PROSE_PLUGIN } from './docs-prose.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -46,6 +47,10 @@ function page(names: readonly string[], links: { graphiql: boolean; schema: bool
       body { margin: 0; }
       nav.sf { font: 14px/1.4 sans-serif; padding: 8px 20px; background: #1b1b1b; color: #ddd; }
       nav.sf a { color: #8fd14f; }
+      /* The folded prose (docs-prose.ts): a compact line under the title until opened. */
+      .swagger-ui .information-container .info { margin: 24px 0 8px; }
+      .sf-about { margin: 0 0 16px; font: 14px/1.5 sans-serif; color: #3b4151; }
+      .sf-about > summary { cursor: pointer; font-weight: 600; }
     </style>
   </head>
   <body>
@@ -53,7 +58,7 @@ function page(names: readonly string[], links: { graphiql: boolean; schema: bool
     <div id="swagger-ui"></div>
     <script src="/docs/assets/swagger-ui-bundle.js"></script>
     <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
-    <script>
+    <script>${DOCS_PROSE_PLUGIN}
       const urls = ${JSON.stringify(urls)};
       const wanted = new URLSearchParams(location.search).get('document');
       window.ui = SwaggerUIBundle({
@@ -62,6 +67,7 @@ function page(names: readonly string[], links: { graphiql: boolean; schema: bool
         dom_id: '#swagger-ui',
         deepLinking: true,
         presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+        plugins: [ProseAfterOperationsPlugin],
         layout: 'StandaloneLayout',
         validatorUrl: null,
         displayOperationId: true,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import { resolveJwtSecret, resolveSecretsKey } from '../../src/auth/secret.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loggerOptions } from '../../src/logger-options.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -119,6 +120,29 @@ t.test('single sign-on settings', async (t) => {
   t.equal(loadConfig({ AUTH_SESSION_TTL_S: '600' }).authSessionTtlS, 600);
 });
 
+t.test('logs are pretty under development and JSON otherwise, unless LOG_FORMAT says', async (t) => {
+  const format = (env: Record<string, string>) => loadConfig(env).logFormat;
+  t.equal(format({ NODE_ENV: 'development' }), 'pretty', 'npm run dev');
+  t.equal(format({}), 'pretty', 'the operator commands (development by default)');
+  t.equal(format({ NODE_ENV: 'production' }), 'json');
+  t.equal(format({ NODE_ENV: 'test' }), 'json');
+  t.equal(loadConfig({}, { defaultNodeEnv: 'production' }).logFormat, 'json', 'npm start without NODE_ENV');
+  t.equal(format({ NODE_ENV: 'development', LOG_FORMAT: 'json' }), 'json', 'an explicit json in development');
+  t.equal(format({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }), 'pretty', 'an explicit pretty in production');
+  t.equal(format({ NODE_ENV: 'development', LOG_FORMAT: ' ' }), 'pretty', 'empty is unset');
+
+  // What pino is given: JSON is pino's own output; pretty is a transport running pino-pretty.
+  const options = (env: Record<string, string>) => loggerOptions(loadConfig(env));
+  t.same(options({ NODE_ENV: 'production' }), { level: 'info' }, 'JSON lines, no transport');
+  t.same(options({ NODE_ENV: 'development', LOG_FORMAT: 'json' }), { level: 'info' });
+  const pretty = options({ NODE_ENV: 'development', LOG_LEVEL: 'debug' });
+  t.equal(pretty.level, 'debug');
+  const target = (pretty.transport as { target?: string } | undefined)?.target ?? '';
+  t.match(target, /node_modules\/pino-pretty\//, 'the installed pino-pretty');
+  t.type(((await import(target)) as { default: unknown }).default, 'function', 'which loads as a transport');
+  t.same(options({ NODE_ENV: 'development', LOG_LEVEL: 'silent' }), { level: 'silent' }, 'silent starts no transport');
+});
+
 t.test('each bad value names its variable', async (t) => {
   const cases: [Record<string, string>, string][] = [
     [{ PORT: 'abc' }, 'PORT'],
@@ -157,6 +181,7 @@ t.test('each bad value names its variable', async (t) => {
     [{ FILES_QUOTA_BYTES: '100MB' }, 'FILES_QUOTA_BYTES'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '9464', METRICS_HOST: 'internal' }, 'METRICS_HOST'],
+    [{ LOG_FORMAT: 'text' }, 'LOG_FORMAT'],
   ];
   for (const [env, variable] of cases) {
     const error = t.throws(() => loadConfig(env)) as ConfigError;

@@ -5,9 +5,12 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium } from 'playwright-core';
 import t from 'tap';
 import { typeDefs } from '../../generated/graphql/typedefs.ts';
+import { EXAMPLE_QUERY } from '../../src/graphql/explorer-example.ts';
 import { pageSecurityProblems, watchCspViolations } from '../helpers/page-security.ts';
 import { sharedServer } from '../helpers/server.ts';
 import { seed } from './gql.ts';
@@ -124,6 +127,56 @@ t.test(
     await page.addScriptTag({ content: 'window.injected = true;' }).catch(() => undefined);
     t.equal(await page.evaluate('window.injected'), undefined, 'an injected inline script is refused');
     t.ok(violations.length > 0, 'and reported as a violation');
+  },
+);
+
+t.test(
+  'GraphiQL opens with the example query, which runs as-is without signing in',
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    const server = await sharedServer();
+    const s = seed(server);
+    const author = await s.user('first_run_author', 'First Run Author');
+    await s.post(author.id, 'A post the example shows');
+    await s.post(author.id, 'A draft it does not', { status: 'DRAFT' });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const violations = await watchCspViolations(page);
+    await page.goto(`${server.baseUrl}/graphiql`);
+    await page.locator('.graphiql-query-editor .CodeMirror').first().waitFor({ timeout: 20_000 });
+    const editor = (selector: string) => page.evaluate(`document.querySelector('${selector} .CodeMirror').CodeMirror.getValue()`);
+    t.equal(await editor('.graphiql-query-editor'), EXAMPLE_QUERY, 'a fresh browser opens on the example');
+    t.match(EXAMPLE_QUERY, /^# .*without signing in/, 'which says what it is on its first line');
+    await page.locator('.graphiql-execute-button').click();
+    await page.waitForFunction(`/"data"/.test(document.querySelector('.result-window .CodeMirror').CodeMirror.getValue())`, undefined, {
+      timeout: 20_000,
+    });
+    const result = JSON.parse((await editor('.result-window')) as string) as {
+      data?: { users: { totalElements: number; content: { username: string; posts: { content: { title: string; status: string }[] } }[] } };
+      errors?: unknown;
+    };
+    t.equal(result.errors, undefined, 'no errors');
+    t.ok(result.data!.users.totalElements >= 1, 'a page of users');
+    const posts = result.data!.users.content.flatMap((user) => user.posts.content);
+    t.ok(
+      posts.every((post) => post.status !== 'DRAFT'),
+      'only public posts',
+    );
+    const shown = result.data!.users.content.find((user) => user.username === 'first_run_author');
+    if (shown)
+      t.same(
+        shown.posts.content.map((post) => post.title),
+        ['A post the example shows'],
+        "with the author's post",
+      );
+    const screenshot = path.join(os.tmpdir(), 'graphiql-first-run.png');
+    await page.screenshot({ path: screenshot });
+    t.comment(`screenshot: ${screenshot}`);
+    t.same(violations, [], 'within the Content-Security-Policy');
   },
 );
 

@@ -39,6 +39,8 @@ export async function startServerProcess(options: StartOptions): Promise<ServerP
     ...process.env,
     NODE_ENV: 'development',
     LOG_LEVEL: 'info',
+    // The tests read the log as a collector does, one JSON object a line (pretty is development's default).
+    LOG_FORMAT: 'json',
     ...options.env,
     PORT: String(port),
     HOST: '127.0.0.1',

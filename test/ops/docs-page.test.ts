@@ -6,6 +6,7 @@
  * outside the server. Off, /docs and its assets are 404.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import t from 'tap';
@@ -23,6 +24,12 @@ function createProductExample(): Json {
   const example = media.example ?? (Object.values(media.examples ?? {})[0] as Json | undefined)?.value ?? schema.examples?.[0];
   if (!example?.sku) throw new Error('createProduct has no request example with a sku');
   return example as Json;
+}
+
+/** rest-v1's description, as published: its prose is what the page folds away. */
+function restV1Description(): string {
+  const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi/rest-v1.json'), 'utf8')) as Json;
+  return doc.info.description as string;
 }
 
 t.test('the page and its assets are 404 when DOCS is off (the production default)', async (t) => {
@@ -75,12 +82,52 @@ t.test(
     t.match(await body.innerText(), new RegExp(`"sku": "${example.sku as string}"`), 'the request example is shown');
     t.ok(await page.getByRole('link', { name: /GraphiQL/ }).count(), 'the page links GraphiQL');
     t.ok(await page.getByRole('link', { name: /GraphQL schema/ }).count(), 'the page links the SDL printout');
-    await page.screenshot({ path: '/tmp/docs.png' });
+    await page.screenshot({ path: path.join(os.tmpdir(), 'docs.png') });
     t.same(external, [], 'the page loads nothing from outside the server');
     t.same(violations, [], 'the page works within its Content-Security-Policy');
     // The policy is in force: a script injected into the page does not run, and is reported.
     await page.addScriptTag({ content: 'window.injected = true;' }).catch(() => undefined);
     t.equal(await page.evaluate('window.injected'), undefined, 'an injected inline script is refused');
     t.ok(violations.length > 0, 'and reported as a violation');
+  },
+);
+
+t.test(
+  'the first screen of /docs shows the first operation; the prose is folded under the title, one click away',
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    const server = await sharedServer();
+    // A sentence from deep in the prose (under "## Versioning"), which used to fill the first screen.
+    const sentence = 'The major version is in the path';
+    t.ok(restV1Description().includes(sentence), 'the sentence is in the published description');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    t.teardown(() => browser.close());
+    const viewport = { width: 1280, height: 800 };
+    const page = await browser.newPage({ viewport });
+    const violations = await watchCspViolations(page);
+    await page.goto(`${server.baseUrl}/docs`);
+    const first = page.locator('.opblock').first();
+    await first.waitFor({ timeout: 30_000 });
+    t.match(await page.locator('.information-container').innerText(), /Version 1 of the REST interface/, 'rest-v1, its lead paragraph');
+    const screenshot = path.join(os.tmpdir(), 'docs-first-screen.png');
+    await page.screenshot({ path: screenshot });
+    t.comment(`screenshot: ${screenshot}`);
+    const box = await first.boundingBox();
+    t.ok(box && box.y >= 0 && box.y + 20 < viewport.height, `the first operation starts at ${box?.y} px, within ${viewport.height} px`);
+    t.equal(await page.evaluate('window.scrollY'), 0, 'without scrolling');
+    const about = page.locator('details.sf-about');
+    t.match(
+      await about.locator('summary').innerText(),
+      /^About this API: Versioning · Content negotiation/,
+      'the summary names the sections',
+    );
+    t.notOk(await page.getByText(sentence).isVisible(), 'the prose is folded');
+    await about.locator('summary').click();
+    await page.getByText(sentence).waitFor({ state: 'visible', timeout: 5_000 });
+    t.ok(await page.getByText(sentence).isVisible(), 'and one click opens it');
+    t.same(violations, [], 'within the Content-Security-Policy');
   },
 );

@@ -18,7 +18,7 @@ t.test('the request serializer redacts sign-in queries only', async (t) => {
 
 t.test('a server at level info never writes the code or state of a callback', async (t) => {
   const lines: string[] = [];
-  const app = createHttpServer({ ...loadConfig({ LOG_LEVEL: 'info' }) });
+  const app = createHttpServer({ ...loadConfig({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' }) });
   // Fastify's logger takes its stream at construction; swap the destination of the built pino instance.
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -42,7 +42,7 @@ t.test('a server at level info never writes the code or state of a callback', as
 
 t.test('one access line per request at info: method, url, status, time and request id', async (t) => {
   const lines: string[] = [];
-  const app = createHttpServer({ ...loadConfig({ LOG_LEVEL: 'info' }) });
+  const app = createHttpServer({ ...loadConfig({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' }) });
   const logger = app.log as unknown as { [key: symbol]: unknown };
   const streamSymbol = Object.getOwnPropertySymbols(logger).find((s) => s.description === 'pino.stream')!;
   logger[streamSymbol] = new Writable({
