@@ -10,7 +10,7 @@
  * (`traceparent`) for what comes in and goes out. The active span moves along with the work through
  * the process-wide AsyncLocalStorage context manager, registered the first time tracing starts.
  */
-import { context, trace, type Tracer } from '@opentelemetry/api';
+import { context, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -49,9 +49,4 @@ export function startTracing(config: TracingConfig): Tracing {
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),
   };
-}
-
-/** The span of the current async context, if any (database statements are traced only inside one). */
-export function activeSpan() {
-  return trace.getSpan(context.active());
 }
