@@ -22,6 +22,9 @@ import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { registerDocsPage } from './ops/docs-page.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
 import { createMetrics, type AppMetrics } from './ops/metrics.ts';
+import { graphqlSpans } from './ops/tracing/graphql-spans.ts';
+import { traceHttpRequests } from './ops/tracing/http-spans.ts';
+import type { Tracing } from './ops/tracing/tracing.ts';
 import { ordersPlugin } from './orders/orders.plugin.ts';
 import { createServices, servicesFor, type Services } from './services.ts';
 import { webhooksPlugin } from './webhooks/webhooks.plugin.ts';
@@ -43,6 +46,8 @@ export interface AppDependencies {
   secretsKey: string;
   /** How domain verification codes are mailed; to the log by default. */
   mail?: MailTransport;
+  /** Spans for requests and GraphQL operations (src/ops/tracing/); none when null or absent. */
+  tracing?: Tracing | null;
 }
 
 export interface App {
@@ -60,6 +65,7 @@ export async function buildApp({
   credentialStore,
   secretsKey,
   mail,
+  tracing,
 }: AppDependencies): Promise<App> {
   const http = createHttpServer(config);
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
@@ -69,6 +75,8 @@ export async function buildApp({
   const authenticate = createAuthenticator(verifier, { allowedOrigin: new URL(config.baseUrl).origin });
   requireEveryOperationServed(http);
   const metrics = createMetrics(database);
+  // Before every other hook but the request id's and the Host check (src/http/http-server.ts).
+  if (tracing) traceHttpRequests(http, tracing);
   // On the root instance before any area registers, so it sees every route's responses.
   http.addHook('onResponse', (request, reply, done) => {
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
@@ -89,7 +97,8 @@ export async function buildApp({
   await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });
   await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, cursorSecret });
   const graph = contentGraph(only('users', 'posts', 'comments', 'contentLoaders'));
-  await http.register(graphqlPlugin, { config, database, graph, authenticate, verifier });
+  const aroundOperation = tracing ? { aroundOperation: graphqlSpans(tracing) } : {};
+  await http.register(graphqlPlugin, { config, database, graph, authenticate, verifier, ...aroundOperation });
 
   return { http, services, metrics };
 }

@@ -91,6 +91,20 @@ export interface Config {
   metricsToken: string | null;
   /** A separate listener for /metrics only (METRICS_PORT, on METRICS_HOST); null: none. */
   metrics: { port: number; host: string } | null;
+  /** OpenTelemetry tracing (src/ops/tracing/); null, the default, creates no tracer and no span. */
+  tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /**
+   * Where spans are sent, OTLP over HTTP (JSON): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or
+   * OTEL_EXPORTER_OTLP_ENDPOINT with `/v1/traces` appended.
+   */
+  url: string;
+  /** The `service.name` resource attribute (OTEL_SERVICE_NAME; `schemaforge` by default). */
+  serviceName: string;
+  /** The share of new traces sampled, 0 to 1 (OTEL_TRACES_SAMPLER_ARG; 1 by default); a caller's sampled flag is followed. */
+  sampleRatio: number;
 }
 
 export interface GraphQLWsLimits {
@@ -211,6 +225,37 @@ function readMetricsListener(env: Env): Config['metrics'] {
   return { port, host };
 }
 
+function readHttpUrl(env: Env, name: string): URL | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // Reported below.
+  }
+  throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+}
+
+/** The standard OpenTelemetry variables; tracing is on only when an endpoint is set. */
+function readTracing(env: Env): TracingConfig | null {
+  const traces = readHttpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = readHttpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!traces && !base) return null;
+  // The base endpoint takes the signal's path, as the OTLP exporter specification says.
+  const url = traces ? traces.href : `${base!.href.replace(/\/+$/, '')}/v1/traces`;
+  const serviceName = env.OTEL_SERVICE_NAME?.trim() || 'schemaforge';
+  const ratioRaw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  let sampleRatio = 1;
+  if (ratioRaw) {
+    sampleRatio = Number(ratioRaw);
+    if (!/^(\d+(\.\d*)?|\.\d+)$/.test(ratioRaw) || sampleRatio > 1) {
+      throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `expected a ratio from 0 to 1, got "${ratioRaw}"`);
+    }
+  }
+  return { url, serviceName, sampleRatio };
+}
+
 function readSecret(env: Env, name: string): string | null {
   const value = env[name]?.trim() || null;
   if (value !== null && value.length < 32) throw new ConfigError(name, 'must be at least 32 characters long');
@@ -323,5 +368,6 @@ export function loadConfig(
     trustProxy: readTrustProxy(env),
     metricsToken: readSecret(env, 'METRICS_TOKEN'),
     metrics: readMetricsListener(env),
+    tracing: readTracing(env),
   };
 }

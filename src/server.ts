@@ -13,6 +13,9 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { deriveCursorSecret } from './http/cursor.ts';
 import { startMetricsListener, type MetricsListener } from './ops/metrics-listener.ts';
+import { tracedDialect } from './ops/tracing/db-spans.ts';
+import { startTracing, type Tracing } from './ops/tracing/tracing.ts';
+import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
@@ -24,17 +27,22 @@ export interface Server {
   worker: DeliveryWorker | null;
   /** The separate /metrics listener (METRICS_PORT); null when not configured. */
   metricsListener: MetricsListener | null;
-  /** Stops the delivery worker and the HTTP server (in-flight work finishes), then closes the database. */
+  /** The span exporter (OTEL_EXPORTER_OTLP_ENDPOINT); null when tracing is not configured. */
+  tracing: Tracing | null;
+  /**
+   * Stops the delivery worker and the HTTP server (in-flight work finishes), closes the database,
+   * then sends the spans not sent yet.
+   */
   close(): Promise<void>;
 }
 
 /** The database could not be opened or migrated (main.ts reports it as such). */
 export class DatabaseStartError extends Error {}
 
-async function openMigrated(config: Config): Promise<DatabaseHandle> {
+async function openMigrated(config: Config, tracing: Tracing | null): Promise<DatabaseHandle> {
   let database: DatabaseHandle | undefined;
   try {
-    database = await openDatabase(config.database);
+    database = await openDatabase(config.database, tracing ? { wrapDialect: (dialect) => tracedDialect(dialect, tracing) } : {});
     await migrateToLatest(database.db);
     return database;
   } catch (error) {
@@ -53,7 +61,7 @@ async function openMigrated(config: Config): Promise<DatabaseHandle> {
 export async function buildServerApp(
   config: Config,
   database: DatabaseHandle,
-  options: Pick<AppDependencies, 'credentialStore' | 'mail'> = {},
+  options: Pick<AppDependencies, 'credentialStore' | 'mail' | 'tracing'> = {},
 ): Promise<App> {
   const jwtSecret = resolveJwtSecret(config);
   return buildApp({
@@ -76,11 +84,18 @@ interface ServerOptions {
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
-  const database = await openMigrated(config);
+  const tracing = config.tracing ? startTracing(config.tracing) : null;
+  let database: DatabaseHandle;
+  try {
+    database = await openMigrated(config, tracing);
+  } catch (error) {
+    await tracing?.close().catch(() => undefined);
+    throw error;
+  }
   try {
     const secretBox = new SecretBox(resolveSecretsKey(config));
     await sealPlainSecrets(database.db, secretBox);
-    const app = await buildServerApp(config, database, options.mail ? { mail: options.mail } : {});
+    const app = await buildServerApp(config, database, { ...(options.mail ? { mail: options.mail } : {}), tracing });
     if (config.webhookAllowPrivateTargets) {
       app.http.log.warn(
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production',
@@ -95,6 +110,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           secretBox,
           ...(options.webhookCa ? { ca: options.webhookCa } : {}),
           ...(options.webhookNotifier ? { notifier: options.webhookNotifier } : {}),
+          ...(tracing ? { aroundAttempt: webhookSpans(tracing) } : {}),
         })
       : null;
     const metricsListener = config.metrics ? await startMetricsListener(app.metrics, config.metrics) : null;
@@ -103,15 +119,18 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       database,
       worker,
       metricsListener,
+      tracing,
       close: async () => {
         await worker?.stop();
         await metricsListener?.close();
         await app.http.close();
         await database.close();
+        await tracing?.close();
       },
     };
   } catch (error) {
     await database.close();
+    await tracing?.close().catch(() => undefined);
     throw error;
   }
 }

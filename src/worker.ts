@@ -7,6 +7,7 @@
  * it serves /metrics there as the server does (src/ops/metrics-listener.ts): its own attempt counters
  * and latencies, its statements and pool, and the shared queue's gauges.
  */
+import type { Dialect } from 'kysely';
 import { pino } from 'pino';
 import { resolveSecretsKey } from './auth/secret.ts';
 import { SecretBox } from './auth/secret-box.ts';
@@ -16,6 +17,9 @@ import { migrateToLatest } from './db/migrate.ts';
 import { createProcessMetrics } from './ops/metrics.ts';
 import { startMetricsListener } from './ops/metrics-listener.ts';
 import { loggerOptions } from './logger-options.ts';
+import { tracedDialect } from './ops/tracing/db-spans.ts';
+import { startTracing } from './ops/tracing/tracing.ts';
+import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 
@@ -34,7 +38,12 @@ const log = pino(loggerOptions(config));
 if (config.webhookAllowPrivateTargets) {
   log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production');
 }
-const database = await openDatabase(config.database).catch((error: Error) => fail(`cannot open the database: ${error.message}`));
+// Spans for each delivery attempt when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/ops/tracing/).
+const tracing = config.tracing ? startTracing(config.tracing) : null;
+const wrapDialect = tracing ? { wrapDialect: (dialect: Dialect) => tracedDialect(dialect, tracing) } : {};
+const database = await openDatabase(config.database, wrapDialect).catch((error: Error) =>
+  fail(`cannot open the database: ${error.message}`),
+);
 database.onConnectionError((error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
 await migrateToLatest(database.db);
 const secretBox = new SecretBox(resolveSecretsKey(config));
@@ -51,11 +60,13 @@ const metricsListener = scrapeAt
   : null;
 if (scrapeAt) log.info(scrapeAt, `webhook worker serving /metrics on ${scrapeAt.host}:${scrapeAt.port}`);
 else log.info('METRICS_PORT is unset (or 0): this webhook worker serves no /metrics');
-const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox });
+const aroundAttempt = tracing ? { aroundAttempt: webhookSpans(tracing) } : {};
+const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox, ...aroundAttempt });
 
 stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
   await worker.stop();
   await metricsListener?.close();
   await database.close();
+  await tracing?.close();
 });

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, type Dialect, type LogEvent } from 'kysely';
 import { sendMarkedStatementsNamed } from './prepared-statements.ts';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
@@ -50,10 +50,18 @@ function queryObservers(): { log: (event: LogEvent) => void; observe: DatabaseHa
   };
 }
 
+interface OpenOptions {
+  /**
+   * Wraps the dialect before Kysely gets it (tracing, src/ops/tracing/db-spans.ts, sees every
+   * statement there); the dialect as it is by default.
+   */
+  wrapDialect?: (dialect: Dialect) => Dialect;
+}
+
 // Keep int8 (counts, sums) as JS numbers: every count we return fits comfortably below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+export async function openDatabase(target: DatabaseTarget, { wrapDialect = (d) => d }: OpenOptions = {}): Promise<DatabaseHandle> {
   if (target.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
     const connectionErrorListeners = new Set<(error: Error) => void>();
@@ -73,7 +81,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     const client = await pool.connect();
     client.release();
     const observers = queryObservers();
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observers.log });
+    const db = new Kysely<DB>({ dialect: wrapDialect(new PostgresDialect({ pool })), log: observers.log });
     return {
       db,
       kind: 'postgres',
@@ -98,7 +106,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     pglite = await PGlite.create({ parsers: { 20: (v: string) => Number(v) }, loadDataDir: target.snapshot });
   }
   const observers = queryObservers();
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite), log: observers.log });
+  const db = new Kysely<DB>({ dialect: wrapDialect(new PGliteDialect(pglite)), log: observers.log });
   return {
     db,
     kind: 'pglite',

@@ -20,6 +20,7 @@
  */
 import {
   execute as executeJs,
+  subscribe as subscribeJs,
   getOperationAST,
   OperationTypeNode,
   type DocumentNode,
@@ -31,6 +32,12 @@ import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions
 import { compileDataSerializer, type DataSerializer } from './response-serializer.ts';
 
 type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Runs around each operation executed or subscribed to, on every transport (tracing,
+ * src/ops/tracing/graphql-spans.ts): it must call `run` once and return what it returns.
+ */
+export type OperationWrapper = <T>(args: ExecutionArgs, run: () => MaybePromise<T>) => MaybePromise<T>;
 
 export type Compile = (
   schema: GraphQLSchema,
@@ -44,6 +51,8 @@ interface ExecutorOptions {
   compile?: Compile;
   /** Told once per operation graphql-jit could not compile (the operation then runs on graphql-js). */
   onCompileError?: (errors: readonly unknown[], operationName: string | undefined) => void;
+  /** Runs around every operation; none by default (the check costs one comparison). */
+  around?: OperationWrapper;
 }
 
 const COMPILER_OPTIONS: Partial<CompilerOptions> = {
@@ -77,12 +86,28 @@ export class OperationExecutor {
 
   /** graphql-js's execute signature, so it plugs into graphql-http and graphql-ws as their `execute`. */
   readonly execute = (args: ExecutionArgs): MaybePromise<ExecutionResult> => {
-    const operation = args.schema === this.schema ? this.compiledFor(args.document, args.operationName) : INTERPRETED;
-    return operation === INTERPRETED ? executeJs(args) : this.run(operation, args);
+    const around = this.options.around;
+    return around === undefined ? this.executeNow(args) : around(args, () => this.executeNow(args));
+  };
+
+  /** graphql-js's subscribe, for graphql-ws's `subscribe` (subscriptions always run on graphql-js). */
+  readonly subscribe = (args: ExecutionArgs): MaybePromise<Awaited<ReturnType<typeof subscribeJs>>> => {
+    const around = this.options.around;
+    return around === undefined ? subscribeJs(args) : around(args, () => subscribeJs(args));
   };
 
   /** Runs a compiled operation; args are what graphql-js runs should graphql-jit refuse the variables. */
   run(operation: CompiledOperation, args: ExecutionArgs): MaybePromise<ExecutionResult> {
+    const around = this.options.around;
+    return around === undefined ? this.runNow(operation, args) : around(args, () => this.runNow(operation, args));
+  }
+
+  private executeNow(args: ExecutionArgs): MaybePromise<ExecutionResult> {
+    const operation = args.schema === this.schema ? this.compiledFor(args.document, args.operationName) : INTERPRETED;
+    return operation === INTERPRETED ? executeJs(args) : this.runNow(operation, args);
+  }
+
+  private runNow(operation: CompiledOperation, args: ExecutionArgs): MaybePromise<ExecutionResult> {
     const result = operation.query.query(args.rootValue, args.contextValue, args.variableValues);
     return result instanceof Promise ? result.then((r) => checked(r, args)) : checked(result, args);
   }

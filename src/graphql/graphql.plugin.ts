@@ -16,7 +16,7 @@ import { lingerBeforeClosing } from '../http/lingering-close.ts';
 import { toProblem } from '../http/problem.ts';
 import type { GraphQLGraph } from './context.ts';
 import { errorTypeOf } from './errors.ts';
-import { OperationExecutor } from './execute.ts';
+import { OperationExecutor, type OperationWrapper } from './execute.ts';
 import { registerGraphiQL, registerSchemaPrintout } from './explorer.ts';
 import { registerGraphQLHttp } from './http.ts';
 import { graphqlLimits } from './limits.ts';
@@ -34,9 +34,14 @@ interface GraphQLOptions {
   authenticate: Authenticator;
   /** Verifies the credential of WebSocket connections, as `authenticate` does on HTTP. */
   verifier: CredentialVerifier;
+  /** Runs around every operation (tracing); none by default. */
+  aroundOperation?: OperationWrapper;
 }
 
-export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, { config, database, graph, authenticate, verifier }) => {
+export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (
+  scope,
+  { config, database, graph, authenticate, verifier, aroundOperation },
+) => {
   const schema = buildGraphQLSchema(graph.resolvers);
   const preparer = new OperationPreparer(schema, graphqlLimits(config));
   const trusted = new TrustedDocuments(database.db, config.graphqlTrustedDocuments, sdkDocuments());
@@ -47,6 +52,7 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (scope, {
   const executor = new OperationExecutor(schema, {
     onCompileError: (errors, operationName) =>
       scope.log.warn({ errors, operationName }, 'GraphQL operation runs on graphql-js: graphql-jit cannot compile it'),
+    ...(aroundOperation ? { around: aroundOperation } : {}),
   });
 
   await scope.register(async (api) => {

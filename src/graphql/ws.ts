@@ -210,6 +210,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
     {
       schema,
       execute: options.executor.execute,
+      subscribe: options.executor.subscribe,
       connectionInitWaitTimeout: options.initTimeoutMs,
       onConnect: async (ctx) => {
         const token = tokenOf(ctx.extra.request, ctx.connectionParams);

@@ -12,7 +12,7 @@ import { signToken } from '../../src/auth/jwt.ts';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/database.ts';
-import { createServer } from '../../src/server.ts';
+import { createServer, type Server } from '../../src/server.ts';
 import type { MailTransport } from '../../src/identity/domains/mail-transport.ts';
 import type { EndpointNotifier } from '../../src/webhooks/webhook-observer.ts';
 import { createTestDatabase } from './database.ts';
@@ -40,6 +40,8 @@ export interface TestServer {
   token(sub: string, roles?: string[]): Promise<string>;
   /** The port of the separate /metrics listener (METRICS_PORT); null without one. */
   metricsPort: number | null;
+  /** The span exporter (OTEL_EXPORTER_OTLP_ENDPOINT); null when tracing is not configured. */
+  tracing: Server['tracing'];
 }
 
 export interface StartOptions {
@@ -99,6 +101,7 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     ...typedClients(baseUrl),
     token: (sub, roles = []) => signToken(TEST_JWT_SECRET, { sub, roles }),
     metricsPort: server.metricsListener?.port ?? null,
+    tracing: server.tracing,
   };
 }
 

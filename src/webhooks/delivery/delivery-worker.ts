@@ -32,6 +32,25 @@ interface WorkerLog {
   error(details: object, message: string): void;
 }
 
+/** What an attempt wrapper is told of the attempt it wraps. */
+export interface AttemptDescription {
+  deliveryId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  url: string;
+}
+
+/**
+ * Runs around each attempt's HTTP exchange (tracing, src/ops/tracing/webhook-spans.ts): it calls
+ * `send` once, with headers to add to the request (a `traceparent`), and returns its result.
+ */
+export type AttemptWrapper = (
+  attempt: AttemptDescription,
+  send: (headers: Record<string, string>) => Promise<TransportResult>,
+) => Promise<TransportResult>;
+
 interface DeliveryWorkerOptions {
   config: Pick<
     Config,
@@ -56,6 +75,8 @@ interface DeliveryWorkerOptions {
   secretBox: SecretBox;
   /** How often the queue is looked at without a notification; 1 s by default. */
   pollMs?: number;
+  /** Runs around each attempt's exchange; none by default. */
+  aroundAttempt?: AttemptWrapper;
 }
 
 export interface DeliveryWorker {
@@ -128,7 +149,7 @@ function increment(counts: Map<string, number>, key: string, by: number): void {
 }
 
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
-  const { config, database, log } = options;
+  const { config, database, log, aroundAttempt } = options;
   const db = database.db;
   const metrics = options.metrics ?? noMetrics;
   const notifier = options.notifier ?? logNotifier(log);
@@ -182,18 +203,20 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     if (d.attempt === 1) metrics.firstAttempt((now.getTime() - d.event_created_at.getTime()) / 1000);
     const body = bodyOf(d);
     const timestamp = Math.floor(now.getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'x-webhook-id': d.event_id,
+      'x-webhook-timestamp': String(timestamp),
+      'x-webhook-signature': signatureHeader(signingSecrets(d, now), timestamp, body),
+    };
     let result: TransportResult;
     try {
-      result = await send({
-        url: d.url,
-        body,
-        headers: {
-          'content-type': 'application/json',
-          'x-webhook-id': d.event_id,
-          'x-webhook-timestamp': String(timestamp),
-          'x-webhook-signature': signatureHeader(signingSecrets(d, now), timestamp, body),
-        },
-      });
+      result = aroundAttempt
+        ? await aroundAttempt(
+            { deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type, attempt: d.attempt, url: d.url },
+            (extra) => send({ url: d.url, body, headers: { ...headers, ...extra } }),
+          )
+        : await send({ url: d.url, body, headers });
     } finally {
       answered(d);
     }
