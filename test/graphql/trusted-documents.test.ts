@@ -131,6 +131,26 @@ t.test('enforced: the WebSocket transport refuses untrusted subscriptions and ru
   t.notOk(trusted.results[0]?.errors, "the SDK's subscription runs");
   t.match(trusted.results[0]?.data?.postCreated?.title, /^Trusted \d+$/);
   trusted.stop();
+
+  // A registered subscription named by its id, with an empty query (graphql-ws requires a string).
+  const text = 'subscription Titles { postCreated { title } }';
+  await registerDocuments(server.database.db, schema, { [documentIdOf(text)]: text }, 'web');
+  const byId: { data?: any; errors?: any[] }[] = [];
+  const stop = client.subscribe({ query: '', documentId: documentIdOf(text) } as { query: string }, {
+    next: (value) => void byId.push(value as (typeof byId)[number]),
+    error: (error) => void byId.push({ errors: error as any[] }),
+    complete: () => undefined,
+  });
+  for (let attempt = 0; attempt < 50 && !byId.length; attempt++) {
+    await server.app.services.posts.create(
+      { userId: author.id, roles: [], tenantRoles: [], storedUserId: null, tenantId: null, sessionId: null },
+      { title: `By id ${attempt}`, content: 'x', status: 'PUBLISHED' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  stop();
+  t.match(byId[0], { data: { postCreated: { title: /^By id \d+$/ } } }, 'the subscription ran from its documentId');
+  t.notOk(byId[0]?.data?.postCreated?.id, 'with the registered selection');
 });
 
 t.test('registration is all or nothing, and says what is wrong with each document', async (t) => {
