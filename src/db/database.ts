@@ -22,10 +22,11 @@ export interface DatabaseHandle {
   /** Present on PostgreSQL: the pool, from which a dedicated LISTEN client can be taken. */
   pool?: pg.Pool;
   /**
-   * Calls `listener` with the SQL of every statement run through `db` until the returned function is
-   * called. Tests use it to prove that batching keeps the statement count flat.
+   * Calls `listener` with the SQL (and parameters) of every statement run through `db` until the
+   * returned function is called. Tests use it to prove that batching keeps the statement count flat;
+   * scripts/bench/graphql-explain.ts to EXPLAIN what a request ran.
    */
-  observeQueries(listener: (sql: string) => void): () => void;
+  observeQueries(listener: (sql: string, parameters: readonly unknown[]) => void): () => void;
   /**
    * Calls `listener` when the server ends an idle pooled connection (a restart, an operator's
    * pg_terminate_backend, a proxy's idle timeout). The pool has already dropped that connection and
@@ -38,10 +39,10 @@ export interface DatabaseHandle {
 
 /** Kysely's `log` hook fanned out to the current observers (none in production: one Set lookup). */
 function queryObservers(): { log: (event: LogEvent) => void; observe: DatabaseHandle['observeQueries'] } {
-  const listeners = new Set<(sql: string) => void>();
+  const listeners = new Set<(sql: string, parameters: readonly unknown[]) => void>();
   return {
     log: (event) => {
-      for (const listener of listeners) listener(event.query.sql);
+      for (const listener of listeners) listener(event.query.sql, event.query.parameters);
     },
     observe: (listener) => {
       listeners.add(listener);
