@@ -97,7 +97,7 @@ function missingResolvers({ sdl, sources, rows, mappers }: ImplementationInputs)
         if (row?.has(name)) continue;
         if (filesDefining(sources, name, resolverFiles).length) continue;
         const where = `${type}.${name} (schema/${sdlFile})`;
-        if (table && !row.has(snake(name))) {
+        if (row && table && !row.has(snake(name))) {
           const column = `${table}.${snake(name)}`;
           lines.push(`missing column: ${where}: add ${column} in a new migration in ${MIGRATIONS}, or write a resolver in ${home}`);
         } else lines.push(`missing resolver: ${where}: write it in ${home}`);
@@ -113,10 +113,10 @@ function schemaProperties(doc: Json, name: string, seen = new Set<string>()): st
   const schema = schemas[name];
   if (!schema || seen.has(name)) return [];
   seen.add(name);
-  const own = Object.keys((schema.properties ?? {}) as Json);
+  const own = Object.keys(schema.properties ?? {});
   const inherited = ((schema.allOf ?? []) as Json[]).flatMap((part) => {
     const ref = typeof part.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(part.$ref)?.[1] : undefined;
-    return ref ? schemaProperties(doc, ref, seen) : Object.keys((part.properties ?? {}) as Json);
+    return ref ? schemaProperties(doc, ref, seen) : Object.keys(part.properties ?? {});
   });
   return [...new Set([...own, ...inherited])];
 }

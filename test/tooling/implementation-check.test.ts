@@ -90,7 +90,7 @@ t.test('a new column is one edit: a migration and an SDL field, no repository ed
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
   t.notMatch(stdout, /to implement/, 'the row carries the field: nothing else to write');
   const types = fs.readFileSync(path.join(dir, 'generated/db/types.ts'), 'utf8');
-  t.match(types, /export interface PostsTable \{[^}]*\n  summary: string \| null;\n\}/);
+  t.match(types, /export interface PostsTable \{[^}]*\n {2}summary: string \| null;\n\}/);
   t.match(types, /export type NewPostsRow = Insertable<PostsTable>;/);
 
   // The repository's insert and update types take the column as they are, and Post's resolvers need
