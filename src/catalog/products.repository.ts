@@ -1,6 +1,13 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import type { DB, ProductImagesRow, ProductsRow } from '../../generated/db/types.ts';
+import type {
+  DB,
+  NewProductImagesRow,
+  NewProductsRow,
+  ProductImagesRow,
+  ProductsRow,
+  ProductsRowChanges,
+} from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import { versionCondition, type ExpectedVersions } from '../db/versioning.ts';
 import { relevance, searchCondition, searchTerms } from './products.search.ts';
@@ -29,17 +36,14 @@ export interface ProductPage {
   totalElements: number;
 }
 
-export interface NewProduct {
-  name: string;
-  description: string | null;
-  /** Exact decimal text, e.g. "19.99". */
-  price: string;
-  sku: string;
-  category: string;
-  stock_quantity: number;
-}
-
-export type ProductChanges = Partial<NewProduct>;
+/**
+ * The columns of a product a caller writes (`price` is exact decimal text, e.g. "19.99"): the
+ * generated row types less what this module keeps itself: the id and `created_at` the database
+ * assigns, `version` and `updated_at` that every update bumps (updateProduct).
+ */
+type OwnColumns = 'id' | 'created_at' | 'updated_at' | 'version';
+export type NewProduct = Omit<NewProductsRow, OwnColumns>;
+export type ProductChanges = Omit<ProductsRowChanges, OwnColumns>;
 
 export type ProductSortField = 'relevance' | 'name' | 'price' | 'sku' | 'category' | 'stockQuantity' | 'createdAt' | 'updatedAt';
 
@@ -177,10 +181,7 @@ export async function productExists(db: Executor, id: string, lock = false): Pro
   return (await query.executeTakeFirst()) !== undefined;
 }
 
-export async function insertImage(
-  db: Executor,
-  image: Pick<ProductImagesRow, 'product_id' | 'blob_id' | 'content_type' | 'size' | 'width' | 'height'>,
-): Promise<ProductImagesRow> {
+export async function insertImage(db: Executor, image: NewProductImagesRow): Promise<ProductImagesRow> {
   return db.insertInto('product_images').values(image).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -1,20 +1,13 @@
 import { sql } from 'kysely';
-import type { CommentsRow } from '../../generated/db/types.ts';
+import type { CommentsRow, NewCommentsRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { Ranked } from './posts.repository.ts';
-
-interface NewComment {
-  post_id: number;
-  author_id: string;
-  parent_id: number | null;
-  content: string;
-}
 
 export function findCommentsByIds(db: Executor, ids: readonly number[]): Promise<CommentsRow[]> {
   return db.selectFrom('comments').selectAll().where('id', 'in', ids).execute();
 }
 
-export function insertComment(db: Executor, comment: NewComment): Promise<CommentsRow> {
+export function insertComment(db: Executor, comment: NewCommentsRow): Promise<CommentsRow> {
   return db.insertInto('comments').values(comment).returningAll().executeTakeFirstOrThrow();
 }
 

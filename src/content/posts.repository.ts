@@ -1,25 +1,17 @@
 import { sql } from 'kysely';
-import type { PostsRow } from '../../generated/db/types.ts';
+import type { NewPostsRow, PostsRow, PostsRowChanges } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import { visibilityCondition, type PostVisibility } from './post-visibility.ts';
 
-interface NewPost {
-  author_id: string;
-  title: string;
-  content: string;
-  slug: string;
-  status: string;
-  published_at: Date | null;
-  metadata?: unknown;
-}
+/** `metadata`: any JSON value, stored as JSON whatever its shape (jsonValue). */
+type NewPost = NewPostsRow;
 
-export interface PostChanges {
-  title?: string;
-  content?: string;
-  status?: string;
-  published_at?: Date;
-  metadata?: unknown;
-}
+/**
+ * What an edit or a transition changes: not the id, author, slug (the post's address) or creation
+ * time, fixed once the post exists; not `view_count`, counted by readPost alone; not `updated_at`,
+ * which updatePost sets.
+ */
+export type PostChanges = Omit<PostsRowChanges, 'id' | 'author_id' | 'slug' | 'created_at' | 'view_count' | 'updated_at'>;
 
 /**
  * The JSON text of a metadata value, cast in SQL. Drivers would otherwise send a JS array as a

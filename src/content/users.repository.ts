@@ -1,20 +1,16 @@
 import { sql } from 'kysely';
-import type { UsersRow } from '../../generated/db/types.ts';
+import type { NewUsersRow, UsersRow, UsersRowChanges } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
-interface NewUser {
-  username: string;
-  email: string;
-  display_name: string;
-  bio?: string | null;
-  avatar_url?: string | null;
-}
-
-export interface UserChanges {
-  display_name?: string;
-  bio?: string | null;
-  avatar_url?: string | null;
-}
+/**
+ * The profile a user writes through GraphQL (createUser, updateUser): an allow-list of columns, not
+ * the whole row, on purpose. `users` also holds identity's columns (tenant, roles, password digest,
+ * SCIM attributes, address proof), which only src/identity/ writes; a new column of that kind stays
+ * out of this public path until it is named here.
+ */
+type ProfileColumns = 'display_name' | 'bio' | 'avatar_url';
+type NewUser = Pick<NewUsersRow, 'username' | 'email' | ProfileColumns>;
+export type UserChanges = Pick<UsersRowChanges, ProfileColumns>;
 
 export function findUserById(db: Executor, id: string): Promise<UsersRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,13 +1,10 @@
 import { sql } from 'kysely';
-import type { FilesRow } from '../../generated/db/types.ts';
+import type { FilesRow, NewFilesRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
 export type FileRecord = FilesRow;
 
-export function insertFile(
-  db: Executor,
-  file: Pick<FilesRow, 'blob_id' | 'filename' | 'content_type' | 'size' | 'uploaded_by'>,
-): Promise<FileRecord> {
+export function insertFile(db: Executor, file: NewFilesRow): Promise<FileRecord> {
   return db.insertInto('files').values(file).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ScimTokensRow } from '../../generated/db/types.ts';
+import type { NewScimTokensRow, ScimTokensRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
 /** A token as stored and listed: its digest never leaves this module. */
@@ -7,7 +7,7 @@ export type ScimTokenRecord = Omit<ScimTokensRow, 'token_sha256'>;
 
 const LISTED = ['id', 'tenant_id', 'created_at', 'last_used_at', 'revoked_at'] as const;
 
-export function insertToken(db: Executor, token: { tenant_id: string; token_sha256: string }): Promise<ScimTokenRecord> {
+export function insertToken(db: Executor, token: NewScimTokensRow): Promise<ScimTokenRecord> {
   return db
     .insertInto('scim_tokens')
     .values(token)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { SessionsRow } from '../../generated/db/types.ts';
+import type { NewSessionsRow, SessionsRow } from '../../generated/db/types.ts';
 import { preparedName } from '../db/prepared-statements.ts';
 import type { Executor } from '../db/transaction.ts';
 
@@ -22,16 +22,8 @@ const LISTED = [
 
 export function insertSession(
   db: Executor,
-  session: {
-    user_id: string;
-    tenant_id: string;
-    token_sha256: string;
-    roles: string[];
-    auth_method: string;
-    idp_session_id: string | null;
-    idp_subject: string | null;
-    ttlSeconds: number;
-  },
+  // `expires_at` is the database clock's now plus `ttlSeconds`, never the caller's clock.
+  session: Omit<NewSessionsRow, 'expires_at'> & { ttlSeconds: number },
 ): Promise<SessionRecord> {
   const { ttlSeconds, ...row } = session;
   return db

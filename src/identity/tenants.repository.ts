@@ -1,4 +1,4 @@
-import type { TenantsRow } from '../../generated/db/types.ts';
+import type { NewTenantsRow, TenantsRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
 export type TenantRecord = TenantsRow;
@@ -13,7 +13,7 @@ export interface TenantPageQuery {
   size: number;
 }
 
-export function insertTenant(db: Executor, tenant: { id: string; name: string }): Promise<TenantRecord> {
+export function insertTenant(db: Executor, tenant: NewTenantsRow): Promise<TenantRecord> {
   return db.insertInto('tenants').values(tenant).returningAll().executeTakeFirstOrThrow();
 }
 

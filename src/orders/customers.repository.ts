@@ -1,9 +1,9 @@
-import type { CustomersRow } from '../../generated/db/types.ts';
+import type { CustomersRow, NewCustomersRow } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 
 export type CustomerRecord = CustomersRow;
 
-export function insertCustomer(db: Executor, customer: { name: string; email: string; user_id: string | null }): Promise<CustomerRecord> {
+export function insertCustomer(db: Executor, customer: NewCustomersRow): Promise<CustomerRecord> {
   return db.insertInto('customers').values(customer).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import type { DB, OrdersRow } from '../../generated/db/types.ts';
+import type { DB, NewOrderItemsRow, OrdersRow, OrdersRowChanges } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import { versionCondition, type ExpectedVersions } from '../db/versioning.ts';
 
@@ -81,13 +81,11 @@ export async function stockOf(db: Executor, productId: string): Promise<number |
   return row?.stock_quantity;
 }
 
-interface NewOrderLine {
-  productId: string;
-  name: string;
-  /** The product's numeric price as text. */
-  unitPrice: string;
-  quantity: number;
-}
+/**
+ * A line as the caller gives it (`unit_price`: the product's numeric price as text); insertOrder
+ * sets the order, the position (the line's index) and `line_total` (computed in SQL numeric).
+ */
+type NewOrderLine = Omit<NewOrderItemsRow, 'order_id' | 'position' | 'line_total'>;
 
 /** Inserts the order and its lines; line totals and the order total are computed in SQL numeric. */
 export async function insertOrder(db: Executor, customerId: string, lines: NewOrderLine[]): Promise<string> {
@@ -96,13 +94,10 @@ export async function insertOrder(db: Executor, customerId: string, lines: NewOr
     .insertInto('order_items')
     .values(
       lines.map((line, position) => ({
+        ...line,
         order_id: id,
         position,
-        product_id: line.productId,
-        name: line.name,
-        quantity: line.quantity,
-        unit_price: line.unitPrice,
-        line_total: sql<string>`${line.unitPrice}::numeric * ${line.quantity}`,
+        line_total: sql<string>`${line.unit_price}::numeric * ${line.quantity}`,
       })),
     )
     .execute();
@@ -114,12 +109,15 @@ export async function insertOrder(db: Executor, customerId: string, lines: NewOr
   return id;
 }
 
-export interface TransitionChanges {
-  carrier?: string;
-  tracking_number?: string;
-  shipped_at?: Date;
-  delivered_at?: Date;
-}
+/**
+ * What a transition records beside the status (tracking, shipped/delivered times): not the status,
+ * `version` and `updated_at`, which transition sets itself; not what is fixed when the order is
+ * placed (its id, customer, amounts and creation time).
+ */
+export type TransitionChanges = Omit<
+  OrdersRowChanges,
+  'status' | 'version' | 'updated_at' | 'id' | 'customer_id' | 'total' | 'currency' | 'created_at'
+>;
 
 /**
  * Moves the order to `to` only if its status is one of `from` (and its version one of `expected`,

@@ -72,7 +72,7 @@ export class OrdersService {
       }
       const lines = command.items.map((item) => {
         const snapshot = snapshots.get(item.productId)!;
-        return { productId: item.productId, name: snapshot.name, unitPrice: snapshot.price, quantity: item.quantity };
+        return { product_id: item.productId, name: snapshot.name, unit_price: snapshot.price, quantity: item.quantity };
       });
       const id = await repo.insertOrder(trx, customer.id, lines);
       const order = (await repo.findOrder(trx, id))!;

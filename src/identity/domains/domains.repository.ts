@@ -1,10 +1,19 @@
 import { sql } from 'kysely';
-import type { TenantDomainsRow } from '../../../generated/db/types.ts';
+import type { NewTenantDomainsRow, TenantDomainsRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 export type DomainRow = TenantDomainsRow;
 
-export function insertDomain(db: Executor, row: { domain: string; tenant_id: string; verification_token: string }): Promise<DomainRow> {
+/**
+ * A domain starts unproven: its status, proof (verified_at, the mailed code) and SSO enforcement
+ * change only through markVerified, setMailCode, countMailCodeAttempt and setEnforceSso.
+ */
+type NewDomain = Omit<
+  NewTenantDomainsRow,
+  'status' | 'verified_at' | 'enforce_sso' | 'mail_code_sha256' | 'mail_code_expires_at' | 'mail_code_attempts'
+>;
+
+export function insertDomain(db: Executor, row: NewDomain): Promise<DomainRow> {
   return db.insertInto('tenant_domains').values(row).returningAll().executeTakeFirstOrThrow();
 }
 

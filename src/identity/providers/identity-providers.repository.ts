@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { IdentityProvidersRow } from '../../../generated/db/types.ts';
+import type { IdentityProvidersRow, NewIdentityProvidersRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 export type IdentityProviderRow = IdentityProvidersRow;
@@ -10,11 +10,8 @@ export function findIdentityProvider(db: Executor, tenantId: string): Promise<Id
 
 export function upsertIdentityProvider(
   db: Executor,
-  row: Omit<IdentityProviderRow, 'updated_at' | 'settings' | 'attribute_mapping' | 'role_mapping'> & {
-    settings: unknown;
-    attribute_mapping: unknown;
-    role_mapping: unknown;
-  },
+  // `updated_at` is the database clock's, set on every write.
+  row: Omit<NewIdentityProvidersRow, 'updated_at'>,
 ): Promise<IdentityProviderRow> {
   const values = {
     ...row,
@@ -22,19 +19,12 @@ export function upsertIdentityProvider(
     attribute_mapping: JSON.stringify(row.attribute_mapping),
     role_mapping: JSON.stringify(row.role_mapping),
   };
+  // A tenant's one provider is replaced whole: every column written but its key.
+  const { tenant_id: _key, ...replaced } = values;
   return db
     .insertInto('identity_providers')
     .values(values)
-    .onConflict((oc) =>
-      oc.column('tenant_id').doUpdateSet({
-        protocol: values.protocol,
-        settings: values.settings,
-        client_secret_enc: values.client_secret_enc,
-        attribute_mapping: values.attribute_mapping,
-        role_mapping: values.role_mapping,
-        updated_at: sql<Date>`now()`,
-      }),
-    )
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ ...replaced, updated_at: sql<Date>`now()` }))
     .returningAll()
     .executeTakeFirstOrThrow();
 }

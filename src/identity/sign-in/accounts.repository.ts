@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { UsersRow } from '../../../generated/db/types.ts';
+import type { NewUsersRow, UsersRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 export function findUserByEmail(db: Executor, tenantId: string, email: string): Promise<UsersRow | undefined> {
@@ -13,20 +13,11 @@ export function findUserByEmail(db: Executor, tenantId: string, email: string): 
 
 export function insertAccount(
   db: Executor,
-  user: {
-    tenant_id: string;
-    username: string;
-    email: string;
-    display_name: string;
-    given_name: string | null;
-    family_name: string | null;
-    department: string | null;
-    source: 'local' | 'saml' | 'oidc';
-    password_hash: string | null;
-    roles: string[];
-    /** Null: the address is not proven yet (a password account in a verified domain, until its code). */
-    email_verified_at: Date | null;
-  },
+  /**
+   * `source`: only the sign-ins' own (SCIM writes its users itself); `email_verified_at` null: the
+   * address is not proven yet (a password account in a verified domain, until its code).
+   */
+  user: NewUsersRow & { source: 'local' | 'saml' | 'oidc' },
 ): Promise<UsersRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }

@@ -4,12 +4,12 @@
  * ids already accepted (`sso_seen_ids`: SAML assertion ids, OIDC logout token ids).
  */
 import { sql } from 'kysely';
-import type { SsoRequestsRow } from '../../../generated/db/types.ts';
+import type { NewSsoRequestsRow, SsoRequestsRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 export type SsoRequestRow = SsoRequestsRow;
 
-export function insertSsoRequest(db: Executor, row: Omit<SsoRequestRow, 'expires_at'> & { ttlS: number }): Promise<void> {
+export function insertSsoRequest(db: Executor, row: Omit<NewSsoRequestsRow, 'expires_at'> & { ttlS: number }): Promise<void> {
   const { ttlS, ...values } = row;
   return db
     .insertInto('sso_requests')

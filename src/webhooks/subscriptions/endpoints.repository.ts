@@ -1,6 +1,11 @@
 /** Webhook endpoints, attempts and dead letters as stored (migration 0011). */
 import { sql } from 'kysely';
-import type { WebhookAttemptsRow, WebhookEndpointsRow } from '../../../generated/db/types.ts';
+import type {
+  NewWebhookEndpointsRow,
+  WebhookAttemptsRow,
+  WebhookEndpointsRow,
+  WebhookEndpointsRowChanges,
+} from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 export type EndpointRow = WebhookEndpointsRow;
@@ -15,17 +20,36 @@ export function findEndpoint(db: Executor, id: string): Promise<EndpointRow | un
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function insertEndpoint(
-  db: Executor,
-  row: Pick<EndpointRow, 'id' | 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'secret'>,
-): Promise<EndpointRow> {
+/**
+ * What delivery and this module's own functions keep, never a subscriber's write: the status and
+ * health counters (completions.repository.ts, enableEndpoint), the rate window, the secret being
+ * rotated out (rotateSecret), `version` and the timestamps.
+ */
+type KeptColumns =
+  | 'status'
+  | 'total_attempts'
+  | 'successful_deliveries'
+  | 'consecutive_failures'
+  | 'last_success_at'
+  | 'last_failure_at'
+  | 'disabled_at'
+  | 'rate_window_start'
+  | 'rate_window_count'
+  | 'previous_secret'
+  | 'previous_secret_expires_at'
+  | 'version'
+  | 'created_at'
+  | 'updated_at';
+
+export function insertEndpoint(db: Executor, row: Omit<NewWebhookEndpointsRow, KeptColumns>): Promise<EndpointRow> {
   return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export function updateEndpoint(
   db: Executor,
   id: string,
-  changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'description' | 'api_version' | 'payload'>>,
+  // The id is the endpoint's name; the signing secret changes only by rotation (rotateSecret).
+  changes: Omit<WebhookEndpointsRowChanges, KeptColumns | 'id' | 'secret'>,
 ): Promise<EndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
