@@ -10,7 +10,7 @@ import { SERVED_METHODS } from './openapi-methods.ts';
 
 type PathItem = Record<string, { operationId?: string; tags?: string[] } | undefined>;
 
-export interface DeclaredOperation {
+interface DeclaredOperation {
   document: string;
   operationId: string;
   /** `POST /api/v1/products/{id}/archive` */

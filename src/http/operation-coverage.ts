@@ -22,7 +22,7 @@ export class MissingHandlersError extends Error {
  * `openapi/<document>.yaml: operation <operationId> (<METHOD> <path>) has no handler; write it in <file>`
  * for each operation of `names` that `served` (`<document>#<operationId>`) lacks.
  */
-export function missingHandlerLines(names: readonly string[], served: ReadonlySet<string>): string[] {
+function missingHandlerLines(names: readonly string[], served: ReadonlySet<string>): string[] {
   const lines: string[] = [];
   let sources: Record<string, string> | undefined;
   for (const name of names) {
