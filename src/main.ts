@@ -3,6 +3,7 @@
  * SIGTERM/SIGINT (in-flight requests finish, then the database closes so PGlite flushes to disk).
  */
 import { UnusableSecretFileError } from './auth/secret.ts';
+import { MissingHandlersError } from './http/operation-coverage.ts';
 import { ensurePortFree, fail, loadConfigOrExit, portMessage, stopOnSignals } from './process-entry.ts';
 import { createServer, DatabaseStartError, type Server } from './server.ts';
 
@@ -23,6 +24,8 @@ try {
   await http.listen({ port: config.port, host: config.host });
 } catch (error) {
   await server.close().catch(() => undefined);
+  // Fastify runs the onReady hooks in listen: an operation without a handler refuses the start there.
+  if (error instanceof MissingHandlersError) fail(error.message);
   fail(portMessage(error as NodeJS.ErrnoException, config.port, 'PORT'));
 }
 // Where to go next, as the first thing a new user reads: the API, its reference and the explorer.

@@ -5,9 +5,17 @@
 import net from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
-/** Writes one `error: …` line to stderr and exits 1: what an operator's start script sees. */
+/**
+ * Writes one `error: …` line to stderr (one per line of a message listing several problems) and exits
+ * 1: what an operator's start script sees.
+ */
 export function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
+  process.stderr.write(
+    message
+      .split('\n')
+      .map((line) => `error: ${line}\n`)
+      .join(''),
+  );
   process.exit(1);
 }
 

@@ -971,3 +971,37 @@ export type StrictResolvers<ContextType = ContentContext> = Omit<Resolvers<Conte
   Tag: TagResolvers<ContextType> & Required<Pick<TagResolvers<ContextType>, Unresolved<'id' | 'name' | 'postCount', TagsRowModel>>>;
   User: UserResolvers<ContextType> & Required<Pick<UserResolvers<ContextType>, Unresolved<'avatarUrl' | 'bio' | 'createdAt' | 'displayName' | 'email' | 'followerCount' | 'followers' | 'following' | 'id' | 'posts' | 'username', UsersRowModel>>>;
 };
+
+/** What each SDL file declares that needs a resolver, by file: see StrictResolversOf. */
+export interface StrictResolversByFile<ContextType = ContentContext> {
+  /** schema/comments.graphql → src/<area>/comments.resolvers.ts */
+  'comments': {
+    Comment: Pick<CommentResolvers<ContextType>, 'author' | 'content' | 'createdAt' | 'id' | 'parentComment' | 'post' | 'replies'> & Required<Pick<CommentResolvers<ContextType>, Unresolved<'author' | 'content' | 'createdAt' | 'id' | 'parentComment' | 'post' | 'replies', CommentsRowModel>>>;
+    Mutation: Required<Pick<MutationResolvers<ContextType>, 'addComment' | 'replyToComment'>>;
+    Subscription: Required<Pick<SubscriptionResolvers<ContextType>, 'commentAdded'>>;
+  };
+  /** schema/posts.graphql → src/<area>/posts.resolvers.ts */
+  'posts': {
+    Mutation: Required<Pick<MutationResolvers<ContextType>, 'archivePost' | 'createPost' | 'likePost' | 'publishPost' | 'restorePost' | 'unlikePost' | 'updatePost'>>;
+    Post: Pick<PostResolvers<ContextType>, 'author' | 'comments' | 'content' | 'createdAt' | 'id' | 'likeCount' | 'metadata' | 'slug' | 'status' | 'tags' | 'title' | 'updatedAt' | 'viewCount'> & Required<Pick<PostResolvers<ContextType>, Unresolved<'author' | 'comments' | 'content' | 'createdAt' | 'id' | 'likeCount' | 'metadata' | 'slug' | 'status' | 'tags' | 'title' | 'updatedAt' | 'viewCount', PostsRowModel>>>;
+    Query: Required<Pick<QueryResolvers<ContextType>, 'post'>>;
+    Subscription: Required<Pick<SubscriptionResolvers<ContextType>, 'postCreated'>>;
+  };
+  /** schema/tags.graphql → src/<area>/tags.resolvers.ts */
+  'tags': {
+    Tag: Pick<TagResolvers<ContextType>, 'id' | 'name' | 'postCount'> & Required<Pick<TagResolvers<ContextType>, Unresolved<'id' | 'name' | 'postCount', TagsRowModel>>>;
+  };
+  /** schema/users.graphql → src/<area>/users.resolvers.ts */
+  'users': {
+    Mutation: Required<Pick<MutationResolvers<ContextType>, 'createUser' | 'deleteUser' | 'followUser' | 'unfollowUser' | 'updateUser'>>;
+    Query: Required<Pick<QueryResolvers<ContextType>, 'allUsers' | 'searchUsers' | 'user' | 'users'>>;
+    User: Pick<UserResolvers<ContextType>, 'avatarUrl' | 'bio' | 'createdAt' | 'displayName' | 'email' | 'followerCount' | 'followers' | 'following' | 'id' | 'posts' | 'username'> & Required<Pick<UserResolvers<ContextType>, Unresolved<'avatarUrl' | 'bio' | 'createdAt' | 'displayName' | 'email' | 'followerCount' | 'followers' | 'following' | 'id' | 'posts' | 'username', UsersRowModel>>>;
+  };
+}
+
+/**
+ * The resolvers schema/<file>.graphql needs, which its area's resolvers file exports
+ * (`export const postsResolvers: StrictResolversOf<'posts'> = { … }`): its root fields, and the fields
+ * of its mapped types that their rows do not carry. Together they make StrictResolvers.
+ */
+export type StrictResolversOf<File extends keyof StrictResolversByFile, ContextType = ContentContext> = StrictResolversByFile<ContextType>[File];

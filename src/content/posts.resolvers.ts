@@ -1,4 +1,4 @@
-import type { MutationResolvers, PostResolvers, QueryResolvers, SubscriptionResolvers } from '../../generated/graphql/resolvers.ts';
+import type { StrictResolversOf } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal } from '../graphql/context.ts';
 import type { ContentContext } from './content.context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
@@ -20,46 +20,46 @@ export function freshLoaders(context: ContentContext): void {
   context.loaders = context.services.contentLoaders.forRequest(context.principal);
 }
 
-export const postQueries = {
-  post: (_parent, { id }, { services, principal }) => services.posts.read(principal, id),
-} satisfies Pick<QueryResolvers, 'post'>;
-
-export const postMutations = {
-  createPost: (_parent, { input }, context) => context.services.posts.create(requirePrincipal(context), input),
-  updatePost: (_parent, { id, input }, context) => context.services.posts.update(requirePrincipal(context), id, input),
-  publishPost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'publish'),
-  archivePost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'archive'),
-  restorePost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'restore'),
-  likePost: (_parent, { postId }, context) => context.services.posts.like(requirePrincipal(context), postId),
-  unlikePost: (_parent, { postId }, context) => context.services.posts.unlike(requirePrincipal(context), postId),
-} satisfies Pick<
-  MutationResolvers,
-  'createPost' | 'updatePost' | 'publishPost' | 'archivePost' | 'restorePost' | 'likePost' | 'unlikePost'
->;
-
-export const postSubscriptions = {
-  postCreated: {
-    subscribe: (_parent, { authorId }, context) =>
-      eventsOf(context).subscribe(
-        (event: ContentEvent): event is PostCreatedEvent =>
-          event.type === 'postCreated' && (authorId == null || event.authorId === authorId),
-      ),
-    resolve: async (event: PostCreatedEvent, _args: unknown, context: ContentContext) => {
-      freshLoaders(context);
-      // Read as the subscriber, at delivery: deleted since the commit (its author was removed) or
-      // no longer readable (archived, restored to a draft) is NOT_FOUND, as `post(id)` would say.
-      return context.services.posts.getReadable(context.principal, event.postId);
+/**
+ * The resolvers of schema/posts.graphql, declared with its generated type: a field added there
+ * without a resolver fails to compile here, at its type's entry.
+ */
+export const postsResolvers: StrictResolversOf<'posts'> = {
+  Query: {
+    post: (_parent, { id }, { services, principal }) => services.posts.read(principal, id),
+  },
+  Mutation: {
+    createPost: (_parent, { input }, context) => context.services.posts.create(requirePrincipal(context), input),
+    updatePost: (_parent, { id, input }, context) => context.services.posts.update(requirePrincipal(context), id, input),
+    publishPost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'publish'),
+    archivePost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'archive'),
+    restorePost: (_parent, { id }, context) => context.services.posts.transition(requirePrincipal(context), id, 'restore'),
+    likePost: (_parent, { postId }, context) => context.services.posts.like(requirePrincipal(context), postId),
+    unlikePost: (_parent, { postId }, context) => context.services.posts.unlike(requirePrincipal(context), postId),
+  },
+  Subscription: {
+    postCreated: {
+      subscribe: (_parent, { authorId }, context) =>
+        eventsOf(context).subscribe(
+          (event: ContentEvent): event is PostCreatedEvent =>
+            event.type === 'postCreated' && (authorId == null || event.authorId === authorId),
+        ),
+      resolve: async (event: PostCreatedEvent, _args: unknown, context: ContentContext) => {
+        freshLoaders(context);
+        // Read as the subscriber, at delivery: deleted since the commit (its author was removed) or
+        // no longer readable (archived, restored to a draft) is NOT_FOUND, as `post(id)` would say.
+        return context.services.posts.getReadable(context.principal, event.postId);
+      },
     },
   },
-} satisfies Pick<SubscriptionResolvers, 'postCreated'>;
-
-export const postFields = {
-  createdAt: (post) => post.created_at,
-  updatedAt: (post) => post.updated_at,
-  viewCount: (post) => post.view_count,
-  author: async (post, _args, { loaders }) => (await loaders.user.load(post.author_id)) ?? Promise.reject(userNotFound(post.author_id)),
-  comments: async (post, { page, size }, { loaders }) =>
-    toConnection(await loaders.commentsByPost(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(post.id)),
-  tags: (post, _args, { loaders }) => loaders.tags.load(post.id),
-  likeCount: (post, _args, { loaders }) => loaders.likeCount.load(post.id),
-} satisfies PostResolvers;
+  Post: {
+    createdAt: (post) => post.created_at,
+    updatedAt: (post) => post.updated_at,
+    viewCount: (post) => post.view_count,
+    author: async (post, _args, { loaders }) => (await loaders.user.load(post.author_id)) ?? Promise.reject(userNotFound(post.author_id)),
+    comments: async (post, { page, size }, { loaders }) =>
+      toConnection(await loaders.commentsByPost(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(post.id)),
+    tags: (post, _args, { loaders }) => loaders.tags.load(post.id),
+    likeCount: (post, _args, { loaders }) => loaders.likeCount.load(post.id),
+  },
+};
