@@ -96,7 +96,7 @@ export async function buildApp({
   const signIn = only('accounts', 'identityProviders', 'sessions', 'saml', 'oidc');
   await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });
   await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, cursorSecret });
-  const graph = contentGraph(only('users', 'posts', 'comments', 'contentLoaders'));
+  const graph = contentGraph(only('users', 'posts', 'comments', 'contentLoaders', 'planner'));
   const aroundOperation = tracing ? { aroundOperation: graphqlSpans(tracing) } : {};
   await http.register(graphqlPlugin, { config, database, graph, authenticate, verifier, ...aroundOperation });
 

@@ -40,6 +40,8 @@ export interface Config {
   /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
   docs: boolean;
   graphqlSchemaPrintout: boolean;
+  /** GRAPHQL_PLANNER: read covered nested selections of `users` and `user` in one statement (on by default). */
+  graphqlPlanner: boolean;
   /** GRAPHQL_TRUSTED_DOCUMENTS: run only registered documents and the SDK's own operations. */
   graphqlTrustedDocuments: boolean;
   graphqlWsInitTimeoutMs: number;
@@ -325,6 +327,7 @@ export function loadConfig(
     docs: readBool(env, 'DOCS', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlTrustedDocuments: readBool(env, 'GRAPHQL_TRUSTED_DOCUMENTS', false),
+    graphqlPlanner: readBool(env, 'GRAPHQL_PLANNER', true),
     graphqlWsInitTimeoutMs: readInt(env, 'GRAPHQL_WS_INIT_TIMEOUT_MS', 60_000, 1),
     graphqlWsKeepAliveMs: readInt(env, 'GRAPHQL_WS_KEEPALIVE_MS', 30_000, 1),
     graphqlWsLimits: {

@@ -7,6 +7,7 @@ import { ConfigDocumentService } from './files/config-document.service.ts';
 import { UsersService } from './content/users.service.ts';
 import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
+import { ContentPlanner } from './content/planner/content-planner.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
 import { SignUpBudget } from './content/sign-up-budget.ts';
@@ -41,6 +42,7 @@ export interface Services {
   comments: CommentsService;
   /** Per-request batchers for the content graph (GraphQL field resolution). */
   contentLoaders: ContentLoaderFactory;
+  planner: ContentPlanner | null;
   products: ProductsService;
   customers: CustomersService;
   orders: OrdersService;
@@ -87,6 +89,7 @@ export function createServices(
     | 'signInBudgets'
     | 'createUserPerAddress'
     | 'filesQuotaBytes'
+    | 'graphqlPlanner'
     | 'database'
   >,
   dependencies: ServiceDependencies,
@@ -119,6 +122,7 @@ export function createServices(
     posts,
     comments: new CommentsService(db, posts),
     contentLoaders: new ContentLoaderFactory(db),
+    planner: config.graphqlPlanner ? new ContentPlanner(db) : null,
     products: new ProductsService(db, headroom),
     customers: new CustomersService(db),
     orders: new OrdersService(db),

@@ -1,7 +1,9 @@
+import type { UsersRow } from '../../generated/db/types.ts';
 import type { StrictResolversOf } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal } from '../graphql/context.ts';
 import type { ContentContext } from './content.context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
+import { plannedValue } from './planner/content-planner.ts';
 import { userNotFound } from './users.service.ts';
 import { DEFAULT_NESTED_SIZE, toConnection } from './users.resolvers.ts';
 
@@ -56,7 +58,10 @@ export const postsResolvers: StrictResolversOf<'posts'> = {
     createdAt: (post) => post.created_at,
     updatedAt: (post) => post.updated_at,
     viewCount: (post) => post.view_count,
-    author: async (post, _args, { loaders }) => (await loaders.user.load(post.author_id)) ?? Promise.reject(userNotFound(post.author_id)),
+    author: async (post, _args, { loaders }, info) =>
+      (plannedValue(post, info) as UsersRow | undefined) ??
+      (await loaders.user.load(post.author_id)) ??
+      Promise.reject(userNotFound(post.author_id)),
     comments: async (post, { page, size }, { loaders }) =>
       toConnection(await loaders.commentsByPost(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(post.id)),
     tags: (post, _args, { loaders }) => loaders.tags.load(post.id),

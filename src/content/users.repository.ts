@@ -22,7 +22,7 @@ export function findUsersByIds(db: Executor, ids: readonly string[]): Promise<Us
 }
 
 /** Active users, of `tenantId` only unless it is null (src/content/user-directory.ts decides which). */
-function directory(db: Executor, tenantId: string | null) {
+export function directory(db: Executor, tenantId: string | null) {
   const active = db.selectFrom('users').where('active', '=', true);
   return tenantId === null ? active : active.where('tenant_id', '=', tenantId);
 }

@@ -1,6 +1,8 @@
+import type { PostsRow, UsersRow } from '../../generated/db/types.ts';
 import type { StrictResolversOf } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal } from '../graphql/context.ts';
 import type { Page } from '../paging.ts';
+import { plannedValue } from './planner/content-planner.ts';
 
 /** The GraphQL connection shape of a service page. */
 export function toConnection<T>(page: Page<T>) {
@@ -23,8 +25,12 @@ export const DEFAULT_LIST_LIMIT = 10;
  */
 export const usersResolvers: StrictResolversOf<'users'> = {
   Query: {
-    user: (_parent, { id }, { services }) => services.users.get(id),
-    users: async (_parent, { page, size }, { services, principal }) =>
+    // The planner reads the whole covered selection in one statement; undefined: not planned.
+    user: async (_parent, { id }, { services, principal }, info) =>
+      ((await services.planner?.user(info, principal, id)) as UsersRow | undefined) ?? services.users.get(id),
+    users: async (_parent, { page, size }, { services, principal }, info) =>
+      ((await services.planner?.users(info, principal, page ?? 0, size ?? DEFAULT_USERS_SIZE)) as
+        ReturnType<typeof toConnection<UsersRow>> | undefined) ??
       toConnection(await services.users.list(principal, page ?? 0, size ?? DEFAULT_USERS_SIZE)),
     searchUsers: (_parent, { query, limit }, { services, principal }) =>
       services.users.search(principal, query, limit ?? DEFAULT_SEARCH_LIMIT),
@@ -41,10 +47,12 @@ export const usersResolvers: StrictResolversOf<'users'> = {
     displayName: (user) => user.display_name,
     avatarUrl: (user) => user.avatar_url,
     createdAt: (user) => user.created_at,
-    posts: async (user, { page, size }, { loaders }) =>
+    posts: async (user, { page, size }, { loaders }, info) =>
+      (plannedValue(user, info) as ReturnType<typeof toConnection<PostsRow>> | undefined) ??
       toConnection(await loaders.postsByAuthor(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(user.id)),
     followers: (user, { limit }, { loaders }) => loaders.followers(limit ?? DEFAULT_LIST_LIMIT).load(user.id),
     following: (user, { limit }, { loaders }) => loaders.following(limit ?? DEFAULT_LIST_LIMIT).load(user.id),
-    followerCount: (user, _args, { loaders }) => loaders.followerCount.load(user.id),
+    followerCount: (user, _args, { loaders }, info) =>
+      (plannedValue(user, info) as number | undefined) ?? loaders.followerCount.load(user.id),
   },
 };
