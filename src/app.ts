@@ -69,7 +69,7 @@ export async function buildApp({
 }: AppDependencies): Promise<App> {
   const http = createHttpServer(config);
   database.onConnectionError((error) => http.log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
-  const services = createServices(database.db, config, { secretsKey, mail: mail ?? new LogMailTransport(http.log) });
+  const services = createServices(database.db, config, { secretsKey, mail: mail ?? new LogMailTransport(http.log), log: http.log });
   // One verifier for every transport: REST and GraphQL over HTTP through the strategies, WebSockets directly.
   const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? new CachedCredentialStore(services.sessions));
   const authenticate = createAuthenticator(verifier, { allowedOrigin: new URL(config.baseUrl).origin });

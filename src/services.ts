@@ -7,7 +7,7 @@ import { ConfigDocumentService } from './files/config-document.service.ts';
 import { UsersService } from './content/users.service.ts';
 import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
-import { ContentPlanner } from './content/planner/content-planner.ts';
+import { ContentPlanner, type PlanLog } from './content/planner/content-planner.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
 import { SignUpBudget } from './content/sign-up-budget.ts';
@@ -74,6 +74,8 @@ interface ServiceDependencies {
   secretsKey: string;
   /** Sends domain verification codes. */
   mail: MailTransport;
+  /** Where the GraphQL planner shows its plans at debug level (the server's logger). */
+  log?: PlanLog;
 }
 
 export function createServices(
@@ -122,7 +124,7 @@ export function createServices(
     posts,
     comments: new CommentsService(db, posts),
     contentLoaders: new ContentLoaderFactory(db),
-    planner: config.graphqlPlanner ? new ContentPlanner(db) : null,
+    planner: config.graphqlPlanner ? new ContentPlanner(db, dependencies.log ?? null) : null,
     products: new ProductsService(db, headroom),
     customers: new CustomersService(db),
     orders: new OrdersService(db),

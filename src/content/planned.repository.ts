@@ -116,14 +116,14 @@ function postReads(eb: PostsScope, reads: PostReads, visibility: PostVisibility)
 }
 
 /** A page of the users directory (tenant scope as `listUsers`), each row with its nested reads and the directory's total. */
-export function readUsersPage(
+export function usersPageRead(
   db: Executor,
   tenantId: string | null,
   offset: number,
   limit: number,
   reads: UserReads,
   visibility: PostVisibility,
-): Promise<Record<string, unknown>[]> {
+) {
   return directory(db, tenantId)
     .selectAll('users')
     .select(sql<string>`count(*) over ()`.as('total_count'))
@@ -131,21 +131,14 @@ export function readUsersPage(
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
     .offset(offset)
-    .limit(limit)
-    .execute();
+    .limit(limit);
 }
 
 /** One user by id (deactivated ones too, as `findUserById`), with its nested reads. */
-export function readUser(
-  db: Executor,
-  id: string,
-  reads: UserReads,
-  visibility: PostVisibility,
-): Promise<Record<string, unknown> | undefined> {
+export function userRead(db: Executor, id: string, reads: UserReads, visibility: PostVisibility) {
   return db
     .selectFrom('users')
     .selectAll('users')
     .select((eb) => userReads(eb, reads, visibility))
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
 }

@@ -13,6 +13,7 @@ import t from 'tap';
 import type { Principal } from '../../src/auth/principal.ts';
 import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { createContentContext, type ContentServices } from '../../src/content/content.context.ts';
+import { ContentPlanner } from '../../src/content/planner/content-planner.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 
 const USERS = 6;
@@ -158,4 +159,33 @@ t.test('the planner and the resolvers give the same answer for random selections
     { numRuns: 150 },
   );
   t.equal(compared >= 150, true, `${compared} selections compared`);
+});
+
+t.test('at LOG_LEVEL=debug the plan is logged: the field, the reads and the one statement', async (t) => {
+  const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000', GRAPHQL_MAX_DEPTH: '100' } });
+  await seed(server);
+  const entries: { details: any; message: string }[] = [];
+  const log = { level: 'debug', debug: (details: object, message: string) => void entries.push({ details, message }) };
+  const services = server.app.services as unknown as ContentServices;
+  const logged: ContentServices = { ...services, planner: new ContentPlanner(server.database.db, log) };
+  const statements: string[] = [];
+  const stop = server.database.observeQueries((text) => statements.push(text));
+  const result = await run(
+    buildContentSchema(),
+    logged,
+    null,
+    '{ users(size: 2) { content { id mine: posts(size: 1) { content { title author { id } } } } } }',
+  );
+  stop();
+  t.notMatch(result, /"errors":\[/);
+  t.equal(entries.length, 1, 'one plan logged');
+  t.equal(entries[0]?.message, 'GraphQL plan: one statement');
+  t.equal(entries[0]?.details.field, 'users');
+  t.match(entries[0]?.details.reads, {
+    posts: [{ key: 'mine', offset: 0, limit: 1, content: { content: false, authors: [{ key: 'author' }] } }],
+  });
+  t.same([entries[0]?.details.sql], statements, 'the statement logged is the one run');
+  const quiet: ContentServices = { ...services, planner: new ContentPlanner(server.database.db, { ...log, level: 'info' }) };
+  await run(buildContentSchema(), quiet, null, '{ users(size: 2) { content { id } } }');
+  t.equal(entries.length, 1, 'nothing logged above debug');
 });

@@ -13,7 +13,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Principal } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { pageOf } from '../../paging.ts';
-import { readUser, readUsersPage, readColumn, type PostReads, type UserReads } from '../planned.repository.ts';
+import { readColumn, userRead, usersPageRead, type PostReads, type UserReads } from '../planned.repository.ts';
 import { readable } from '../post-visibility.ts';
 import { directoryTenant } from '../user-directory.ts';
 import { userNotFound } from '../users.service.ts';
@@ -71,15 +71,35 @@ function planPost(row: Row, reads: PostReads): Row {
   return row;
 }
 
+/** Where a plan is shown for debugging: the statement and the reads, at `debug` (LOG_LEVEL=debug). */
+export interface PlanLog {
+  level: string;
+  debug(details: object, message: string): void;
+}
+
+type Query<R> = { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> };
+
 export class ContentPlanner {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly log: PlanLog | null = null,
+  ) {}
+
+  private run<R>(field: string, reads: UserReads, query: Query<R>): Promise<R[]> {
+    if (this.log && (this.log.level === 'debug' || this.log.level === 'trace')) {
+      const { sql, parameters } = query.compile();
+      this.log.debug({ field, reads, sql, parameters }, 'GraphQL plan: one statement');
+    }
+    return query.execute();
+  }
 
   /** `users(page, size)` in one statement, or undefined when the selection is not planned or the page is empty. */
   async users(info: GraphQLResolveInfo, viewer: Principal | null, page: number, size: number) {
     const shape = shapeOfUsers(info.schema, info.fieldNodes, info.fragments, true);
     if (!shape) return undefined;
     const reads = userReadsOf(shape, info.variableValues);
-    const rows = await readUsersPage(this.db, directoryTenant(viewer), page * size, size, reads, readable(viewer));
+    const query = usersPageRead(this.db, directoryTenant(viewer), page * size, size, reads, readable(viewer));
+    const rows = (await this.run('users', reads, query)) as Row[];
     if (!rows.length) return undefined;
     const total = Number(rows[0]!.total_count);
     return connection(
@@ -95,7 +115,7 @@ export class ContentPlanner {
     const shape = shapeOfUsers(info.schema, info.fieldNodes, info.fragments, false);
     if (!shape) return undefined;
     const reads = userReadsOf(shape, info.variableValues);
-    const row = await readUser(this.db, id, reads, readable(viewer));
+    const [row] = (await this.run('user', reads, userRead(this.db, id, reads, readable(viewer)))) as Row[];
     if (!row) throw userNotFound(id);
     return planUser(row, reads);
   }
