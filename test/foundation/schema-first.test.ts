@@ -44,8 +44,9 @@ t.test('a new SDL field fails typecheck until it has a resolver', { timeout: 180
   const generated = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
   t.match(
     generated.stdout,
-    'missing resolver: User.pingCount (schema/users.graphql): write it in src/content/users.resolvers.ts',
-    'generate names the resolver to write and its file',
+    // No users.ping_count column either: generate offers both ways, a column or a resolver.
+    'missing column: User.pingCount (schema/users.graphql): add users.ping_count in a new migration in src/db/migrations/, or write a resolver in src/content/users.resolvers.ts',
+    'generate names the column or the resolver to write, and their places',
   );
   t.match(fs.readFileSync(path.join(dir, 'generated/graphql/resolvers.ts'), 'utf8'), /'pingCount'/, 'StrictResolvers requires it');
   const broken = await tsc(dir);
