@@ -54,17 +54,37 @@ if (process.argv[2] === 'load') {
   process.exit(0);
 }
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    quick: { type: 'boolean', default: false },
-    db: { type: 'string', default: DB_CHOICES.join(',') },
-    rounds: { type: 'string' },
-    seed: { type: 'string', default: '20261123' },
-    'write-doc': { type: 'boolean', default: false },
-    note: { type: 'string' },
-  },
-});
+const USAGE = `Usage: npm run bench [-- SECTION... ] [--db ${DB_CHOICES.join(',')}] [--quick] [--rounds N] [--seed N] [--write-doc] [--note TEXT]
+       npm run bench -- generate [--rounds N]        time \`npm run generate\`
+       npm run bench -- load [--minutes N] [--concurrency N]   a long mixed load on PostgreSQL
+
+Sections: ${Object.keys(SECTIONS).join(', ')} (rest = products); none: all of them. Results go to
+bench-results/<run>/; --write-doc writes the summary into docs/benchmarks.md.
+`;
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      db: { type: 'string', default: DB_CHOICES.join(',') },
+      rounds: { type: 'string' },
+      seed: { type: 'string', default: '20261123' },
+      'write-doc': { type: 'boolean', default: false },
+      note: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+} catch (error) {
+  console.error(`${(error as Error).message.split('.')[0]}\n\n${USAGE}`);
+  process.exit(2);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 /** Other names of a section: `rest` is the REST products section. */
 const ALIASES: Record<string, SectionName> = { rest: 'products' };
 const named = [...new Set(positionals.map((p) => ALIASES[p] ?? p))];
