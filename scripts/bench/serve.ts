@@ -87,7 +87,13 @@ const database = await open();
  * target pays for a credential query the others do not.
  */
 const db = data === 'memory' || data === 'stub' || !database ? stubDatabase() : database.db;
-const services = createServices(db, loadConfig(), { secretsKey: JWT_SECRET, mail: { send: async () => undefined } });
+// The peers are DataLoader servers (issue 33: "three times the best DataLoader server"): they run
+// our resolvers and loaders, without the look-ahead planner, which is ours (src/content/planner/).
+const services = createServices(
+  db,
+  { ...loadConfig(), graphqlPlanner: false },
+  { secretsKey: JWT_SECRET, mail: { send: async () => undefined } },
+);
 const authenticate = createAuthenticator(new CredentialVerifier(JWT_SECRET, new CachedCredentialStore(services.sessions)), {
   allowedOrigin: 'http://127.0.0.1',
 });
