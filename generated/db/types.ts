@@ -630,3 +630,41 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
 }
+
+/** Every column of each table, in table order. */
+export const tableColumns = {
+  app_config: ['id', 'revision', 'settings', 'updated_at'],
+  blob_chunks: ['blob_id', 'seq', 'data'],
+  blobs: ['id', 'size', 'created_at'],
+  comments: ['id', 'post_id', 'author_id', 'parent_id', 'content', 'created_at'],
+  credential_epoch: ['one', 'epoch'],
+  customers: ['id', 'name', 'email', 'user_id', 'created_at'],
+  deleted_users: ['user_id', 'deleted_at'],
+  files: ['id', 'blob_id', 'filename', 'content_type', 'size', 'uploaded_by', 'created_at'],
+  follows: ['follower_id', 'followee_id', 'created_at'],
+  group_members: ['group_id', 'user_id', 'added_at'],
+  groups: ['id', 'tenant_id', 'display_name', 'external_id', 'version', 'created_at', 'updated_at'],
+  identity_providers: ['tenant_id', 'protocol', 'settings', 'client_secret_enc', 'attribute_mapping', 'role_mapping', 'updated_at'],
+  order_items: ['order_id', 'position', 'product_id', 'name', 'quantity', 'unit_price', 'line_total'],
+  orders: ['id', 'customer_id', 'status', 'total', 'currency', 'version', 'carrier', 'tracking_number', 'shipped_at', 'delivered_at', 'created_at', 'updated_at'],
+  post_likes: ['post_id', 'user_id', 'created_at'],
+  post_tags: ['post_id', 'tag_id', 'position'],
+  posts: ['id', 'author_id', 'title', 'content', 'slug', 'status', 'view_count', 'published_at', 'created_at', 'updated_at', 'metadata'],
+  product_attributes: ['product_id', 'position', 'key', 'value'],
+  product_images: ['id', 'product_id', 'blob_id', 'content_type', 'size', 'width', 'height', 'created_at'],
+  products: ['id', 'name', 'description', 'price', 'sku', 'category', 'stock_quantity', 'created_at', 'updated_at', 'version'],
+  rate_limit_windows: ['key', 'window_start', 'count'],
+  scim_tokens: ['id', 'tenant_id', 'token_sha256', 'created_at', 'last_used_at', 'revoked_at'],
+  sessions: ['id', 'user_id', 'tenant_id', 'token_sha256', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at', 'auth_method', 'idp_session_id', 'idp_subject'],
+  sso_requests: ['id', 'tenant_id', 'protocol', 'return_to', 'relay_state', 'code_verifier', 'nonce', 'test', 'expires_at', 'browser_binding'],
+  sso_seen_ids: ['tenant_id', 'kind', 'id', 'expires_at'],
+  tags: ['id', 'name'],
+  tenant_domains: ['domain', 'tenant_id', 'verification_token', 'status', 'enforce_sso', 'mail_code_sha256', 'mail_code_expires_at', 'mail_code_attempts', 'created_at', 'verified_at'],
+  tenants: ['id', 'name', 'created_at'],
+  trusted_documents: ['id', 'document', 'canonical_sha256', 'client_name', 'created_at'],
+  users: ['id', 'tenant_id', 'username', 'email', 'display_name', 'bio', 'avatar_url', 'given_name', 'family_name', 'external_id', 'source', 'active', 'created_at', 'updated_at', 'emails', 'employee_number', 'department', 'manager_id', 'version', 'password_hash', 'roles', 'display_name_derived', 'email_verified_at', 'email_code_sha256', 'email_code_expires_at', 'email_code_attempts'],
+  webhook_attempts: ['id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt', 'status', 'response_code', 'response_time_ms', 'response_body', 'error', 'next_retry_at', 'attempted_at'],
+  webhook_deliveries: ['id', 'endpoint_id', 'event_id', 'event_position', 'ordering_key', 'state', 'attempts', 'next_attempt_at', 'lease_expires_at', 'leased_by', 'last_error', 'created_at', 'completed_at'],
+  webhook_endpoints: ['id', 'url', 'events', 'description', 'api_version', 'payload', 'secret', 'previous_secret', 'previous_secret_expires_at', 'status', 'total_attempts', 'successful_deliveries', 'consecutive_failures', 'last_success_at', 'last_failure_at', 'disabled_at', 'rate_window_start', 'rate_window_count', 'version', 'created_at', 'updated_at'],
+  webhook_events: ['id', 'position', 'type', 'resource_type', 'resource_id', 'sequence', 'object', 'previous_attributes', 'test', 'created_at', 'resource_path'],
+} as const satisfies { [T in keyof DB]: readonly (keyof DB[T])[] };

@@ -100,6 +100,11 @@ export async function generateDbTypes(): Promise<string> {
     out.push('export interface DB {');
     for (const table of tables.keys()) out.push(`  ${table}: ${pascal(table)}Table;`);
     out.push('}', '');
+    // At run time too: a query that must name columns (the GraphQL planner leaves out a large one)
+    // takes them from here, so a new column needs no edit there either.
+    out.push('/** Every column of each table, in table order. */', 'export const tableColumns = {');
+    for (const [table, cols] of tables) out.push(`  ${table}: [${cols.map((c) => `'${c.column_name}'`).join(', ')}],`);
+    out.push('} as const satisfies { [T in keyof DB]: readonly (keyof DB[T])[] };', '');
     return out.join('\n');
   } finally {
     await handle.close();
