@@ -5,7 +5,7 @@ import { commentNotFound } from './comments.service.ts';
 import type { CommentAddedEvent, ContentEvent } from './content.events.ts';
 import { postNotFound } from './posts.service.ts';
 import { eventsOf, freshLoaders } from './posts.resolvers.ts';
-import { DEFAULT_LIST_LIMIT } from './users.resolvers.ts';
+import { DEFAULT_LIST_LIMIT } from './argument-defaults.ts';
 import { userNotFound } from './users.service.ts';
 
 /**

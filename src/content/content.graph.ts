@@ -53,8 +53,10 @@ export function buildContentSchema(): GraphQLSchema {
 
 /** The graph for the GraphQL plugin: subscriptions read the content events of one LISTEN per instance. */
 export function contentGraph(services: ContentServices): GraphQLGraph {
+  const planner = services.planner;
   return {
     resolvers: contentResolvers,
+    ...(planner ? { plan: (schema, document, operationName) => planner.planOperation(schema, document, operationName) } : {}),
     async open(database, log) {
       const events = await ContentEventListener.open(database, log);
       return {

@@ -5,7 +5,8 @@ import type { ContentContext } from './content.context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
 import { plannedValue } from './planner/content-planner.ts';
 import { userNotFound } from './users.service.ts';
-import { DEFAULT_NESTED_SIZE, toConnection } from './users.resolvers.ts';
+import { DEFAULT_NESTED_SIZE } from './argument-defaults.ts';
+import { toConnection } from './users.resolvers.ts';
 
 /** The event stream of a subscription; only the WebSocket transport provides one. */
 export function eventsOf(context: ContentContext) {

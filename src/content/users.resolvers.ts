@@ -2,22 +2,13 @@ import type { PostsRow, UsersRow } from '../../generated/db/types.ts';
 import type { StrictResolversOf } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal } from '../graphql/context.ts';
 import type { Page } from '../paging.ts';
+import { DEFAULT_LIST_LIMIT, DEFAULT_NESTED_SIZE, DEFAULT_SEARCH_LIMIT, DEFAULT_USERS_SIZE } from './argument-defaults.ts';
 import { plannedValue } from './planner/content-planner.ts';
 
 /** The GraphQL connection shape of a service page. */
 export function toConnection<T>(page: Page<T>) {
   return { content: page.items, totalElements: page.totalElements, totalPages: page.totalPages, hasNext: page.hasNext };
 }
-
-/** Defaults of paged and limited arguments, applied when a client passes an explicit null. */
-const DEFAULT_USERS_SIZE = 20;
-export const DEFAULT_NESTED_SIZE = 10;
-const DEFAULT_SEARCH_LIMIT = 10;
-/**
- * `User.followers`, `User.following` and `Comment.replies`: lists bounded by a `limit`, not paged. 10
- * is the length the cost model assumed for them while they were unbounded, so no query costs more.
- */
-export const DEFAULT_LIST_LIMIT = 10;
 
 /**
  * The resolvers of schema/users.graphql, declared with its generated type: a field added there

@@ -4,6 +4,7 @@
  * imports no area: the content area's graph is given to the plugin by src/app.ts.
  */
 import type { IResolvers } from '@graphql-tools/utils';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { unauthenticated } from '../errors.ts';
@@ -22,8 +23,25 @@ export interface GraphLog {
 }
 
 /** A graph served at /graphql: the resolvers of the SDL in schema/ and what each operation receives. */
+/**
+ * An operation a graph answers without executing it field by field (the content graph's planner):
+ * `run` gives the response's `data` as JSON text, or undefined to execute the operation as usual.
+ */
+export interface PlannedOperation {
+  run(principal: Principal | null, variables: Record<string, unknown> | null | undefined): Promise<string | undefined>;
+}
+
+/** The graph's planner: a plan for this operation, or null when it has none. */
+export type OperationPlanner = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+) => PlannedOperation | null;
+
 export interface GraphQLGraph {
   resolvers: IResolvers;
+  /** Plans whole operations the graph can answer without executing them field by field; none by default. */
+  plan?: OperationPlanner;
   /** Opens what the graph holds for the server's lifetime (the content area: its event LISTEN). */
   open(database: DatabaseHandle, log: GraphLog): Promise<OpenGraph>;
 }

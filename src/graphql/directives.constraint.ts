@@ -200,6 +200,21 @@ function validated(
   };
 }
 
+/** The extension that carries a field's argument check (a string key: graphql-js types extensions by name). */
+const CHECK_ARGUMENTS = 'constraintCheck';
+
+/** Whether a field's arguments (coerced) pass its `@constraint` rules, as its resolver would check them. */
+export function constraintsAccept(field: { extensions: Readonly<Record<string, unknown>> }, args: Record<string, unknown>): boolean {
+  const check = field.extensions[CHECK_ARGUMENTS] as ((args: Record<string, unknown>) => void) | undefined;
+  if (!check) return true;
+  try {
+    check(args);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function applyConstraintDirective(schema: GraphQLSchema): GraphQLSchema {
   const compiler = new CheckerCompiler(schema);
   return mapSchema(schema, {
@@ -216,6 +231,8 @@ export function applyConstraintDirective(schema: GraphQLSchema): GraphQLSchema {
       };
       return {
         ...fieldConfig,
+        // Kept on the field too, so a planner that reads the field without its resolver applies the same rules.
+        extensions: { ...fieldConfig.extensions, [CHECK_ARGUMENTS]: check },
         resolve: validated(check, fieldConfig.resolve ?? defaultFieldResolver),
         ...(fieldConfig.subscribe ? { subscribe: validated(check, fieldConfig.subscribe) } : {}),
       };

@@ -29,6 +29,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
+import type { GraphQLRequestContext, OperationPlanner, PlannedOperation } from './context.ts';
 import { compileDataSerializer, type DataSerializer } from './response-serializer.ts';
 
 type MaybePromise<T> = T | Promise<T>;
@@ -47,6 +48,8 @@ export type Compile = (
 ) => CompiledQuery | ExecutionResult;
 
 interface ExecutorOptions {
+  /** Plans whole operations (the graph's `planOperation`); none: every operation is executed. */
+  plan?: OperationPlanner;
   /** The compiler; graphql-jit's compileQuery unless a caller (a test) needs to observe or refuse compilation. */
   compile?: Compile;
   /** Told once per operation graphql-jit could not compile (the operation then runs on graphql-js). */
@@ -71,6 +74,31 @@ interface CompiledOperation {
   query: CompiledQuery;
   /** Writes a result of this operation that has no errors (JSON.stringify is the fallback). */
   serialize: DataSerializer;
+  /** The graph's plan for it, tried first; null: executed by graphql-jit. */
+  planned: PlannedOperation | null;
+}
+
+/** Where a planned result keeps its `data` as the JSON text the database wrote. */
+const DATA_TEXT = Symbol('data as JSON text');
+type PlannedResult = ExecutionResult & { [DATA_TEXT]: string };
+
+/** A result whose `data` is JSON text: sent as it is over HTTP, parsed only when something reads `data`. */
+function plannedResult(text: string): PlannedResult {
+  let data: ExecutionResult['data'];
+  return {
+    [DATA_TEXT]: text,
+    get data() {
+      return (data ??= JSON.parse(text) as ExecutionResult['data']);
+    },
+  };
+}
+
+/** The serializer of an operation with a plan: a planned result is its text in an envelope, no copy made. */
+function withPlannedText(serialize: DataSerializer): DataSerializer {
+  return (result) => {
+    const text = (result as Partial<PlannedResult>)[DATA_TEXT];
+    return text === undefined ? serialize(result) : `{"data":${text}}`;
+  };
 }
 
 export class OperationExecutor {
@@ -108,6 +136,15 @@ export class OperationExecutor {
   }
 
   private runNow(operation: CompiledOperation, args: ExecutionArgs): MaybePromise<ExecutionResult> {
+    const planned = operation.planned;
+    if (planned === null) return this.runCompiled(operation, args);
+    const principal = (args.contextValue as GraphQLRequestContext).principal;
+    return planned
+      .run(principal, args.variableValues)
+      .then((text) => (text === undefined ? this.runCompiled(operation, args) : plannedResult(text)));
+  }
+
+  private runCompiled(operation: CompiledOperation, args: ExecutionArgs): MaybePromise<ExecutionResult> {
     const result = operation.query.query(args.rootValue, args.contextValue, args.variableValues);
     return result instanceof Promise ? result.then((r) => checked(r, args)) : checked(result, args);
   }
@@ -148,7 +185,9 @@ export class OperationExecutor {
       this.options.onCompileError?.(compiled.errors ?? [], operationName);
       return INTERPRETED;
     }
-    return { query: compiled, serialize: serializerFor(this.schema, document, operationName) };
+    const planned = this.options.plan?.(this.schema, document, operationName) ?? null;
+    const serialize = serializerFor(this.schema, document, operationName);
+    return { query: compiled, serialize: planned ? withPlannedText(serialize) : serialize, planned };
   }
 }
 

@@ -53,6 +53,7 @@ export const graphqlPlugin: FastifyPluginAsync<GraphQLOptions> = async (
     onCompileError: (errors, operationName) =>
       scope.log.warn({ errors, operationName }, 'GraphQL operation runs on graphql-js: graphql-jit cannot compile it'),
     ...(aroundOperation ? { around: aroundOperation } : {}),
+    ...(graph.plan ? { plan: graph.plan } : {}),
   });
 
   await scope.register(async (api) => {

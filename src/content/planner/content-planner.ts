@@ -9,7 +9,7 @@
  * `User.posts` (readable), the defaults and bounds of the arguments; an empty page, where the
  * directory's total needs a query of its own, is left to the service.
  */
-import type { GraphQLResolveInfo } from 'graphql';
+import type { DocumentNode, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Principal } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { pageOf } from '../../paging.ts';
@@ -17,6 +17,8 @@ import { readColumn, userRead, usersPageRead, type PostReads, type UserReads } f
 import { readable } from '../post-visibility.ts';
 import { directoryTenant } from '../user-directory.ts';
 import { userNotFound } from '../users.service.ts';
+import { OperationPlan, StatementNames, type OperationPlanLog } from './operation-plan.ts';
+import { operationShape } from './operation-shape.ts';
 import { pageOfRead, shapeOfUsers, userReadsOf } from './selection.ts';
 
 const PLANNED = Symbol('planned values');
@@ -72,14 +74,13 @@ function planPost(row: Row, reads: PostReads): Row {
 }
 
 /** Where a plan is shown for debugging: the statement and the reads, at `debug` (LOG_LEVEL=debug). */
-export interface PlanLog {
-  level: string;
-  debug(details: object, message: string): void;
-}
+export type PlanLog = OperationPlanLog;
 
 type Query<R> = { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> };
 
 export class ContentPlanner {
+  private readonly names = new StatementNames();
+
   constructor(
     private readonly db: Database,
     private readonly log: PlanLog | null = null,
@@ -91,6 +92,16 @@ export class ContentPlanner {
       this.log.debug({ field, reads, sql, parameters }, 'GraphQL plan: one statement');
     }
     return query.execute();
+  }
+
+  /**
+   * The plan of a whole operation the planner covers (operation-shape.ts), whose statement builds
+   * the response's `data` itself; null when it is not covered (its root fields then use the
+   * per-field plans below).
+   */
+  planOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): OperationPlan | null {
+    const shape = operationShape(schema, document, operationName);
+    return shape && new OperationPlan(this.db, schema, shape, this.log, this.names);
   }
 
   /** `users(page, size)` in one statement, or undefined when the selection is not planned or the page is empty. */

@@ -1,0 +1,237 @@
+/**
+ * Whether a whole query operation is covered by the planner, and its shape if it is: every root
+ * field `users` or `user`, and every field under them one the database can answer as GraphQL would
+ * (a column, a count, a nested page, an author). Such an operation is answered by one statement
+ * that builds the response's `data` itself (operation-sql.ts), so neither graphql-jit nor the JSON
+ * serializer touch it. Anything else (another field, `@skip`/`@include`, a fragment on another
+ * type, a field whose definition carries a directive such as `@hasRole`) gives null: the operation runs as before, where the per-field
+ * planner (content-planner.ts) still covers what it can.
+ *
+ * Worked out once per document and operation (the executor caches it with the compiled operation);
+ * arguments are kept as their field and node, read per request with that request's variables.
+ */
+import {
+  getOperationAST,
+  Kind,
+  OperationTypeNode,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+
+/** How a column's value becomes its GraphQL value: as it is, an integer id as text, a timestamp as ISO 8601 in UTC. */
+export type ColumnFormat = 'value' | 'text' | 'timestamp';
+
+/** A field with arguments, read per request (`getArgumentValues` with the request's variables). */
+export interface ArgumentsOf {
+  /** Its index among the operation's fields with arguments: names its parameters in the statement. */
+  readonly index: number;
+  readonly field: GraphQLField<unknown, unknown>;
+  readonly node: FieldNode;
+}
+
+export type Entry<V> = readonly [key: string, value: V];
+type Typename = { readonly kind: 'typename'; readonly name: string };
+export type Column = { readonly kind: 'column'; readonly column: string; readonly format: ColumnFormat };
+
+export type UserValue =
+  | Typename
+  | Column
+  | { readonly kind: 'posts'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<PostShape> }
+  | { readonly kind: 'followerCount' };
+export type UserShape = readonly Entry<UserValue>[];
+
+export type PostValue = Typename | Column | { readonly kind: 'author'; readonly user: UserShape } | { readonly kind: 'likeCount' };
+export type PostShape = readonly Entry<PostValue>[];
+
+export type ConnectionValue<Item> =
+  Typename | { readonly kind: 'content'; readonly item: Item } | { readonly kind: 'totalElements' | 'totalPages' | 'hasNext' };
+export type ConnectionShape<Item> = readonly Entry<ConnectionValue<Item>>[];
+
+export type RootValue =
+  | Typename
+  | { readonly kind: 'users'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<UserShape> }
+  | { readonly kind: 'user'; readonly args: ArgumentsOf; readonly user: UserShape };
+
+export interface OperationShape {
+  readonly operation: OperationDefinitionNode;
+  readonly roots: readonly Entry<RootValue>[];
+  /** Every field with arguments, in `index` order. */
+  readonly arguments: readonly ArgumentsOf[];
+}
+
+/** The columns GraphQL reads by the default resolver or a one-line mapping (users.resolvers.ts, posts.resolvers.ts). */
+const USER_COLUMNS: Record<string, Column> = {
+  id: { kind: 'column', column: 'id', format: 'value' },
+  username: { kind: 'column', column: 'username', format: 'value' },
+  email: { kind: 'column', column: 'email', format: 'value' },
+  displayName: { kind: 'column', column: 'display_name', format: 'value' },
+  bio: { kind: 'column', column: 'bio', format: 'value' },
+  avatarUrl: { kind: 'column', column: 'avatar_url', format: 'value' },
+  createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
+};
+const POST_COLUMNS: Record<string, Column> = {
+  id: { kind: 'column', column: 'id', format: 'text' },
+  title: { kind: 'column', column: 'title', format: 'value' },
+  content: { kind: 'column', column: 'content', format: 'value' },
+  slug: { kind: 'column', column: 'slug', format: 'value' },
+  status: { kind: 'column', column: 'status', format: 'value' },
+  viewCount: { kind: 'column', column: 'view_count', format: 'value' },
+  createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
+  updatedAt: { kind: 'column', column: 'updated_at', format: 'timestamp' },
+};
+
+type Fragments = Record<string, FragmentDefinitionNode>;
+
+/** Thrown inside the walk when something is not covered; caught once at the top. */
+class NotCovered extends Error {}
+const notCovered = (): never => {
+  throw new NotCovered();
+};
+
+class ShapeBuilder {
+  readonly arguments: ArgumentsOf[] = [];
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Fragments,
+  ) {}
+
+  /** The fields of the selection sets on `type` by response key, in first-seen order (graphql-js's collectFields). */
+  private collect(
+    sets: readonly SelectionSetNode[],
+    type: GraphQLObjectType,
+  ): [string, GraphQLField<unknown, unknown> | null, FieldNode[]][] {
+    const fields = new Map<string, FieldNode[]>();
+    const visit = (set: SelectionSetNode): void => {
+      for (const selection of set.selections) {
+        if (selection.directives?.length) notCovered();
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          const list = fields.get(key);
+          if (list) list.push(selection);
+          else fields.set(key, [selection]);
+        } else {
+          const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments[selection.name.value];
+          if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) notCovered();
+          if (fragment!.directives?.length) notCovered();
+          visit(fragment!.selectionSet);
+        }
+      }
+    };
+    for (const set of sets) visit(set);
+    return [...fields].map(([key, nodes]) => {
+      const name = nodes[0]!.name.value;
+      const field = name === '__typename' ? null : (type.getFields()[name] ?? notCovered());
+      // A directive on the definition (an auth rule, say) is the resolver path's to apply.
+      if (field?.astNode?.directives?.length) notCovered();
+      return [key, field, nodes];
+    });
+  }
+
+  private type(name: string): GraphQLObjectType {
+    return this.schema.getType(name) as GraphQLObjectType;
+  }
+
+  private argumentsOf(field: GraphQLField<unknown, unknown>, nodes: FieldNode[]): ArgumentsOf {
+    const args = { index: this.arguments.length, field, node: nodes[0]! };
+    this.arguments.push(args);
+    return args;
+  }
+
+  roots(sets: readonly SelectionSetNode[], query: GraphQLObjectType): Entry<RootValue>[] {
+    return this.collect(sets, query).map(([key, field, nodes]): Entry<RootValue> => {
+      if (!field) return [key, { kind: 'typename', name: query.name }];
+      // Two nodes with arguments under one key: graphql-js merges them only when equal; not worth planning.
+      if (nodes.length > 1) notCovered();
+      if (field.name === 'users') {
+        return [
+          key,
+          {
+            kind: 'users',
+            args: this.argumentsOf(field, nodes),
+            connection: this.connection(nodes, 'UserConnection', (s) => this.user(s)),
+          },
+        ];
+      }
+      if (field.name === 'user')
+        return [key, { kind: 'user', args: this.argumentsOf(field, nodes), user: this.user(selectionSets(nodes)) }];
+      return notCovered();
+    });
+  }
+
+  private connection<Item>(nodes: FieldNode[], typeName: string, item: (sets: SelectionSetNode[]) => Item): ConnectionShape<Item> {
+    const type = this.type(typeName);
+    return this.collect(selectionSets(nodes), type).map(([key, field, inner]): Entry<ConnectionValue<Item>> => {
+      if (!field) return [key, { kind: 'typename', name: type.name }];
+      if (field.name === 'content') return [key, { kind: 'content', item: item(selectionSets(inner)) }];
+      if (field.name === 'totalElements' || field.name === 'totalPages' || field.name === 'hasNext') return [key, { kind: field.name }];
+      return notCovered();
+    });
+  }
+
+  user(sets: readonly SelectionSetNode[]): UserShape {
+    const type = this.type('User');
+    return this.collect(sets, type).map(([key, field, nodes]): Entry<UserValue> => {
+      if (!field) return [key, { kind: 'typename', name: type.name }];
+      const column = USER_COLUMNS[field.name];
+      if (column) return [key, column];
+      if (field.name === 'followerCount') return [key, { kind: 'followerCount' }];
+      if (field.name === 'posts') {
+        if (nodes.length > 1) notCovered();
+        return [
+          key,
+          {
+            kind: 'posts',
+            args: this.argumentsOf(field, nodes),
+            connection: this.connection(nodes, 'PostConnection', (s) => this.post(s)),
+          },
+        ];
+      }
+      return notCovered();
+    });
+  }
+
+  private post(sets: readonly SelectionSetNode[]): PostShape {
+    const type = this.type('Post');
+    return this.collect(sets, type).map(([key, field, nodes]): Entry<PostValue> => {
+      if (!field) return [key, { kind: 'typename', name: type.name }];
+      const column = POST_COLUMNS[field.name];
+      if (column) return [key, column];
+      if (field.name === 'author') return [key, { kind: 'author', user: this.user(selectionSets(nodes)) }];
+      if (field.name === 'likeCount') return [key, { kind: 'likeCount' }];
+      return notCovered();
+    });
+  }
+}
+
+const selectionSets = (nodes: readonly FieldNode[]): SelectionSetNode[] => nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+
+/** The shape of a query operation the planner answers whole, or null. */
+export function operationShape(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): OperationShape | null {
+  const operation = getOperationAST(document, operationName);
+  const query = schema.getQueryType();
+  if (!operation || operation.operation !== OperationTypeNode.QUERY || !query || operation.directives?.length) return null;
+  const fragments: Fragments = {};
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  const builder = new ShapeBuilder(schema, fragments);
+  try {
+    const roots = builder.roots([operation.selectionSet], query);
+    // `{ __typename }` alone needs no database.
+    if (!roots.some(([, value]) => value.kind !== 'typename')) return null;
+    return { operation, roots, arguments: builder.arguments };
+  } catch (error) {
+    if (error instanceof NotCovered) return null;
+    throw error;
+  }
+}

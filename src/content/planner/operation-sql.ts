@@ -1,0 +1,215 @@
+/**
+ * The one statement that answers a whole covered operation (operation-shape.ts): PostgreSQL builds
+ * the response's `data` as JSON text, concatenated in selection order and as compact as
+ * JSON.stringify writes it (`to_json` escapes each value, `string_agg` joins list items),
+ * with GraphQL's own formats (integer ids as text, timestamps as `toISOString` writes them), so the
+ * server sends it as it comes. The rules are the loaders' own, from the same places: the directory
+ * scope (users.repository.ts `directory`), post visibility (post-visibility.ts), per-author pages
+ * newest first, active followers only, every like counted.
+ *
+ * The statement is built once per operation and viewer kind (the tenant scope or none, the
+ * visibility's branches) with `Slot`s where per-request values go (the tenant, the viewer's id, the
+ * arguments), so its text never changes with the values and PostgreSQL can keep it prepared.
+ *
+ * Each nesting level has its own alias (`u1`, `p2`, …): a correlated reference always names the
+ * level it means. The posts subqueries keep the name `posts` inside, as the visibility condition
+ * names it.
+ */
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import type { PostsRow } from '../../../generated/db/types.ts';
+import type { Database } from '../../db/database.ts';
+import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
+import { directory } from '../users.repository.ts';
+import type { ArgumentsOf, Column, ConnectionShape, Entry, OperationShape, PostShape, RootValue, UserShape } from './operation-shape.ts';
+
+/** A per-request value's place in the statement; `compile()` lists it among the parameters. */
+export class Slot {
+  constructor(readonly name: string) {}
+}
+
+export const slots = {
+  tenant: new Slot('tenant'),
+  viewer: new Slot('viewer'),
+};
+/** The per-request values of one field with arguments: its page, size and offset, or its id. */
+export const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id') => new Slot(`${name}:${args.index}`);
+
+const ISO_8601 = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+type Sql = RawBuilder<unknown>;
+
+/** A constant piece of the JSON text (a key, a type name) as an SQL string literal. */
+const text = (json: string): Sql => sql.lit(json);
+/** A value as JSON text; `null` for SQL NULL (a concatenation with NULL would be NULL whole). */
+const json = (value: Sql): Sql => sql`coalesce(to_json(${value})::text, 'null')`;
+
+class StatementBuilder {
+  private aliases = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly visibility: PostVisibility,
+    private readonly tenant: Slot | null,
+  ) {}
+
+  private alias(prefix: 'u' | 'p' | 'c'): string {
+    this.aliases += 1;
+    return `${prefix}${this.aliases}`;
+  }
+
+  /** `{"key":value,…}` in selection order, written as compactly as JSON.stringify writes it. */
+  private object<V>(entries: readonly Entry<V>[], value: (v: V) => Sql): Sql {
+    const parts = entries.map(([key, v], i) => sql`${text(`${i ? ',' : '{'}${JSON.stringify(key)}:`)} || ${value(v)}`);
+    return sql`(${sql.join(parts, sql` || `)} || '}')`;
+  }
+
+  private column(alias: string, { column, format }: Column): Sql {
+    const ref = sql.ref(`${alias}.${column}`);
+    if (format === 'text') return json(sql`${ref}::text`);
+    if (format === 'timestamp') return json(sql`to_char(${ref} at time zone 'UTC', ${sql.raw(ISO_8601)})`);
+    return json(ref);
+  }
+
+  /** `[item,…]` of the rows of `from` in `order`. */
+  private array(item: Sql, from: Sql, order: Sql): Sql {
+    return sql`(select '[' || coalesce(string_agg(${item}, ',' order by ${order}), '') || ']' from ${from})`;
+  }
+
+  /** A connection: its counts from one `count(*)` (only when selected), its content from `items`. */
+  private connection<Item>(shape: ConnectionShape<Item>, args: ArgumentsOf, count: Expression<unknown>, items: (item: Item) => Sql): Sql {
+    const page = sql`${argumentSlot(args, 'page')}::int`;
+    const size = sql`${argumentSlot(args, 'size')}::int`;
+    const c = this.alias('c');
+    const total = sql.ref(`${c}.n`);
+    const totalPages = sql`ceil(${total}::numeric / ${size})::int`;
+    const built = this.object(shape, (value): Sql => {
+      switch (value.kind) {
+        case 'typename':
+          return text(JSON.stringify(value.name));
+        case 'content':
+          return items(value.item);
+        case 'totalElements':
+          return sql`${total}::text`;
+        case 'totalPages':
+          return sql`${totalPages}::text`;
+        case 'hasNext':
+          return sql`(case when ${page} + 1 < ${totalPages} then 'true' else 'false' end)`;
+      }
+    });
+    const counted = shape.some(([, value]) => value.kind === 'totalElements' || value.kind === 'totalPages' || value.kind === 'hasNext');
+    return counted ? sql`(select ${built} from (${count}) as ${sql.raw(c)})` : built;
+  }
+
+  user(shape: UserShape, u: string): Sql {
+    return this.object(shape, (value): Sql => {
+      switch (value.kind) {
+        case 'typename':
+          return text(JSON.stringify(value.name));
+        case 'column':
+          return this.column(u, value);
+        case 'followerCount':
+          return sql`(${this.db
+            .selectFrom('follows')
+            .innerJoin('users as follower', 'follower.id', 'follows.follower_id')
+            .select(sql<number>`count(*)`.as('n'))
+            .where(sql<boolean>`follows.followee_id = ${sql.ref(`${u}.id`)}`)
+            .where('follower.active', '=', true)})::text`;
+        case 'posts':
+          return this.posts(value.connection, value.args, u);
+      }
+    });
+  }
+
+  private posts(shape: ConnectionShape<PostShape>, args: ArgumentsOf, u: string): Sql {
+    const ofAuthor = () =>
+      this.db
+        .selectFrom('posts')
+        .where(sql<boolean>`posts.author_id = ${sql.ref(`${u}.id`)}`)
+        .where(visibilityCondition(this.visibility));
+    const count = ofAuthor().select(sql<number>`count(*)`.as('n'));
+    return this.connection(shape, args, count, (item) => {
+      const p = this.alias('p');
+      const page = ofAuthor()
+        .select(postColumns(item).map((column) => `posts.${column}` as const))
+        .orderBy('posts.created_at', 'desc')
+        .orderBy('posts.id', 'desc')
+        .offset(sql<number>`${argumentSlot(args, 'offset')}`)
+        .limit(sql<number>`${argumentSlot(args, 'size')}`);
+      const order = sql`${sql.ref(`${p}.created_at`)} desc, ${sql.ref(`${p}.id`)} desc`;
+      return this.array(this.post(item, p), sql`(${page}) as ${sql.raw(p)}`, order);
+    });
+  }
+
+  private post(shape: PostShape, p: string): Sql {
+    return this.object(shape, (value): Sql => {
+      switch (value.kind) {
+        case 'typename':
+          return text(JSON.stringify(value.name));
+        case 'column':
+          return this.column(p, value);
+        case 'likeCount':
+          return sql`(select count(*) from post_likes where post_likes.post_id = ${sql.ref(`${p}.id`)})::text`;
+        case 'author': {
+          const u = this.alias('u');
+          const author = sql`(select ${this.user(value.user, u)} from users as ${sql.raw(u)} where ${sql.ref(`${u}.id`)} = ${sql.ref(`${p}.author_id`)})`;
+          return sql`coalesce(${author}, 'null')`;
+        }
+      }
+    });
+  }
+
+  /** The operation's `data` object. */
+  root(entries: readonly Entry<RootValue>[], value: (v: RootValue) => Sql): Sql {
+    return this.object(entries, value);
+  }
+
+  /** `users(page, size)`: a page of the directory in its order, and its total when a count is selected. */
+  users(shape: ConnectionShape<UserShape>, args: ArgumentsOf): Sql {
+    const scope = () => directory(this.db, this.tenant as unknown as string | null);
+    const count = scope().select(sql<number>`count(*)`.as('n'));
+    return this.connection(shape, args, count, (item) => {
+      const u = this.alias('u');
+      const page = scope()
+        .selectAll('users')
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .offset(sql<number>`${argumentSlot(args, 'offset')}`)
+        .limit(sql<number>`${argumentSlot(args, 'size')}`);
+      const order = sql`${sql.ref(`${u}.created_at`)}, ${sql.ref(`${u}.id`)}`;
+      return this.array(this.user(item, u), sql`(${page}) as ${sql.raw(u)}`, order);
+    });
+  }
+
+  /** `user(id)`: the user (deactivated ones too, as `findUserById`), null when there is none. */
+  oneUser(shape: UserShape, args: ArgumentsOf): Sql {
+    const u = this.alias('u');
+    return sql`coalesce((select ${this.user(shape, u)} from users as ${sql.raw(u)} where ${sql.ref(`${u}.id`)} = ${argumentSlot(args, 'id')}), 'null')`;
+  }
+}
+
+/** The columns a post's object reads: its id and order always, its author's id when the author is selected. */
+function postColumns(shape: PostShape): (keyof PostsRow)[] {
+  const columns = new Set<keyof PostsRow>(['id', 'created_at']);
+  for (const [, value] of shape) {
+    if (value.kind === 'column') columns.add(value.column as keyof PostsRow);
+    if (value.kind === 'author') columns.add('author_id');
+  }
+  return [...columns];
+}
+
+/**
+ * `select <data as JSON text> as data, <whether every user(id) found its user> as complete`: an
+ * operation whose `user(id)` names nobody gets its USER_NOT_FOUND from the resolver path instead.
+ */
+export function operationStatement(db: Database, shape: OperationShape, visibility: PostVisibility, tenant: Slot | null) {
+  const builder = new StatementBuilder(db, visibility, tenant);
+  const found: Sql[] = [];
+  const data = builder.root(shape.roots, (value): Sql => {
+    if (value.kind === 'typename') return text(JSON.stringify(value.name));
+    if (value.kind === 'users') return builder.users(value.connection, value.args);
+    found.push(sql`exists (select 1 from users where users.id = ${argumentSlot(value.args, 'id')})`);
+    return builder.oneUser(value.user, value.args);
+  });
+  const complete = found.length ? sql.join(found, sql` and `) : sql`true`;
+  return sql<{ data: string; complete: boolean }>`select ${data} as data, ${complete} as complete`;
+}
