@@ -60,6 +60,11 @@ export function listAllUsers(db: Executor, tenantId: string | null): Promise<Use
  * query are plain characters and need no escaping.
  */
 export function searchUsers(db: Executor, tenantId: string | null, query: string, limit: number): Promise<UsersRow[]> {
+  return searchUsersQuery(db, tenantId, query, limit).execute();
+}
+
+/** `searchUsers` as a query (the GraphQL planner nests it), in its ranking order. */
+export function searchUsersQuery(db: Executor, tenantId: string | null, query: string, limit: number) {
   const q = sql<string>`lower(${query})`;
   const inUsername = sql<boolean>`strpos(lower(username), ${q}) > 0`;
   const inDisplayName = sql<boolean>`strpos(lower(display_name), ${q}) > 0`;
@@ -76,8 +81,7 @@ export function searchUsers(db: Executor, tenantId: string | null, query: string
     .orderBy(sql`least(case when ${inUsername} then length(username) end, case when ${inDisplayName} then length(display_name) end)`)
     .orderBy(sql`lower(username)`)
     .orderBy('id')
-    .limit(limit)
-    .execute();
+    .limit(limit);
 }
 
 export function insertUser(db: Executor, user: NewUser): Promise<UsersRow> {

@@ -12,7 +12,8 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { preparedName } from '../../db/prepared-statements.ts';
 import { constraintsAccept } from '../../graphql/directives.constraint.ts';
-import { DEFAULT_NESTED_SIZE, DEFAULT_USERS_SIZE } from '../argument-defaults.ts';
+import { DEFAULT_NESTED_SIZE, DEFAULT_SEARCH_LIMIT, DEFAULT_USERS_SIZE } from '../argument-defaults.ts';
+import { parseIntegerId } from '../ids.ts';
 import { readable, type PostVisibility, type VisibilityBranch } from '../post-visibility.ts';
 import { directoryTenant } from '../user-directory.ts';
 import type { OperationShape } from './operation-shape.ts';
@@ -77,9 +78,7 @@ export class OperationPlan {
       this.log.debug({ operation: this.shape.operation.name?.value, sql: statement.sql, parameters }, 'GraphQL plan: one statement');
     }
     try {
-      const { rows } = await this.db.executeQuery<{ data: string; complete: boolean }>(
-        CompiledQuery.raw(statement.sql, parameters),
-      );
+      const { rows } = await this.db.executeQuery<{ data: string; complete: boolean }>(CompiledQuery.raw(statement.sql, parameters));
       return rows[0]?.complete ? rows[0].data : undefined;
     } catch (error) {
       // The resolver path reads the same data and reports a failure as GraphQL errors do.
@@ -97,10 +96,28 @@ export class OperationPlan {
     if ('errors' in coerced) return null;
     const values = new Map<string, unknown>();
     for (const { index, field, node } of this.shape.arguments) {
-      const args = getArgumentValues(field, node, coerced.coerced) as { page?: number | null; size?: number | null; id?: string };
+      const args = getArgumentValues(field, node, coerced.coerced) as {
+        page?: number | null;
+        size?: number | null;
+        id?: string;
+        query?: string;
+        limit?: number | null;
+      };
       if (!constraintsAccept(field, args)) return null;
       if (field.name === 'user') {
         values.set(`id:${index}`, args.id);
+        continue;
+      }
+      if (field.name === 'post') {
+        // Not an integer id: the resolver's POST_NOT_FOUND.
+        const id = parseIntegerId(args.id!);
+        if (id === null) return null;
+        values.set(`id:${index}`, id);
+        continue;
+      }
+      if (field.name === 'searchUsers') {
+        values.set(`query:${index}`, args.query);
+        values.set(`limit:${index}`, args.limit ?? DEFAULT_SEARCH_LIMIT);
         continue;
       }
       const page = args.page ?? 0;

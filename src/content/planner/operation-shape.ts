@@ -1,7 +1,8 @@
 /**
  * Whether a whole query operation is covered by the planner, and its shape if it is: every root
- * field `users` or `user`, and every field under them one the database can answer as GraphQL would
- * (a column, a count, a nested page, an author). Such an operation is answered by one statement
+ * field `users`, `user`, `searchUsers` or `post` (alone: it counts a read), and every field under
+ * them one the database can answer as GraphQL would (a column, a count, a nested page of posts or
+ * comments, an author, tags). Such an operation is answered by one statement
  * that builds the response's `data` itself (operation-sql.ts), so neither graphql-jit nor the JSON
  * serializer touch it. Anything else (another field, `@skip`/`@include`, a fragment on another
  * type, a field whose definition carries a directive such as `@hasRole`) gives null: the operation runs as before, where the per-field
@@ -46,8 +47,20 @@ export type UserValue =
   | { readonly kind: 'followerCount' };
 export type UserShape = readonly Entry<UserValue>[];
 
-export type PostValue = Typename | Column | { readonly kind: 'author'; readonly user: UserShape } | { readonly kind: 'likeCount' };
+export type PostValue =
+  | Typename
+  | Column
+  | { readonly kind: 'author'; readonly user: UserShape }
+  | { readonly kind: 'likeCount' }
+  | { readonly kind: 'tags'; readonly tag: TagShape }
+  | { readonly kind: 'comments'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<CommentShape> };
 export type PostShape = readonly Entry<PostValue>[];
+
+export type TagValue = Typename | Column | { readonly kind: 'postCount' };
+export type TagShape = readonly Entry<TagValue>[];
+
+export type CommentValue = Typename | Column | { readonly kind: 'author'; readonly user: UserShape };
+export type CommentShape = readonly Entry<CommentValue>[];
 
 export type ConnectionValue<Item> =
   Typename | { readonly kind: 'content'; readonly item: Item } | { readonly kind: 'totalElements' | 'totalPages' | 'hasNext' };
@@ -56,7 +69,9 @@ export type ConnectionShape<Item> = readonly Entry<ConnectionValue<Item>>[];
 export type RootValue =
   | Typename
   | { readonly kind: 'users'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<UserShape> }
-  | { readonly kind: 'user'; readonly args: ArgumentsOf; readonly user: UserShape };
+  | { readonly kind: 'user'; readonly args: ArgumentsOf; readonly user: UserShape }
+  | { readonly kind: 'searchUsers'; readonly args: ArgumentsOf; readonly user: UserShape }
+  | { readonly kind: 'post'; readonly args: ArgumentsOf; readonly post: PostShape };
 
 export interface OperationShape {
   readonly operation: OperationDefinitionNode;
@@ -84,6 +99,15 @@ const POST_COLUMNS: Record<string, Column> = {
   viewCount: { kind: 'column', column: 'view_count', format: 'value' },
   createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
   updatedAt: { kind: 'column', column: 'updated_at', format: 'timestamp' },
+};
+const TAG_COLUMNS: Record<string, Column> = {
+  id: { kind: 'column', column: 'id', format: 'text' },
+  name: { kind: 'column', column: 'name', format: 'value' },
+};
+const COMMENT_COLUMNS: Record<string, Column> = {
+  id: { kind: 'column', column: 'id', format: 'text' },
+  content: { kind: 'column', column: 'content', format: 'value' },
+  createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
 };
 
 type Fragments = Record<string, FragmentDefinitionNode>;
@@ -161,6 +185,17 @@ class ShapeBuilder {
       }
       if (field.name === 'user')
         return [key, { kind: 'user', args: this.argumentsOf(field, nodes), user: this.user(selectionSets(nodes)) }];
+      if (field.name === 'searchUsers') {
+        return [key, { kind: 'searchUsers', args: this.argumentsOf(field, nodes), user: this.user(selectionSets(nodes)) }];
+      }
+      if (field.name === 'post') {
+        const post = this.post(selectionSets(nodes));
+        // The statement reads in the snapshot from before its own update: a page of posts under the
+        // counted post would show its view count before the read, where the resolvers (update,
+        // then read) show it after.
+        if (readsPostPages(post)) notCovered();
+        return [key, { kind: 'post', args: this.argumentsOf(field, nodes), post }];
+      }
       return notCovered();
     });
   }
@@ -205,9 +240,55 @@ class ShapeBuilder {
       if (column) return [key, column];
       if (field.name === 'author') return [key, { kind: 'author', user: this.user(selectionSets(nodes)) }];
       if (field.name === 'likeCount') return [key, { kind: 'likeCount' }];
+      if (field.name === 'tags') return [key, { kind: 'tags', tag: this.tag(selectionSets(nodes)) }];
+      if (field.name === 'comments') {
+        if (nodes.length > 1) notCovered();
+        return [
+          key,
+          {
+            kind: 'comments',
+            args: this.argumentsOf(field, nodes),
+            connection: this.connection(nodes, 'CommentConnection', (s) => this.comment(s)),
+          },
+        ];
+      }
       return notCovered();
     });
   }
+
+  private tag(sets: readonly SelectionSetNode[]): TagShape {
+    const type = this.type('Tag');
+    return this.collect(sets, type).map(([key, field]): Entry<TagValue> => {
+      if (!field) return [key, { kind: 'typename', name: type.name }];
+      const column = TAG_COLUMNS[field.name];
+      if (column) return [key, column];
+      if (field.name === 'postCount') return [key, { kind: 'postCount' }];
+      return notCovered();
+    });
+  }
+
+  /** A comment of `Post.comments` (top-level: its parent and replies are left to the resolvers). */
+  private comment(sets: readonly SelectionSetNode[]): CommentShape {
+    const type = this.type('Comment');
+    return this.collect(sets, type).map(([key, field, nodes]): Entry<CommentValue> => {
+      if (!field) return [key, { kind: 'typename', name: type.name }];
+      const column = COMMENT_COLUMNS[field.name];
+      if (column) return [key, column];
+      if (field.name === 'author') return [key, { kind: 'author', user: this.user(selectionSets(nodes)) }];
+      return notCovered();
+    });
+  }
+}
+
+/** Whether a post's selection reaches a page of posts again (through an author). */
+function readsPostPages(post: PostShape): boolean {
+  const ofUser = (user: UserShape): boolean => user.some(([, value]) => value.kind === 'posts');
+  return post.some(([, value]) => {
+    if (value.kind === 'author') return ofUser(value.user);
+    if (value.kind === 'comments')
+      return value.connection.some(([, c]) => c.kind === 'content' && c.item.some(([, v]) => v.kind === 'author' && ofUser(v.user)));
+    return false;
+  });
 }
 
 const selectionSets = (nodes: readonly FieldNode[]): SelectionSetNode[] => nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
@@ -227,8 +308,12 @@ export function operationShape(
   const builder = new ShapeBuilder(schema, fragments);
   try {
     const roots = builder.roots([operation.selectionSet], query);
+    const reads = roots.filter(([, value]) => value.kind !== 'typename');
     // `{ __typename }` alone needs no database.
-    if (!roots.some(([, value]) => value.kind !== 'typename')) return null;
+    if (!reads.length) return null;
+    // `post(id)` counts a read (it writes): planned only alone, so that a plan that steps aside
+    // (another root naming nobody) has written nothing the resolvers would write again.
+    if (reads.length > 1 && reads.some(([, value]) => value.kind === 'post')) return null;
     return { operation, roots, arguments: builder.arguments };
   } catch (error) {
     if (error instanceof NotCovered) return null;

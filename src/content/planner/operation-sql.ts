@@ -19,8 +19,19 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { PostsRow } from '../../../generated/db/types.ts';
 import type { Database } from '../../db/database.ts';
 import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
-import { directory } from '../users.repository.ts';
-import type { ArgumentsOf, Column, ConnectionShape, Entry, OperationShape, PostShape, RootValue, UserShape } from './operation-shape.ts';
+import { directory, searchUsersQuery } from '../users.repository.ts';
+import type {
+  ArgumentsOf,
+  Column,
+  CommentShape,
+  ConnectionShape,
+  Entry,
+  OperationShape,
+  PostShape,
+  RootValue,
+  TagShape,
+  UserShape,
+} from './operation-shape.ts';
 
 /** A per-request value's place in the statement; `compile()` lists it among the parameters. */
 export class Slot {
@@ -32,7 +43,8 @@ export const slots = {
   viewer: new Slot('viewer'),
 };
 /** The per-request values of one field with arguments: its page, size and offset, or its id. */
-export const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id') => new Slot(`${name}:${args.index}`);
+export const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit') =>
+  new Slot(`${name}:${args.index}`);
 
 const ISO_8601 = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
@@ -45,6 +57,8 @@ const json = (value: Sql): Sql => sql`coalesce(to_json(${value})::text, 'null')`
 
 class StatementBuilder {
   private aliases = 0;
+  /** Common table expressions the statement starts with (the counted read of `post(id)`). */
+  readonly ctes: Sql[] = [];
 
   constructor(
     private readonly db: Database,
@@ -52,7 +66,7 @@ class StatementBuilder {
     private readonly tenant: Slot | null,
   ) {}
 
-  private alias(prefix: 'u' | 'p' | 'c'): string {
+  private alias(prefix: 'u' | 'p' | 'c' | 't' | 'm' | 'r'): string {
     this.aliases += 1;
     return `${prefix}${this.aliases}`;
   }
@@ -70,9 +84,19 @@ class StatementBuilder {
     return json(ref);
   }
 
-  /** `[item,…]` of the rows of `from` in `order`. */
-  private array(item: Sql, from: Sql, order: Sql): Sql {
-    return sql`(select '[' || coalesce(string_agg(${item}, ',' order by ${order}), '') || ']' from ${from})`;
+  /**
+   * `[item,…]` of the rows of `from` in `order`; without one, in the order `from` (an ordered
+   * subquery) gives them, which PostgreSQL keeps through an aggregate over it.
+   */
+  private array(item: Sql, from: Sql, order: Sql | null): Sql {
+    const aggregated = order ? sql`string_agg(${item}, ',' order by ${order})` : sql`string_agg(${item}, ',')`;
+    return sql`(select '[' || coalesce(${aggregated}, '') || ']' from ${from})`;
+  }
+
+  /** The author of a post or comment (deactivated ones too, as the `user` loader reads them). */
+  private author(shape: UserShape, ref: Sql): Sql {
+    const u = this.alias('u');
+    return sql`coalesce((select ${this.user(shape, u)} from users as ${sql.raw(u)} where ${sql.ref(`${u}.id`)} = ${ref}), 'null')`;
   }
 
   /** A connection: its counts from one `count(*)` (only when selected), its content from `items`. */
@@ -140,7 +164,7 @@ class StatementBuilder {
     });
   }
 
-  private post(shape: PostShape, p: string): Sql {
+  post(shape: PostShape, p: string): Sql {
     return this.object(shape, (value): Sql => {
       switch (value.kind) {
         case 'typename':
@@ -149,12 +173,60 @@ class StatementBuilder {
           return this.column(p, value);
         case 'likeCount':
           return sql`(select count(*) from post_likes where post_likes.post_id = ${sql.ref(`${p}.id`)})::text`;
-        case 'author': {
-          const u = this.alias('u');
-          const author = sql`(select ${this.user(value.user, u)} from users as ${sql.raw(u)} where ${sql.ref(`${u}.id`)} = ${sql.ref(`${p}.author_id`)})`;
-          return sql`coalesce(${author}, 'null')`;
-        }
+        case 'author':
+          return this.author(value.user, sql.ref(`${p}.author_id`));
+        case 'tags':
+          return this.tags(value.tag, p);
+        case 'comments':
+          return this.comments(value.connection, value.args, p);
       }
+    });
+  }
+
+  /** A post's tags in their position order (tags.repository.ts `tagsOfPosts`). */
+  private tags(shape: TagShape, p: string): Sql {
+    const t = this.alias('t');
+    const item = this.object(shape, (value): Sql => {
+      switch (value.kind) {
+        case 'typename':
+          return text(JSON.stringify(value.name));
+        case 'column':
+          return this.column(t, value);
+        case 'postCount':
+          return sql`(select count(*) from post_tags as counted where counted.tag_id = ${sql.ref(`${t}.id`)})::text`;
+      }
+    });
+    const from = sql`post_tags as tagged join tags as ${sql.raw(t)} on ${sql.ref(`${t}.id`)} = tagged.tag_id where tagged.post_id = ${sql.ref(`${p}.id`)}`;
+    return this.array(item, from, sql`tagged.position`);
+  }
+
+  /** A post's top-level comments, oldest first (comments.repository.ts `pageTopLevelComments`). */
+  private comments(shape: ConnectionShape<CommentShape>, args: ArgumentsOf, p: string): Sql {
+    const topLevel = () =>
+      this.db
+        .selectFrom('comments')
+        .where(sql<boolean>`comments.post_id = ${sql.ref(`${p}.id`)}`)
+        .where('comments.parent_id', 'is', null);
+    const count = topLevel().select(sql<number>`count(*)`.as('n'));
+    return this.connection(shape, args, count, (item) => {
+      const m = this.alias('m');
+      const page = topLevel()
+        .selectAll('comments')
+        .orderBy('comments.created_at', 'asc')
+        .orderBy('comments.id', 'asc')
+        .offset(sql<number>`${argumentSlot(args, 'offset')}`)
+        .limit(sql<number>`${argumentSlot(args, 'size')}`);
+      const comment = this.object(item, (value): Sql => {
+        switch (value.kind) {
+          case 'typename':
+            return text(JSON.stringify(value.name));
+          case 'column':
+            return this.column(m, value);
+          case 'author':
+            return this.author(value.user, sql.ref(`${m}.author_id`));
+        }
+      });
+      return this.array(comment, sql`(${page}) as ${sql.raw(m)}`, sql`${sql.ref(`${m}.created_at`)}, ${sql.ref(`${m}.id`)}`);
     });
   }
 
@@ -178,6 +250,36 @@ class StatementBuilder {
       const order = sql`${sql.ref(`${u}.created_at`)}, ${sql.ref(`${u}.id`)}`;
       return this.array(this.user(item, u), sql`(${page}) as ${sql.raw(u)}`, order);
     });
+  }
+
+  /** `searchUsers(query, limit)`: the directory's matches in the search's ranking (users.repository.ts). */
+  searchUsers(shape: UserShape, args: ArgumentsOf): Sql {
+    const u = this.alias('u');
+    const query = argumentSlot(args, 'query') as unknown as string;
+    const limit = argumentSlot(args, 'limit') as unknown as number;
+    const matches = searchUsersQuery(this.db, this.tenant as unknown as string | null, query, limit);
+    return this.array(this.user(shape, u), sql`(${matches}) as ${sql.raw(u)}`, null);
+  }
+
+  /**
+   * `post(id)`: one counted read (posts.repository.ts `readPost`), the update a common table
+   * expression of the statement, so the post comes back with the view it counted; null when absent
+   * or not readable (then nothing was written and the resolvers report POST_NOT_FOUND).
+   */
+  countedPost(shape: PostShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+    const r = this.alias('r');
+    const read = this.db
+      .updateTable('posts')
+      .set({ view_count: sql`view_count + 1` })
+      .where('id', '=', argumentSlot(args, 'id') as unknown as number)
+      .where(visibilityCondition(this.visibility))
+      .returningAll();
+    this.ctes.push(sql`${sql.raw(r)} as (${read})`);
+    const p = this.alias('p');
+    return {
+      data: sql`coalesce((select ${this.post(shape, p)} from ${sql.raw(r)} as ${sql.raw(p)}), 'null')`,
+      found: sql`exists (select 1 from ${sql.raw(r)})`,
+    };
   }
 
   /** `user(id)`: the user (deactivated ones too, as `findUserById`), null when there is none. */
@@ -207,9 +309,16 @@ export function operationStatement(db: Database, shape: OperationShape, visibili
   const data = builder.root(shape.roots, (value): Sql => {
     if (value.kind === 'typename') return text(JSON.stringify(value.name));
     if (value.kind === 'users') return builder.users(value.connection, value.args);
+    if (value.kind === 'searchUsers') return builder.searchUsers(value.user, value.args);
+    if (value.kind === 'post') {
+      const read = builder.countedPost(value.post, value.args);
+      found.push(read.found);
+      return read.data;
+    }
     found.push(sql`exists (select 1 from users where users.id = ${argumentSlot(value.args, 'id')})`);
     return builder.oneUser(value.user, value.args);
   });
   const complete = found.length ? sql.join(found, sql` and `) : sql`true`;
-  return sql<{ data: string; complete: boolean }>`select ${data} as data, ${complete} as complete`;
+  const ctes = builder.ctes.length ? sql`with ${sql.join(builder.ctes, sql`, `)} ` : sql``;
+  return sql<{ data: string; complete: boolean }>`${ctes}select ${data} as data, ${complete} as complete`;
 }
