@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Dialect, type LogEvent } from 'kysely';
-import { sendMarkedStatementsNamed } from './prepared-statements.ts';
+import { executeMarkedStatementsPrepared, sendMarkedStatementsNamed } from './prepared-statements.ts';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DB } from '../../generated/db/types.ts';
@@ -106,6 +106,7 @@ export async function openDatabase(target: DatabaseTarget, { wrapDialect = (d) =
   } else {
     pglite = await PGlite.create({ parsers: { 20: (v: string) => Number(v) }, loadDataDir: target.snapshot });
   }
+  executeMarkedStatementsPrepared(pglite);
   const observers = queryObservers();
   const db = new Kysely<DB>({ dialect: wrapDialect(new PGliteDialect(pglite)), log: observers.log });
   return {

@@ -158,7 +158,9 @@ t.test('errors table over HTTP', async (t) => {
     t.teardown(() => {
       users.search = original;
     });
-    const r = await gql(server, '{ searchUsers(query: "a") { id } users { totalElements } }');
+    // `followers` keeps the operation off the planner's whole-operation path (it reads the database
+    // without the service), so the failing service is what answers `searchUsers`.
+    const r = await gql(server, '{ searchUsers(query: "a") { id followers { id } } users { totalElements } }');
     t.equal(r.status, 200);
     t.same(r.body.data, null, 'searchUsers is non-null: the null propagates to data');
     t.same(r.body.errors, [
@@ -170,7 +172,7 @@ t.test('errors table over HTTP', async (t) => {
       },
     ]);
     t.notMatch(JSON.stringify(r.body), /10\.0\.0\.7|db_admin|stack|at .*\.ts/);
-    const partial = await gql(server, `{ user(id: "${alice.id}") { username } search: searchUsers(query: "a") { id } }`);
+    const partial = await gql(server, `{ user(id: "${alice.id}") { username } search: searchUsers(query: "a") { id followers { id } } }`);
     t.equal(partial.body.errors?.[0].extensions.errorType, 'INTERNAL_ERROR');
   });
 });
