@@ -43,8 +43,7 @@ export const slots = {
   viewer: new Slot('viewer'),
 };
 /** The per-request values of one field with arguments: its page, size and offset, or its id. */
-export const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit') =>
-  new Slot(`${name}:${args.index}`);
+const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit') => new Slot(`${name}:${args.index}`);
 
 const ISO_8601 = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
