@@ -17,13 +17,13 @@ import {
   OperationTypeNode,
   type DocumentNode,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { collect, type Fragments } from './selection.ts';
 
 /** How a column's value becomes its GraphQL value: as it is, an integer id as text, a timestamp as ISO 8601 in UTC. */
 export type ColumnFormat = 'value' | 'text' | 'timestamp';
@@ -110,8 +110,6 @@ const COMMENT_COLUMNS: Record<string, Column> = {
   createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
 };
 
-type Fragments = Record<string, FragmentDefinitionNode>;
-
 /** Thrown inside the walk when something is not covered; caught once at the top. */
 class NotCovered extends Error {}
 const notCovered = (): never => {
@@ -126,29 +124,12 @@ class ShapeBuilder {
     private readonly fragments: Fragments,
   ) {}
 
-  /** The fields of the selection sets on `type` by response key, in first-seen order (graphql-js's collectFields). */
+  /** The fields of the selection sets on `type` by response key, in first-seen order, with their definitions. */
   private collect(
     sets: readonly SelectionSetNode[],
     type: GraphQLObjectType,
   ): [string, GraphQLField<unknown, unknown> | null, FieldNode[]][] {
-    const fields = new Map<string, FieldNode[]>();
-    const visit = (set: SelectionSetNode): void => {
-      for (const selection of set.selections) {
-        if (selection.directives?.length) notCovered();
-        if (selection.kind === Kind.FIELD) {
-          const key = selection.alias?.value ?? selection.name.value;
-          const list = fields.get(key);
-          if (list) list.push(selection);
-          else fields.set(key, [selection]);
-        } else {
-          const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments[selection.name.value];
-          if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) notCovered();
-          if (fragment!.directives?.length) notCovered();
-          visit(fragment!.selectionSet);
-        }
-      }
-    };
-    for (const set of sets) visit(set);
+    const fields = collect(sets, type.name, this.fragments) ?? notCovered();
     return [...fields].map(([key, nodes]) => {
       const name = nodes[0]!.name.value;
       const field = name === '__typename' ? null : (type.getFields()[name] ?? notCovered());
@@ -173,16 +154,7 @@ class ShapeBuilder {
       if (!field) return [key, { kind: 'typename', name: query.name }];
       // Two nodes with arguments under one key: graphql-js merges them only when equal; not worth planning.
       if (nodes.length > 1) notCovered();
-      if (field.name === 'users') {
-        return [
-          key,
-          {
-            kind: 'users',
-            args: this.argumentsOf(field, nodes),
-            connection: this.connection(nodes, 'UserConnection', (s) => this.user(s)),
-          },
-        ];
-      }
+      if (field.name === 'users') return [key, { kind: 'users', ...this.paged(field, nodes, 'UserConnection', (s) => this.user(s)) }];
       if (field.name === 'user')
         return [key, { kind: 'user', args: this.argumentsOf(field, nodes), user: this.user(selectionSets(nodes)) }];
       if (field.name === 'searchUsers') {
@@ -198,6 +170,18 @@ class ShapeBuilder {
       }
       return notCovered();
     });
+  }
+
+  /** A paged field: its arguments and its connection. */
+  private paged<Item>(
+    field: GraphQLField<unknown, unknown>,
+    nodes: FieldNode[],
+    connectionType: string,
+    item: (sets: SelectionSetNode[]) => Item,
+  ): { args: ArgumentsOf; connection: ConnectionShape<Item> } {
+    // Two nodes with arguments under one key: graphql-js merges them only when equal; not worth planning.
+    if (nodes.length > 1) notCovered();
+    return { args: this.argumentsOf(field, nodes), connection: this.connection(nodes, connectionType, item) };
   }
 
   private connection<Item>(nodes: FieldNode[], typeName: string, item: (sets: SelectionSetNode[]) => Item): ConnectionShape<Item> {
@@ -217,17 +201,7 @@ class ShapeBuilder {
       const column = USER_COLUMNS[field.name];
       if (column) return [key, column];
       if (field.name === 'followerCount') return [key, { kind: 'followerCount' }];
-      if (field.name === 'posts') {
-        if (nodes.length > 1) notCovered();
-        return [
-          key,
-          {
-            kind: 'posts',
-            args: this.argumentsOf(field, nodes),
-            connection: this.connection(nodes, 'PostConnection', (s) => this.post(s)),
-          },
-        ];
-      }
+      if (field.name === 'posts') return [key, { kind: 'posts', ...this.paged(field, nodes, 'PostConnection', (s) => this.post(s)) }];
       return notCovered();
     });
   }
@@ -242,15 +216,7 @@ class ShapeBuilder {
       if (field.name === 'likeCount') return [key, { kind: 'likeCount' }];
       if (field.name === 'tags') return [key, { kind: 'tags', tag: this.tag(selectionSets(nodes)) }];
       if (field.name === 'comments') {
-        if (nodes.length > 1) notCovered();
-        return [
-          key,
-          {
-            kind: 'comments',
-            args: this.argumentsOf(field, nodes),
-            connection: this.connection(nodes, 'CommentConnection', (s) => this.comment(s)),
-          },
-        ];
+        return [key, { kind: 'comments', ...this.paged(field, nodes, 'CommentConnection', (s) => this.comment(s)) }];
       }
       return notCovered();
     });

@@ -39,10 +39,13 @@ interface PostShape {
   authors: { key: string; user: UserShape }[];
 }
 
-type Fragments = Record<string, FragmentDefinitionNode>;
+export type Fragments = Record<string, FragmentDefinitionNode>;
 
-/** The fields of one selection set on `type`, grouped by response key; null when something is not plannable. */
-function collect(selections: readonly SelectionSetNode[], type: string, fragments: Fragments): Map<string, FieldNode[]> | null {
+/**
+ * The fields of selection sets on `type`, grouped by response key in first-seen order (graphql-js's
+ * collectFields); null when something is not plannable (a directive, a fragment on another type).
+ */
+export function collect(selections: readonly SelectionSetNode[], type: string, fragments: Fragments): Map<string, FieldNode[]> | null {
   const fields = new Map<string, FieldNode[]>();
   const visit = (set: SelectionSetNode): boolean => {
     for (const selection of set.selections) {
