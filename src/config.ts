@@ -40,7 +40,7 @@ export interface Config {
   /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
   docs: boolean;
   graphqlSchemaPrintout: boolean;
-  /** GRAPHQL_PLANNER: read covered nested selections of `users` and `user` in one statement (on by default). */
+  /** GRAPHQL_PLANNER: the look-ahead planner (docs/graphql.md), on by default: whole operations, or `users`/`user` selections, in one statement. */
   graphqlPlanner: boolean;
   /** GRAPHQL_TRUSTED_DOCUMENTS: run only registered documents and the SDK's own operations. */
   graphqlTrustedDocuments: boolean;
