@@ -3,9 +3,14 @@
  * commit, lint, knip, format:check, and `cycles`: no import cycle, type imports included), run
  * in two lanes at once: each check is one mostly single-threaded process and the budget machine has
  * two cores (decision 74). Each check's output is printed whole when it ends, so the log reads as if
- * they had run one after another. Exits 1 when any check failed, after every lane has finished.
+ * they had run one after another, and its wall time and CPU seconds go to the suite's ledger.
+ *
+ * `npm run checks` runs them alone and exits 1 when any failed; `npm test` runs them first through
+ * `runChecks` (scripts/test-suite.ts --with-checks) and stops there when one failed.
  */
-import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { spawnMeasured } from './test-suite/cpu.ts';
+import type { Ledger } from './test-suite/ledger.ts';
 
 const lanes = [
   ['typecheck', 'generate:check', 'knip', 'cycles'],
@@ -13,27 +18,35 @@ const lanes = [
 ];
 
 /** `script` is an npm script's name, optionally followed by its arguments. */
-function run(script: string): Promise<boolean> {
+function run(script: string, ledger: Ledger): Promise<boolean> {
   const started = Date.now();
   const [name, ...args] = script.split(' ');
+  const { child, cpuSeconds } = spawnMeasured('npm', ['run', '--silent', name!, ...(args.length ? ['--', ...args] : [])], {});
+  const output: Buffer[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk));
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', name!, ...(args.length ? ['--', ...args] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const output: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
     child.on('close', (code) => {
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`\n> ${script} (${code === 0 ? 'ok' : 'FAILED'}, ${seconds} s)\n${Buffer.concat(output).toString()}`);
-      resolve(code === 0);
+      const wallMs = Date.now() - started;
+      void cpuSeconds.then((cpu) => {
+        ledger[`check ${script}`] = { wallMs, cpuSeconds: cpu ?? 0 };
+        process.stdout.write(
+          `\n> ${script} (${code === 0 ? 'ok' : 'FAILED'}, ${(wallMs / 1000).toFixed(1)} s)\n${Buffer.concat(output).toString()}`,
+        );
+        resolve(code === 0);
+      });
     });
   });
 }
 
-async function lane(scripts: string[]): Promise<boolean> {
-  let ok = true;
-  for (const script of scripts) ok = (await run(script)) && ok;
-  return ok;
+/** Runs every check; their ledger entries are added to `ledger`. */
+export async function runChecks(ledger: Ledger): Promise<boolean> {
+  const lane = async (scripts: string[]) => {
+    let ok = true;
+    for (const script of scripts) ok = (await run(script, ledger)) && ok;
+    return ok;
+  };
+  return (await Promise.all(lanes.map(lane))).every(Boolean);
 }
 
-const results = await Promise.all(lanes.map(lane));
-process.exit(results.every(Boolean) ? 0 : 1);
+if (process.argv[1] && import.meta.filename === path.resolve(process.argv[1])) process.exit((await runChecks({})) ? 0 : 1);

@@ -1,40 +1,47 @@
 /**
- * `npm run test:suite`: the node-tap suite on in-memory PGlite and on a real PostgreSQL server, both
- * runs drawing on one pool of test processes.
+ * `npm test`, `npm run test:long` and `npm run test:suite`: the node-tap suite on in-memory PGlite and
+ * on a real PostgreSQL server, both runs drawing on one pool of test processes, and its ledger.
  *
- *   npm run test:suite                           every file; both databases; contract coverage enforced
- *   npm run test:suite -- test/catalog [file…]   those folders and files, on PGlite
+ *   npm test                                     the checks, then every file of the normal tier on both
+ *                                                databases; contract coverage enforced; the ledger
+ *                                                against the CPU budget
+ *   npm run test:long                            the long tier (selection.ts): *.long.test.ts, and the
+ *                                                random files again with a new seed, on both databases
+ *   npm run test:suite                           the normal tier without the checks
+ *   npm run test:suite -- test/catalog [file…]   those folders and files (either tier), on PGlite
  *   npm run test:suite -- --changed [--since main]  the files a change touches (selection.ts), on PGlite
- *   options: --db pglite|postgres|both, --jobs N (files at a time), --grep <subtest name pattern>
+ *   options: --db pglite|postgres|both, --jobs N (files at a time), --grep <subtest name pattern>,
+ *            --tier normal|long, --with-checks, --commit-ledger (also write test/ledger[-long].json)
+ *   TEST_SEED=<n> replays the random files with that seed (test/helpers/random.ts)
  *
  * The source tree is compiled once (scripts/build.mjs, about a second) and every test file runs as
  * plain JavaScript in its own process (run-file.ts), without tsx or tap's runner. Files that reach no
  * database, or say they cannot tell the two apart, run once (selection.ts), in the PostgreSQL run
- * when it runs. Each file's TAP is printed when it ends; then the timing report (each run's wall
- * time and its ten slowest files), the contract coverage (per OpenAPI document, the operations and
- * documented statuses whose responses the tests validated: test/helpers/contract-coverage.ts; the
- * whole suite fails unless every operation was exercised) and one closing line "suite: N passed, N
- * failed".
+ * when it runs. Each file's TAP is printed when it ends; then the timing report, the ledger
+ * (ledger.ts), the contract coverage (per OpenAPI document, the operations and documented statuses
+ * whose responses the tests validated: test/helpers/contract-coverage.ts; a whole normal-tier run
+ * fails unless every operation was exercised) and one closing line "suite: N passed, N failed".
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildDist, compileTree } from './build.mjs';
+import { runChecks } from './checks.ts';
 import { reportCoverage } from '../test/helpers/contract-coverage.ts';
+import { ownCpuSeconds } from './test-suite/cpu.ts';
+import { ledgerReport, previousLedger, saveLedger, type Ledger } from './test-suite/ledger.ts';
 import { startPostgres } from './test-suite/postgres.ts';
 import { countsOf, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
 import { runFile } from './test-suite/run-file.ts';
-import { reachesDatabase, root, runsOnce, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
+import { filesOfTier, reachesDatabase, root, runsOnce, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
 import { ensureTapBuilt } from './test-suite/tap-build.ts';
-import { loadTimings, saveTimings } from './test-suite/timings.ts';
 
 const PGLITE = 'PGlite (in-memory)';
 const POSTGRES = 'PostgreSQL';
 /**
  * A file's time-out guards against a hang, not a slow machine: on a loaded 2-core machine running
- * four files at once the largest take minutes (on 2026-11-27: the authorization matrix 179 s, the
- * 10,000 revocation races 302 s), and must not fail for it.
+ * four files at once the largest take minutes, and must not fail for it.
  */
 const TIMEOUT_S = 600;
 
@@ -45,9 +52,14 @@ const { values: options, positionals } = parseArgs({
     grep: { type: 'string' },
     changed: { type: 'boolean', default: false },
     since: { type: 'string', default: 'HEAD' },
+    tier: { type: 'string', default: 'normal' },
+    'with-checks': { type: 'boolean', default: false },
+    'commit-ledger': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
+const tier = options.tier;
+if (tier !== 'normal' && tier !== 'long') throw new Error(`--tier is normal or long, not ${tier}`);
 const whole = positionals.length === 0 && !options.changed && !options.grep;
 const db = options.db ?? (whole ? 'both' : 'pglite');
 if (!['pglite', 'postgres', 'both'].includes(db)) throw new Error(`--db is pglite, postgres or both, not ${db}`);
@@ -55,8 +67,20 @@ if (!['pglite', 'postgres', 'both'].includes(db)) throw new Error(`--db is pglit
 // two per core keep both cores busy.
 const jobs = Number(options.jobs ?? Math.max(2, os.availableParallelism()) * 2);
 
+const started = performance.now();
+const ledger: Ledger = {};
+if (options['with-checks']) {
+  const ok = await runChecks(ledger);
+  if (!ok) {
+    console.log(ledgerReport({ entries: ledger, shared: [], wallMs: performance.now() - started, budget: false }));
+    console.log('\nchecks failed: the suite did not run');
+    process.exit(1);
+  }
+}
+
 let files = testFilesUnder(path.join(root, 'test'));
 if (positionals.length) files = [...new Set(positionals.flatMap((p) => testFilesUnder(path.resolve(p))))];
+else files = filesOfTier(tier, files);
 if (options.changed) files = testFilesTouchedSince(options.since, files);
 
 const runs = db === 'both' ? [PGLITE, POSTGRES] : [db === 'pglite' ? PGLITE : POSTGRES];
@@ -72,23 +96,23 @@ if (!jobsToRun.length) {
   process.exit(0);
 }
 console.log(
-  `${jobsToRun.length} test file runs on ${runs.join(' and ')}, ${jobs} at a time` +
+  `${tier === 'long' ? 'long tier: ' : ''}${jobsToRun.length} test file runs on ${runs.join(' and ')}, ${jobs} at a time` +
     (runs.length > 1 ? `; once, in the ${onceRun} run: ${files.filter((f) => !(reachesDatabase(f) && !runsOnce(f))).length} files` : ''),
 );
 
-const started = performance.now();
 // The compiled tree is this run's own, so two runs in one checkout never share a half-written one.
 const buildDir = path.join(root, '.test-build', `run-${process.pid}`);
 for (const stale of fs.existsSync(path.dirname(buildDir)) ? fs.readdirSync(path.dirname(buildDir)) : []) {
   const pid = Number(/^run-(\d+)$/.exec(stale)?.[1]);
   if (pid && !isAlive(pid)) fs.rmSync(path.join(path.dirname(buildDir), stale), { recursive: true, force: true });
 }
+const compileStarted = performance.now();
 const modules = await compileTree({
   sources: ['src', 'generated', 'scripts', 'test', 'docs/examples', 'codegen.ts'],
   out: buildDir,
   pinSourcePaths: true,
 });
-console.log(`compiled ${modules} modules in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`compiled ${modules} modules in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
 // dist/ too, before any file starts: the tests that run `npm start` or `npm run worker` side by side
 // then find it built and leave it alone (a rebuild under a starting process fails its imports).
 console.log(await buildDist());
@@ -107,16 +131,17 @@ const coverageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-coverage-'))
 const baseEnv: NodeJS.ProcessEnv = {
   ...process.env,
   CONTRACT_COVERAGE_DIR: coverageDir,
+  ...(tier === 'long' ? { TEST_TIER: 'long' } : {}),
   ...(options.grep ? { TAP_GREP: options.grep } : {}),
 };
 const envOf: Record<string, NodeJS.ProcessEnv> = { [PGLITE]: { ...baseEnv, TEST_DATABASE_URL: '' } };
 const postgres = runs.includes(POSTGRES) ? startPostgres() : undefined;
 void postgres?.then(({ url }) => (envOf[POSTGRES] = { ...baseEnv, TEST_DATABASE_URL: url }));
 
-// Longest first (as the last run on this machine timed them; files never timed before go first), so
+// Longest first (as the ledger compared with timed them; files never timed before go first), so
 // that no long file starts last and holds the suite up alone.
-const timings = loadTimings();
-const expected = (job: { file: string; run: string }) => timings[`${job.run} ${job.file}`] ?? Infinity;
+const previous = previousLedger(tier);
+const expected = (job: { file: string; run: string }) => previous?.entries[`${job.run} ${job.file}`]?.wallMs ?? Infinity;
 const queue = [...jobsToRun].sort((a, b) => expected(b) - expected(a));
 const done: FileRun[] = [];
 
@@ -131,7 +156,8 @@ async function worker(): Promise<void> {
     }
     const [job] = queue.splice(index, 1);
     const startedAt = performance.now() - started;
-    const result = await runFile({ module: moduleOf(job!.file), cwd: root, env: envOf[job!.run]!, timeoutS: TIMEOUT_S });
+    const env = { ...envOf[job!.run]!, TEST_FILE: job!.file };
+    const result = await runFile({ module: moduleOf(job!.file), cwd: root, env, timeoutS: TIMEOUT_S });
     const entry = { ...job!, result, startedAt, endedAt: performance.now() - started };
     done.push(entry);
     process.stdout.write(fileBlock(done.length, entry));
@@ -140,22 +166,28 @@ async function worker(): Promise<void> {
 
 const moduleOf = (file: string) => path.join(buildDir, file.replace(/\.ts$/, '.js'));
 
+let postgresCpu = 0;
 try {
   console.log('TAP version 14');
   await Promise.all(Array.from({ length: jobs }, worker));
   console.log(`1..${done.length}`);
 } finally {
   fs.rmSync(buildDir, { recursive: true, force: true });
-  await (await postgres)?.stop();
+  const server = await postgres;
+  postgresCpu = server?.cpuSeconds() ?? 0;
+  await server?.stop();
 }
 const wall = performance.now() - started;
-saveTimings(Object.fromEntries(done.map((d) => [`${d.run} ${d.file}`, Math.round(d.result.ms)])));
 
 for (const run of runs) {
   const counts = countsOf(done.filter((d) => d.run === run).map((d) => d.result));
   console.log(`${run}: ${counts.pass} passed, ${counts.fail} failed${counts.skip ? `, ${counts.skip} skipped` : ''}`);
 }
 console.log(timingReport(runs, done, wall, jobs));
+
+for (const d of done)
+  ledger[`${d.run} ${d.file}`] = { wallMs: Math.round(d.result.ms), cpuSeconds: Math.round(d.result.cpuSeconds * 10) / 10 };
+saveLedger(tier, ledger, options['commit-ledger']);
 
 const coverage = reportCoverage(coverageDir, path.join(root, 'generated/openapi'));
 fs.rmSync(coverageDir, { recursive: true, force: true });
@@ -169,7 +201,32 @@ for (const c of coverage) {
   );
 }
 const uncovered = coverage.filter((c) => c.missingOperations.length).length;
-if (uncovered && whole) console.log(`contract coverage: ${uncovered} document(s) below 100 % of operations`);
+const coverageEnforced = whole && tier === 'normal';
+if (uncovered && coverageEnforced) console.log(`contract coverage: ${uncovered} document(s) below 100 % of operations`);
+
+console.log(
+  ledgerReport({
+    entries: ledger,
+    shared: [
+      ...(runs.includes(POSTGRES) ? [{ name: 'PostgreSQL server', cpuSeconds: postgresCpu }] : []),
+      {
+        name: 'runner (build, TAP parsing)',
+        // The runner's reaped children hold the files, the checks and the stopped server too.
+        cpuSeconds: ownCpuSeconds() - done.reduce((n, d) => n + d.result.cpuSeconds, 0) - checksCpu() - postgresCpu,
+      },
+    ],
+    wallMs: wall,
+    budget: whole && tier === 'normal' && options['with-checks'],
+    previous,
+  }),
+);
+
+/** The checks' CPU, which the runner's reaped children also hold. */
+function checksCpu(): number {
+  return Object.entries(ledger)
+    .filter(([key]) => key.startsWith('check '))
+    .reduce((n, [, e]) => n + e.cpuSeconds, 0);
+}
 
 const failed = done.filter((d) => !d.result.ok);
 if (failed.length) {
@@ -178,4 +235,4 @@ if (failed.length) {
 }
 const total = countsOf(done.map((d) => d.result));
 console.log(`\nsuite: ${total.pass} passed, ${total.fail} failed`);
-process.exit(failed.length === 0 && (uncovered === 0 || !whole) ? 0 : 1);
+process.exit(failed.length === 0 && (uncovered === 0 || !coverageEnforced) ? 0 : 1);

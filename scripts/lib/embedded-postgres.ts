@@ -31,6 +31,8 @@ interface EmbeddedPostgresServer {
   /** Stops the server and keeps its data, for `resume`. */
   pause: () => Promise<void>;
   resume: () => Promise<void>;
+  /** The server's process id while it runs (the first line of its postmaster.pid). */
+  pid: () => number | undefined;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
@@ -69,5 +71,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     },
     pause: () => server.stop(),
     resume: () => server.start(),
+    pid: () => {
+      try {
+        return Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

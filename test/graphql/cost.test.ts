@@ -18,6 +18,7 @@ import t, { type Test } from 'tap';
 import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { compileCost } from '../../src/graphql/cost.ts';
 import { operationComplexity } from '../../src/graphql/limits.ts';
+import { assertProperty, runsFor } from '../helpers/random.ts';
 
 const content = buildContentSchema();
 
@@ -283,7 +284,7 @@ const drawnVariables = fc.record(
 
 t.test('drawn documents and variables give the library answer', async (t) => {
   const answers = { numbers: 0, nulls: 0 };
-  fc.assert(
+  await assertProperty(
     fc.property(
       fc.array(fc.nat(), { minLength: 20, maxLength: 80 }),
       fc.array(drawnVariables, { minLength: 1, maxLength: 6 }),
@@ -299,7 +300,7 @@ t.test('drawn documents and variables give the library answer', async (t) => {
         }
       },
     ),
-    { numRuns: 300 },
+    300,
   );
   t.ok(answers.numbers > 100, `${answers.numbers} numbers compared`);
   t.ok(answers.nulls > 20, `${answers.nulls} nulls compared`);
@@ -312,7 +313,7 @@ t.test('drawn sizes and flags on the content schema give the library answer', as
   }`;
   const document = parse(query);
   const compiled = compileCost(content, document, undefined);
-  fc.assert(
+  await assertProperty(
     fc.property(
       fc.record(
         {
@@ -326,7 +327,7 @@ t.test('drawn sizes and flags on the content schema give the library answer', as
       ),
       (variables) => compiled(variables) === operationComplexity(content, document, variables, undefined),
     ),
-    { numRuns: 500 },
+    500,
   );
-  t.pass('500 drawn variable sets');
+  t.pass(`${runsFor(500)} drawn variable sets`);
 });

@@ -19,6 +19,7 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { createContentContext, type ContentServices } from '../../src/content/content.context.ts';
 import { ContentPlanner } from '../../src/content/planner/content-planner.ts';
+import { assertProperty, runsFor } from '../helpers/random.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 
 const USERS = 6;
@@ -160,7 +161,7 @@ t.test('the planner and the resolvers give the same answer for random selections
   const unplanned: ContentServices = { ...planned, planner: null };
   const viewers = [null, principal(ids[1]!, []), principal(ids[2]!, ['ADMIN'])];
   let compared = 0;
-  await fc.assert(
+  await assertProperty(
     fc.asyncProperty(query(ids), fc.constantFrom(0, 1, 2), async (source, v) => {
       const viewer = viewers[v]!;
       const expected = await run(schema, unplanned, viewer, source);
@@ -169,9 +170,9 @@ t.test('the planner and the resolvers give the same answer for random selections
       if (actual !== expected)
         throw new Error(`differs for ${source} as ${viewer?.userId ?? 'anonymous'}:\nplanner:   ${actual}\nresolvers: ${expected}`);
     }),
-    { numRuns: 150 },
+    150,
   );
-  t.equal(compared >= 150, true, `${compared} selections compared`);
+  t.equal(compared >= runsFor(150), true, `${compared} selections compared`);
 });
 
 t.test('at LOG_LEVEL=debug the plan is logged: the field, the reads and the one statement', async (t) => {
@@ -417,7 +418,7 @@ t.test('an operation covered whole: the statement writes the bytes graphql-js wr
     otherTenant(others[1]!, ['ADMIN']),
   ];
   const tally = { planned: 0, steppedAside: 0, overHttp: 0, counted: 0 };
-  await fc.assert(
+  await assertProperty(
     fc.asyncProperty(
       coveredOperation([...ids, ...others], postIds),
       fc.integer({ min: 0, max: viewers.length - 1 }),
@@ -475,7 +476,7 @@ t.test('an operation covered whole: the statement writes the bytes graphql-js wr
         }
       },
     ),
-    { numRuns: 250 },
+    250,
   );
   t.comment(
     `${tally.planned} planned and identical (${tally.counted} counted reads), ${tally.steppedAside} left to the resolvers, ${tally.overHttp} over HTTP`,

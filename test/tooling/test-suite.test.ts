@@ -7,8 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ledgerReport } from '../../scripts/test-suite/ledger.ts';
 import { countTap, runFile } from '../../scripts/test-suite/run-file.ts';
-import { reachesDatabase, root, runsOnce, testFilesTouchedBy, testFilesUnder } from '../../scripts/test-suite/selection.ts';
+import { filesOfTier, reachesDatabase, root, runsOnce, testFilesTouchedBy, testFilesUnder } from '../../scripts/test-suite/selection.ts';
 
 const all = testFilesUnder(path.join(root, 'test'));
 const at = (relative: string) => path.join(root, relative);
@@ -69,6 +72,104 @@ t.test('a file that crashes, or outlives its time-out, fails with one failure', 
   t.match(hang, { ok: false, fail: 1, failures: ['outlives its time-out > timeout!'] });
   const passing = await runFile({ module: fixture(t, "t.pass('one');\nt.pass('two');\n"), cwd: root, env: process.env, timeoutS: 30 });
   t.match(passing, { ok: true, pass: 2, fail: 0, failures: [] });
+});
+
+t.test("a file's CPU seconds are its whole process tree's, children included", async (t) => {
+  // The file itself idles; a child it waits for spins for about a second of CPU.
+  const spin = 'const end = Date.now() + 1000; while (Date.now() < end);';
+  const result = await runFile({
+    module: fixture(
+      t,
+      `import { execFileSync } from 'node:child_process';\nexecFileSync(process.execPath, ['-e', ${JSON.stringify(spin)}]);\nt.pass('spun');\n`,
+    ),
+    cwd: root,
+    env: process.env,
+    timeoutS: 30,
+  });
+  t.match(result, { ok: true, pass: 1 });
+  t.ok(result.cpuSeconds >= 0.9, `the child's second is counted (${result.cpuSeconds} CPU-s)`);
+  t.ok(result.cpuSeconds < result.ms / 1000 + 1, 'and not more than the tree can have used');
+});
+
+t.test('the ledger: totals against the budget, the heaviest files, what grew, and a loud line over budget', async (t) => {
+  const entries = {
+    'check typecheck': { wallMs: 30_000, cpuSeconds: 40 },
+    'PostgreSQL test/a.test.ts': { wallMs: 60_000, cpuSeconds: 700 },
+    'PGlite (in-memory) test/b.test.ts': { wallMs: 10_000, cpuSeconds: 12 },
+  };
+  const previous = { source: 'test/ledger.json', entries: { 'PostgreSQL test/a.test.ts': { wallMs: 50_000, cpuSeconds: 500 } } };
+  const over = ledgerReport({ entries, shared: [{ name: 'PostgreSQL server', cpuSeconds: 300 }], wallMs: 540_000, budget: true, previous });
+  t.match(over, /ledger: 1052\.0 CPU-s in 9m00s wall \(budget 1000 CPU-s: 105 %\)/);
+  t.match(over, /checks 40\.0, test files 712\.0, PostgreSQL server 300\.0 CPU-s/);
+  t.match(over, /700\.0 +60\.0 s +PostgreSQL test\/a\.test\.ts +\+200\.0 \(\+40 %\)/, 'the heaviest first, with its change');
+  t.match(over, /12\.0 +10\.0 s +PGlite \(in-memory\) test\/b\.test\.ts +new/);
+  t.match(over, /grown since test\/ledger\.json .*\n +PostgreSQL test\/a\.test\.ts: 500\.0 → 700\.0 CPU-s/);
+  t.match(over.trim().split('\n').at(-1), /^!!! OVER BUDGET: npm test used 1052\.0 CPU-s, 52\.0 over its 1000/, 'the last line');
+  const within = ledgerReport({ entries, shared: [], wallMs: 540_000, budget: true, previous });
+  t.notMatch(within, /OVER BUDGET/, '752 CPU-s is within the budget');
+  t.notMatch(
+    ledgerReport({ entries, shared: [{ name: 'x', cpuSeconds: 600 }], wallMs: 1, budget: false }),
+    /OVER BUDGET|budget/,
+    'no budget for a partial run',
+  );
+});
+
+t.test('two tiers: npm test runs no long file; the long tier runs the long files and the random ones again', async (t) => {
+  const relative = (files: string[]) => files.map((f) => path.relative(root, f));
+  const normal = relative(filesOfTier('normal', all));
+  const long = relative(filesOfTier('long', all));
+  t.notOk(
+    normal.some((f) => f.endsWith('.long.test.ts')),
+    'npm test runs no *.long.test.ts',
+  );
+  t.ok(long.includes('test/foundation/faults.long.test.ts'), 'the fault scenarios are long');
+  t.ok(
+    long.includes('test/graphql/planner.property.test.ts') && normal.includes('test/graphql/planner.property.test.ts'),
+    'a property test is in both',
+  );
+  t.notOk(long.includes('test/catalog/products.test.ts'), 'a file that draws nothing at random is not run again');
+  t.same([...new Set([...normal, ...long])].sort(), relative(all), 'every file is in a tier');
+});
+
+t.test('a property that fails prints its seed and the command that replays it; the replay finds the same counterexample', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-fixture-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'property.mts');
+  fs.writeFileSync(
+    file,
+    [
+      `import fc from ${JSON.stringify(import.meta.resolve('fast-check'))};`,
+      `import { assertProperty } from ${JSON.stringify(path.join(root, 'test/helpers/random.ts'))};`,
+      '// Fails for one number in a thousand: found or not, and which one, depends on the seed.',
+      'await assertProperty(fc.property(fc.integer({ min: 0, max: 1_000_000 }), (n) => n % 1000 !== 7), 20_000).catch((error: Error) => {',
+      '  console.log(error.message);',
+      '  process.exitCode = 1;',
+      '});',
+      '',
+    ].join('\n'),
+  );
+  const run = (env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', file], {
+      cwd: root,
+      env: { ...process.env, TEST_FILE: 'test/x.test.ts', ...env },
+    }).then(
+      (r) => ({ code: 0, out: r.stdout }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+    );
+  const first = await run({ TEST_TIER: 'long', TEST_SEED: '' });
+  t.equal(first.code, 1, 'the property failed');
+  const seed = /random seed (\d+); replay: TEST_SEED=\1 npm run test:suite -- --tier long test\/x\.test\.ts\n/.exec(first.out)?.[1];
+  t.ok(seed, `the failure names the seed and the replay command:\n${first.out}`);
+  t.match(first.out, /^# random seed \d+ \(new this run\); replay: TEST_SEED=/m, 'the long tier draws a new seed and says so at the start');
+  // Shrinking ends at 7 whatever the seed; how many runs passed before the failure is the seed's own.
+  const found = (out: string) => /Property failed after (\d+) tests\n\{ seed: (-?\d+), path: "([^"]*)"/.exec(out)?.slice(1).join(' ');
+  const replay = await run({ TEST_TIER: 'long', TEST_SEED: seed! });
+  t.equal(replay.code, 1, 'the replay (the printed command: this seed, the long tier) fails too');
+  t.ok(found(first.out), 'the failure and its path are printed');
+  t.equal(found(replay.out), found(first.out), 'after the same number of runs, at the same path');
+  t.match(replay.out, /Counterexample: \[7\]/);
+  const fixed = await run({ TEST_TIER: '', TEST_SEED: '' });
+  t.match(fixed.out, /^# random seed 20261128; replay:/m, 'npm test uses the fixed seed');
 });
 
 t.test('a file runs on both databases when its imports reach the database helper, unless it says once', async (t) => {
