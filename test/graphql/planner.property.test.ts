@@ -563,3 +563,53 @@ t.test('an operation covered whole logs its statement at debug and is one statem
   t.same([entries[0]?.details.sql], statements, 'the statement logged is the one run');
   t.match(entries[0]?.details.sql, /^\/\* prepared: plan-[0-9a-f]+ \*\/ select /, 'named, so PostgreSQL prepares it once per connection');
 });
+
+t.test('page numbers up to the largest Int: answered by the plans, as the resolvers answer', async (t) => {
+  const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000000000', GRAPHQL_MAX_DEPTH: '100' } });
+  await seed(server);
+  const schema = buildContentSchema();
+  const services = server.app.services as unknown as ContentServices;
+  const unplanned: ContentServices = { ...services, planner: null };
+  const MAX = 2147483647;
+  const counts = 'totalElements totalPages hasNext';
+  const covered = [
+    `{ users(page: ${MAX}, size: 1) { ${counts} content { id } } }`,
+    `{ users(page: ${MAX}, size: 100) { ${counts} content { id } } }`,
+    `{ users(size: 3) { ${counts} content { id posts(page: ${MAX}, size: 1) { ${counts} content { id } } } } }`,
+    `{ users(size: 3) { content { id posts(page: ${MAX}, size: 100) { ${counts} content { id } } } } }`,
+    `{ users(page: ${MAX}, size: 100) { ${counts} } }`,
+  ];
+  for (const source of covered) {
+    const expected = await graphql({ schema, source, contextValue: createContentContext(null, unplanned) });
+    t.notOk(expected.errors, `the resolvers answer ${source}`);
+    const { entries, planner } = recordingPlanner(server);
+    const text = await planner.planOperation(schema, parse(source), undefined)!.run(null, {});
+    t.same(
+      entries.map((e) => e.level),
+      ['debug'],
+      `the whole-operation plan ran, and did not fail: ${source}`,
+    );
+    t.equal(text, JSON.stringify(expected.data), `the plan answers what the resolvers answer: ${source}`);
+  }
+  const last = (await graphql({ schema, source: covered[0]!, contextValue: createContentContext(null, unplanned) })).data;
+  t.match(last, { users: { content: [], hasNext: false, totalElements: USERS - 1, totalPages: USERS - 1 } }, 'an empty page, the totals');
+
+  // Beside a field no plan covers (followers): the per-field plan of users reads the nested pages
+  // (its offsets are computed in JavaScript; this keeps them from moving into int arithmetic).
+  const perField = [
+    `{ users(size: 3) { content { id followers(limit: 1) { id } posts(page: ${MAX}, size: 1) { ${counts} content { id } } } } }`,
+    `{ users(size: 3) { content { id followers(limit: 1) { id } posts(page: ${MAX}, size: 100) { ${counts} content { id } } } } }`,
+  ];
+  for (const source of perField) {
+    const expected = await run(schema, unplanned, null, source);
+    t.notMatch(expected, /"errors":\[/, `the resolvers answer ${source}`);
+    const { entries, planner } = recordingPlanner(server);
+    const actual = await run(schema, { ...services, planner }, null, source);
+    t.same(
+      entries.map((e) => [e.level, e.message]),
+      [['debug', 'GraphQL plan: one statement']],
+      `the per-field plan ran: ${source}`,
+    );
+    t.equal(actual, expected, `the per-field plan answers what the resolvers answer: ${source}`);
+  }
+});
