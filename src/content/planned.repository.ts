@@ -20,15 +20,20 @@ import type { Executor } from '../db/transaction.ts';
 import { visibilityCondition, type PostVisibility } from './post-visibility.ts';
 import { directory } from './users.repository.ts';
 
+/** One nested read of a row: the response key it answers and the column of the statement that carries it. */
+export interface ReadKey {
+  readonly key: string;
+  readonly column: string;
+}
+
 /** What to read of each user besides its row: pages of its posts and its follower count, by response key. */
 export interface UserReads {
   readonly posts: readonly PostsPageRead[];
-  readonly followerCounts: readonly string[];
+  readonly followerCounts: readonly ReadKey[];
 }
 
 /** One `posts(page, size)` of a user: `content` is null when the page's posts themselves are not selected. */
-export interface PostsPageRead {
-  readonly key: string;
+export interface PostsPageRead extends ReadKey {
   readonly offset: number;
   readonly limit: number;
   readonly content: PostReads | null;
@@ -37,14 +42,18 @@ export interface PostsPageRead {
 /** What to read of each post besides its row: its `content` column (large) only when selected, and its authors by response key. */
 export interface PostReads {
   readonly content: boolean;
-  readonly authors: readonly { readonly key: string; readonly user: UserReads }[];
+  readonly authors: readonly (ReadKey & { readonly user: UserReads })[];
 }
 
 /** Every column of `posts` but `content`, which a read selects only when asked (about 1 kB a post). */
 const POST_COLUMNS_BUT_CONTENT = tableColumns.posts.filter((column) => column !== 'content');
 
-/** The column that carries a nested read's JSON: the response key, which GraphQL names keep safe. */
-export const readColumn = (key: string): string => `read_${key}`;
+/**
+ * The column that carries the `index`th nested read of a row. Generated rather than derived from
+ * the response key: an alias has no length limit, and PostgreSQL truncates identifiers at 63 bytes,
+ * so two long aliases with a common beginning would name one column.
+ */
+export const readColumn = (index: number): string => `read_${index}`;
 
 // The builders below nest subqueries of alternating tables; Kysely's types follow one scope at a
 // time, so each level takes the builder of its own table.
@@ -74,29 +83,29 @@ function userReads(eb: UsersScope, reads: UserReads, visibility: PostVisibility)
             .limit(page.limit),
         )}`
       : sql`'[]'::json`;
-    columns.push(sql`json_build_object('content', ${content}, 'total', (${total}))`.as(readColumn(page.key)));
+    columns.push(sql`json_build_object('content', ${content}, 'total', (${total}))`.as(page.column));
   }
-  for (const key of reads.followerCounts) {
+  for (const { column } of reads.followerCounts) {
     const count = eb
       .selectFrom('follows')
       .innerJoin('users as follower', 'follower.id', 'follows.follower_id')
       .select((e) => e.fn.countAll<number>().as('n'))
       .whereRef('follows.followee_id', '=', 'users.id')
       .where('follower.active', '=', true);
-    columns.push(sql`(${count})`.as(readColumn(key)));
+    columns.push(sql`(${count})`.as(column));
   }
   return columns;
 }
 
 function postReads(eb: PostsScope, reads: PostReads, visibility: PostVisibility): AliasedRawBuilder<unknown, string>[] {
-  return reads.authors.map(({ key, user }) =>
+  return reads.authors.map(({ column, user }) =>
     sql`${jsonObjectFrom(
       eb
         .selectFrom('users')
         .selectAll('users')
         .select((e) => userReads(e as unknown as UsersScope, user, visibility))
         .whereRef('users.id', '=', 'posts.author_id'),
-    )}`.as(readColumn(key)),
+    )}`.as(column),
   );
 }
 

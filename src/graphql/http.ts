@@ -19,7 +19,8 @@ import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { DataSerializer } from './response-serializer.ts';
 import type { OperationPreparer } from './operation.ts';
-import type { Admission, RequestParams, TrustedDocuments } from './trusted/trusted-documents.ts';
+import { paramsOfObject, paramsOfUrl, requestError, urlOf, type RequestParams } from './request-params.ts';
+import type { Admission, TrustedDocuments } from './trusted/trusted-documents.ts';
 
 function isExecutionResult(value: unknown): value is ExecutionResult {
   return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);
@@ -87,11 +88,6 @@ const REFUSALS: Record<number, string> = {
   406: 'The Accept header allows neither application/graphql-response+json nor application/json',
   415: 'Send the request as application/json (POST) or as query parameters (GET)',
 };
-
-/** A request graphql-http refused before any operation (RFC 9457-like causes, the GraphQL error shape). */
-function requestError(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { errorType: 'BAD_REQUEST', code: 'BAD_GRAPHQL_REQUEST' } });
-}
 
 /** A JSON object that is not an array (graphql-http's test for `variables` and `extensions`). */
 function isOptionalObject(value: unknown): value is Record<string, unknown> | null | undefined {
@@ -224,8 +220,17 @@ export function registerGraphQLHttp(
     return answered === true ? undefined : answered;
   };
 
-  /** Answers as admitted: refused, run as sent, or run with the text the documentId names in place of the query. */
-  const answerAdmitted = (request: FastifyRequest, reply: FastifyReply, admission: Admission): Promise<void> | undefined => {
+  /**
+   * Answers as admitted: refused, or run with exactly the parameters admitted (the query the
+   * documentId names in place of the text), which replace the request's own: graphql-http reads
+   * the URL or body it is handed, never the request as sent.
+   */
+  const answerAdmitted = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    params: RequestParams,
+    admission: Admission,
+  ): Promise<void> | undefined => {
     if ('error' in admission) {
       const mediaType = negotiatedMediaType(request.headers.accept) ?? JSON_UTF8;
       reply
@@ -234,26 +239,35 @@ export function registerGraphQLHttp(
         .send(JSON.stringify({ errors: [format(admission.error)] }));
       return undefined;
     }
-    if (admission.query === undefined) return answer(request, reply);
-    if (request.method === 'GET') {
-      const rewritten = new URL(request.url, 'http://graphql');
-      rewritten.searchParams.set('query', admission.query);
-      return answer(request, reply, `${rewritten.pathname}${rewritten.search}`);
-    }
-    request.body = { ...(request.body as Record<string, unknown>), query: admission.query };
+    const { operationName, variables, extensions } = params;
+    const admitted: RequestParams = { query: admission.query ?? params.query, operationName, variables, extensions };
+    if (request.method === 'GET') return answer(request, reply, urlOf(request.url, admitted));
+    request.body = admitted;
     return answer(request, reply);
+  };
+
+  /** A request whose parameters are in no admissible shape: graphql-http's answer to a malformed parameter. */
+  const refuseParams = (reply: FastifyReply, error: GraphQLError): undefined => {
+    reply
+      .code(400)
+      .header('content-type', JSON_UTF8)
+      .send(JSON.stringify({ errors: [error] }));
+    return undefined;
   };
 
   app.route({
     method: ['GET', 'POST'],
     url,
     handler(request, reply) {
-      const params = (request.method === 'GET' ? request.query : request.body) as RequestParams | null | undefined;
+      if (!trusted) return answer(request, reply);
+      const body = request.body;
       // Bodies that are no JSON object are graphql-http's to refuse.
-      if (!trusted || typeof params !== 'object' || params === null || Array.isArray(params)) return answer(request, reply);
-      const admission = trusted.admit(params);
-      if (admission instanceof Promise) return admission.then((admitted) => answerAdmitted(request, reply, admitted));
-      return answerAdmitted(request, reply, admission);
+      if (request.method !== 'GET' && (typeof body !== 'object' || body === null || Array.isArray(body))) return answer(request, reply);
+      const read = request.method === 'GET' ? paramsOfUrl(request.url) : paramsOfObject(body as Record<string, unknown>);
+      if ('error' in read) return refuseParams(reply, read.error);
+      const admission = trusted.admit(read.params);
+      if (admission instanceof Promise) return admission.then((admitted) => answerAdmitted(request, reply, read.params, admitted));
+      return answerAdmitted(request, reply, read.params, admission);
     },
   });
 }

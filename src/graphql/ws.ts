@@ -39,6 +39,7 @@ import type { OpenGraph } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
+import { paramsOfObject } from './request-params.ts';
 import type { Admission, TrustedDocuments } from './trusted/trusted-documents.ts';
 import { CLOSE_TOO_MANY_CONNECTIONS, ConnectionQuota, TOO_MANY_CONNECTIONS, tooManySubscriptions } from './ws-limits.ts';
 
@@ -247,19 +248,25 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
         if (Object.keys(ctx.subscriptions).length > limits.subscriptionsPerConnection) {
           return [tooManySubscriptions(limits.subscriptionsPerConnection)];
         }
+        // Admitted and run from the same values, read once (request-params.ts); graphql-ws has checked
+        // the shape of all but documentId.
+        const read = paramsOfObject(payload as unknown as Record<string, unknown>);
+        if ('error' in read) return [mapGraphQLError(read.error, log)];
+        const { params } = read;
         const run = (admission: Admission) => {
           if ('error' in admission) return [mapGraphQLError(admission.error, log)];
-          const prepared = preparer.prepare(admission.query === undefined ? payload : { ...payload, query: admission.query });
+          const query = admission.query ?? params.query ?? '';
+          const prepared = preparer.prepare({ query, variables: params.variables, operationName: params.operationName });
           if (Array.isArray(prepared)) return (prepared as readonly GraphQLError[]).map((e) => mapGraphQLError(e, log));
           return {
             schema,
             document: prepared as Exclude<typeof prepared, readonly GraphQLError[]>,
-            operationName: payload.operationName,
-            variableValues: payload.variables,
+            operationName: params.operationName,
+            variableValues: params.variables,
             contextValue: context(ctx.extra.principal ?? null, options.clientAddress(ctx.extra.request), 'ws'),
           };
         };
-        const admission = options.trusted.admit(payload);
+        const admission = options.trusted.admit(params);
         return admission instanceof Promise ? admission.then(run) : run(admission);
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => mapGraphQLError(e, log).toJSON()),

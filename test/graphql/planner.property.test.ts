@@ -208,6 +208,55 @@ t.test('at LOG_LEVEL=debug the plan is logged: the field, the reads and the one 
   t.equal(entries.length, 1, 'nothing logged above debug');
 });
 
+/** A planner that records what it logs: the plans (debug) and the plans that failed (warn). */
+function recordingPlanner(server: TestServer) {
+  const entries: { level: 'debug' | 'warn'; details: any; message: string }[] = [];
+  const log = {
+    level: 'debug',
+    debug: (details: object, message: string) => void entries.push({ level: 'debug', details, message }),
+    warn: (details: object, message: string) => void entries.push({ level: 'warn', details, message }),
+  };
+  return { entries, planner: new ContentPlanner(server.database.db, log) };
+}
+
+t.test('aliases of any length: two long aliases sharing their first 60 characters read their own values', async (t) => {
+  const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000000000', GRAPHQL_MAX_DEPTH: '100' } });
+  await seed(server);
+  // 70 characters each, the same first 60: PostgreSQL truncates identifiers at 63 bytes.
+  const prefix = 'a'.repeat(60);
+  const [one, two, three, four] = ['b', 'c', 'd', 'e'].map((end) => `${prefix}${end.repeat(10)}`);
+  // `followers` is not covered: the operation is not planned whole, `users` takes the per-field plan.
+  const source = `{ users(size: 6) { content { username followers(limit: 1) { id }
+    ${one}: posts(size: 1) { totalElements content { title } }
+    ${two}: posts(page: 1, size: 2) { totalElements content { title } }
+    ${three}: followerCount ${four}: followerCount } } }`;
+  const services = server.app.services as unknown as ContentServices;
+  const expected = await run(buildContentSchema(), { ...services, planner: null }, null, source);
+  t.notMatch(expected, /"errors":\[/, 'the resolvers answer');
+  const users = (JSON.parse(expected) as { data: { users: { content: Record<string, any>[] } } }).data.users.content;
+  t.ok(
+    users.some((u) => JSON.stringify(u[one!]) !== JSON.stringify(u[two!])),
+    'the two pages differ for some user (each alias must read its own)',
+  );
+
+  const { entries, planner } = recordingPlanner(server);
+  const actual = await run(buildContentSchema(), { ...services, planner }, null, source);
+  t.equal(actual, expected, 'the per-field plan answers what the resolvers answer');
+  t.same(
+    entries.map((e) => [e.level, e.message, e.details.field]),
+    [['debug', 'GraphQL plan: one statement', 'users']],
+    'by the per-field plan of users',
+  );
+
+  const response = await fetch(`${server.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify({ query: source }),
+  });
+  t.equal(response.status, 200, 'over HTTP: 200');
+  t.equal(await response.text(), JSON.stringify(JSON.parse(expected)), 'with the same answer, no errors');
+});
+
 // ---------------------------------------------------------------------------------------------
 // Operations covered whole: the statement writes `data`.
 
@@ -514,4 +563,54 @@ t.test('an operation covered whole logs its statement at debug and is one statem
   t.equal(entries[0]?.details.operation, 'Feed');
   t.same([entries[0]?.details.sql], statements, 'the statement logged is the one run');
   t.match(entries[0]?.details.sql, /^\/\* prepared: plan-[0-9a-f]+ \*\/ select /, 'named, so PostgreSQL prepares it once per connection');
+});
+
+t.test('page numbers up to the largest Int: answered by the plans, as the resolvers answer', async (t) => {
+  const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000000000', GRAPHQL_MAX_DEPTH: '100' } });
+  await seed(server);
+  const schema = buildContentSchema();
+  const services = server.app.services as unknown as ContentServices;
+  const unplanned: ContentServices = { ...services, planner: null };
+  const MAX = 2147483647;
+  const counts = 'totalElements totalPages hasNext';
+  const covered = [
+    `{ users(page: ${MAX}, size: 1) { ${counts} content { id } } }`,
+    `{ users(page: ${MAX}, size: 100) { ${counts} content { id } } }`,
+    `{ users(size: 3) { ${counts} content { id posts(page: ${MAX}, size: 1) { ${counts} content { id } } } } }`,
+    `{ users(size: 3) { content { id posts(page: ${MAX}, size: 100) { ${counts} content { id } } } } }`,
+    `{ users(page: ${MAX}, size: 100) { ${counts} } }`,
+  ];
+  for (const source of covered) {
+    const expected = await graphql({ schema, source, contextValue: createContentContext(null, unplanned) });
+    t.notOk(expected.errors, `the resolvers answer ${source}`);
+    const { entries, planner } = recordingPlanner(server);
+    const text = await planner.planOperation(schema, parse(source), undefined)!.run(null, {});
+    t.same(
+      entries.map((e) => e.level),
+      ['debug'],
+      `the whole-operation plan ran, and did not fail: ${source}`,
+    );
+    t.equal(text, JSON.stringify(expected.data), `the plan answers what the resolvers answer: ${source}`);
+  }
+  const last = (await graphql({ schema, source: covered[0]!, contextValue: createContentContext(null, unplanned) })).data;
+  t.match(last, { users: { content: [], hasNext: false, totalElements: USERS - 1, totalPages: USERS - 1 } }, 'an empty page, the totals');
+
+  // Beside a field no plan covers (followers): the per-field plan of users reads the nested pages
+  // (its offsets are computed in JavaScript; this keeps them from moving into int arithmetic).
+  const perField = [
+    `{ users(size: 3) { content { id followers(limit: 1) { id } posts(page: ${MAX}, size: 1) { ${counts} content { id } } } } }`,
+    `{ users(size: 3) { content { id followers(limit: 1) { id } posts(page: ${MAX}, size: 100) { ${counts} content { id } } } } }`,
+  ];
+  for (const source of perField) {
+    const expected = await run(schema, unplanned, null, source);
+    t.notMatch(expected, /"errors":\[/, `the resolvers answer ${source}`);
+    const { entries, planner } = recordingPlanner(server);
+    const actual = await run(schema, { ...services, planner }, null, source);
+    t.same(
+      entries.map((e) => [e.level, e.message]),
+      [['debug', 'GraphQL plan: one statement']],
+      `the per-field plan ran: ${source}`,
+    );
+    t.equal(actual, expected, `the per-field plan answers what the resolvers answer: ${source}`);
+  }
 });

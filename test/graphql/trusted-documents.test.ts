@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { print } from 'graphql';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ListUsersDocument, OnPostCreatedDocument } from '../../generated/client/graphql.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { documentIdOf } from '../../src/graphql/trusted/canonical.ts';
@@ -151,6 +151,95 @@ t.test('enforced: the WebSocket transport refuses untrusted subscriptions and ru
   stop();
   t.match(byId[0], { data: { postCreated: { title: /^By id \d+$/ } } }, 'the subscription ran from its documentId');
   t.notOk(byId[0]?.data?.postCreated?.id, 'with the registered selection');
+});
+
+/** A GET with its query string as written (repeated keys and brackets included). */
+async function getRaw(server: TestServer, search: string) {
+  const r = await fetch(`${server.baseUrl}/graphql?${search}`, { headers: { accept: 'application/json' } });
+  return { status: r.status, body: (await r.json()) as { data?: any; errors?: any[] } };
+}
+
+/** The first answer of a WebSocket subscribe with this payload, taken as sent. */
+function wsFirst(client: ReturnType<typeof wsClient>, payload: Record<string, unknown>) {
+  return new Promise<{ data?: any; errors?: any[] }>((resolve) => {
+    const stop = client.subscribe(payload as { query: string }, {
+      next: (value) => {
+        stop();
+        resolve(value as { data?: any });
+      },
+      error: (error) => resolve({ errors: error as any[] }),
+      complete: () => undefined,
+    });
+  });
+}
+
+t.test('enforced: a parameter in any other shape than one string (or one JSON object) is refused, never read twice', async (t) => {
+  const server = await sharedServer(ENFORCED);
+  await registerDocuments(server.database.db, schema, { [POST_TITLE_ID]: POST_TITLE }, 'web');
+  const untrusted = '{ __schema { types { name } } }';
+  const q = encodeURIComponent(untrusted);
+  const refusedShape = (t: Test, r: { status: number; body: { data?: any; errors?: any[] } }, name: string, what: string) => {
+    t.equal(r.status, 400, `${what}: 400`);
+    t.notOk(r.body.data, `${what}: nothing ran`);
+    t.equal(codeOf(r.body), 'BAD_GRAPHQL_REQUEST', what);
+    t.match(r.body.errors?.[0]?.message, new RegExp(`^Invalid ${name}`), what);
+  };
+
+  // The reported bypass: graphql-http runs the first value, the admission used to see an array.
+  refusedShape(t, await getRaw(server, `query=${q}&query=x`), 'query', 'GET, the unregistered text first');
+  refusedShape(t, await getRaw(server, `query=x&query=${q}`), 'query', 'GET, the unregistered text second');
+  refusedShape(t, await getRaw(server, `query%5B%5D=${q}`), 'query', 'GET query[]');
+  refusedShape(t, await getRaw(server, `query[]=${q}&query=x`), 'query', 'GET query[] beside query');
+  refusedShape(t, await getRaw(server, `documentId=${POST_TITLE_ID}&documentId=x`), 'documentId', 'GET, documentId repeated');
+  refusedShape(t, await getRaw(server, `documentId[]=${POST_TITLE_ID}`), 'documentId', 'GET documentId[]');
+  const idGet = `documentId=${encodeURIComponent(POST_TITLE_ID)}`;
+  refusedShape(t, await getRaw(server, `${idGet}&operationName=PostTitle&operationName=X`), 'operationName', 'GET, operationName repeated');
+  refusedShape(t, await getRaw(server, `${idGet}&variables=%7B%7D&variables=%7B%7D`), 'variables', 'GET, variables repeated');
+  refusedShape(t, await getRaw(server, `${idGet}&variables=%5B1%5D`), 'variables', 'GET, variables a JSON array');
+  refusedShape(t, await getRaw(server, `${idGet}&extensions=%7B%7D&extensions=%7B%7D`), 'extensions', 'GET, extensions repeated');
+  refusedShape(t, await getRaw(server, `${idGet}&extensions[a]=1`), 'extensions', 'GET extensions[a]');
+  const unknownId = `sha256:${'0'.repeat(64)}`;
+  const textAndId = await getRaw(server, `query=${q}&documentId=${encodeURIComponent(unknownId)}`);
+  t.equal(codeOf(textAndId.body), 'UNTRUSTED_DOCUMENT', 'GET, text beside an unknown id: the text is what is checked');
+  t.notOk(textAndId.body.data);
+
+  refusedShape(t, await post(server, { query: [untrusted] }), 'query', 'POST, query an array');
+  refusedShape(t, await post(server, { query: [untrusted], documentId: POST_TITLE_ID }), 'query', 'POST, query an array beside a known id');
+  refusedShape(t, await post(server, { query: '', documentId: [POST_TITLE_ID] }), 'documentId', 'POST, documentId an array');
+  refusedShape(
+    t,
+    await post(server, { documentId: POST_TITLE_ID, operationName: ['PostTitle'] }),
+    'operationName',
+    'POST, operationName an array',
+  );
+  refusedShape(t, await post(server, { documentId: POST_TITLE_ID, variables: [{ id: '1' }] }), 'variables', 'POST, variables an array');
+  refusedShape(
+    t,
+    await post(server, { extensions: [{ persistedQuery: { sha256Hash: POST_TITLE_ID.slice('sha256:'.length) } }] }),
+    'extensions',
+    'POST, extensions an array',
+  );
+  for (const documentId of [unknownId, POST_TITLE_ID]) {
+    const both = await post(server, { query: untrusted, documentId });
+    t.equal(codeOf(both.body), 'UNTRUSTED_DOCUMENT', `POST, text beside ${documentId === unknownId ? 'an unknown' : 'a registered'} id`);
+    t.notOk(both.body.data);
+  }
+
+  const client = wsClient(t, server.baseUrl);
+  const wsTextAndId = await wsFirst(client, { query: untrusted, documentId: unknownId });
+  t.equal(wsTextAndId.errors?.[0]?.extensions?.code, 'UNTRUSTED_DOCUMENT', 'WebSocket, text beside an unknown id');
+  t.notOk(wsTextAndId.data);
+  const wsArray = await wsFirst(client, { query: '', documentId: [POST_TITLE_ID] });
+  t.equal(wsArray.errors?.[0]?.extensions?.code, 'BAD_GRAPHQL_REQUEST', 'WebSocket, documentId an array');
+  t.match(wsArray.errors?.[0]?.message, /^Invalid documentId/);
+
+  // The admitted spellings still run: one value each, over GET with every parameter.
+  const id = await seededPost(server);
+  const whole = await getRaw(
+    server,
+    `${idGet}&operationName=PostTitle&variables=${encodeURIComponent(JSON.stringify({ id }))}&extensions=%7B%7D`,
+  );
+  t.same(whole, { status: 200, body: { data: { post: { id, title: 'Trusted' } } } }, 'GET with each parameter once');
 });
 
 t.test('registration is all or nothing, and says what is wrong with each document', async (t) => {

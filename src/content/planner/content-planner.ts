@@ -13,7 +13,7 @@ import type { DocumentNode, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Principal } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { pageOf } from '../../paging.ts';
-import { readColumn, userRead, usersPageRead, type PostReads, type UserReads } from '../planned.repository.ts';
+import { userRead, usersPageRead, type PostReads, type ReadKey, type UserReads } from '../planned.repository.ts';
 import { readable } from '../post-visibility.ts';
 import { directoryTenant } from '../user-directory.ts';
 import { userNotFound } from '../users.service.ts';
@@ -42,8 +42,8 @@ function decodeJsonRow(row: Row): Row {
   return row;
 }
 
-function takeRead(row: Row, key: string): unknown {
-  const column = readColumn(key);
+/** The value a nested read's column carries, taken off the row (the row is the resolvers' parent). */
+function takeRead(row: Row, { column }: ReadKey): unknown {
   const value = row[column];
   delete row[column];
   return value;
@@ -52,20 +52,21 @@ function takeRead(row: Row, key: string): unknown {
 function planUser(row: Row, reads: UserReads): Row {
   const planned: Record<string, unknown> = {};
   for (const read of reads.posts) {
-    const { content, total } = takeRead(row, read.key) as { content: Row[]; total: number };
+    const { content, total } = takeRead(row, read) as { content: Row[]; total: number };
     const { page, size } = pageOfRead(read);
     const posts = read.content ? content.map((post) => planPost(decodeJsonRow(post), read.content!)) : [];
     planned[read.key] = connection(posts, page, size, Number(total));
   }
-  for (const key of reads.followerCounts) planned[key] = Number(takeRead(row, key));
+  for (const read of reads.followerCounts) planned[read.key] = Number(takeRead(row, read));
   row[PLANNED] = planned;
   return row;
 }
 
 function planPost(row: Row, reads: PostReads): Row {
   const planned: Record<string, unknown> = {};
-  for (const { key, user } of reads.authors) {
-    const author = takeRead(row, key) as Row | null;
+  for (const read of reads.authors) {
+    const { key, user } = read;
+    const author = takeRead(row, read) as Row | null;
     // No author row (it cannot happen while posts reference users): left to the resolver's error.
     planned[key] = author ? planUser(decodeJsonRow(author), user) : null;
   }

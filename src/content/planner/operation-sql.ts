@@ -100,7 +100,8 @@ class StatementBuilder {
 
   /** A connection: its counts from one `count(*)` (only when selected), its content from `items`. */
   private connection<Item>(shape: ConnectionShape<Item>, args: ArgumentsOf, count: Expression<unknown>, items: (item: Item) => Sql): Sql {
-    const page = sql`${argumentSlot(args, 'page')}::int`;
+    // bigint: `page + 1` overflows int for the largest page the schema admits (2^31 - 1).
+    const page = sql`${argumentSlot(args, 'page')}::bigint`;
     const size = sql`${argumentSlot(args, 'size')}::int`;
     const c = this.alias('c');
     const total = sql.ref(`${c}.n`);

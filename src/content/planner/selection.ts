@@ -19,7 +19,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import type { PostReads, PostsPageRead, UserReads } from '../planned.repository.ts';
+import { readColumn, type PostReads, type PostsPageRead, type UserReads } from '../planned.repository.ts';
 
 interface PostsShape {
   key: string;
@@ -147,7 +147,10 @@ function pageArguments(
   return page >= 0 && size >= 1 && size <= 100 ? { page, size } : null;
 }
 
-/** The reads of a shape with this request's variables; a `posts` whose arguments are refused is left to its resolver. */
+/**
+ * The reads of a shape with this request's variables; a `posts` whose arguments are refused is left
+ * to its resolver. Each read of a row gets a column of its own, numbered (readColumn).
+ */
 export function userReadsOf(shape: UserShape, variables: Record<string, unknown>): UserReads {
   const posts: PostsPageRead[] = [];
   for (const p of shape.posts) {
@@ -155,16 +158,21 @@ export function userReadsOf(shape: UserShape, variables: Record<string, unknown>
     if (!args) continue;
     posts.push({
       key: p.key,
+      column: readColumn(posts.length),
       offset: args.page * args.size,
       limit: args.size,
       content: p.content ? postReadsOf(p.content, variables) : null,
     });
   }
-  return { posts, followerCounts: shape.followerCounts };
+  const followerCounts = shape.followerCounts.map((key, i) => ({ key, column: readColumn(posts.length + i) }));
+  return { posts, followerCounts };
 }
 
 function postReadsOf(shape: PostShape, variables: Record<string, unknown>): PostReads {
-  return { content: shape.content, authors: shape.authors.map(({ key, user }) => ({ key, user: userReadsOf(user, variables) })) };
+  return {
+    content: shape.content,
+    authors: shape.authors.map(({ key, user }, i) => ({ key, column: readColumn(i), user: userReadsOf(user, variables) })),
+  };
 }
 
 /** The page arguments a planned `posts` read used, by response key, to shape its connection. */

@@ -14,6 +14,7 @@
 import { GraphQLError, type DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/transaction.ts';
+import type { RequestParams } from '../request-params.ts';
 import { canonicalHashOf, canonicalHashOfText } from './canonical.ts';
 import { findDocumentById, isCanonicalHashTrusted } from './trusted-documents.repository.ts';
 
@@ -22,13 +23,6 @@ const UNKNOWN_TTL_MS = 5_000;
 const CACHE_SIZE = 5_000;
 /** Longer ids are refused without a lookup (the table's check allows 200 characters). */
 const MAX_ID_LENGTH = 200;
-
-/** The parameters of one GraphQL request, as sent (any JSON). */
-export interface RequestParams {
-  query?: unknown;
-  documentId?: unknown;
-  extensions?: unknown;
-}
 
 /** What to run: the request as sent (`{}`), the registered text of its documentId, or a refusal. */
 export type Admission = { query?: string } | { error: GraphQLError };
@@ -41,17 +35,8 @@ const refusal = (code: 'PERSISTED_QUERY_NOT_FOUND' | 'UNTRUSTED_DOCUMENT', messa
 
 /** The id a request names, if any: `documentId`, or Apollo's `extensions.persistedQuery.sha256Hash` (hex, given the `sha256:` prefix). */
 function requestedId(params: RequestParams): string | undefined {
-  if (typeof params.documentId === 'string' && params.documentId) return params.documentId;
-  let extensions = params.extensions;
-  if (typeof extensions === 'string') {
-    // A GET request's parameters are strings: extensions is JSON text there.
-    try {
-      extensions = JSON.parse(extensions) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  const persisted = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)?.persistedQuery;
+  if (params.documentId) return params.documentId;
+  const persisted = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } | null } | undefined)?.persistedQuery;
   return typeof persisted?.sha256Hash === 'string' && persisted.sha256Hash ? `sha256:${persisted.sha256Hash}` : undefined;
 }
 
@@ -91,9 +76,12 @@ export class TrustedDocuments {
     });
   }
 
-  /** Whether a request is run as sent, run as the text its id names, or refused; synchronous when the answer is in memory. */
+  /**
+   * Whether a request is run as sent, run as the text its id names, or refused; synchronous when the
+   * answer is in memory. `params` are the values the operation runs with (request-params.ts).
+   */
   admit(params: RequestParams): Admission | Promise<Admission> {
-    const text = typeof params.query === 'string' && params.query !== '' ? params.query : undefined;
+    const text = params.query || undefined;
     if (text !== undefined) {
       if (!this.enforce) return AS_SENT;
       const known = this.textTrusted.get(text);
