@@ -29,8 +29,8 @@ export interface WrittenSuccesses {
 /**
  * Records delivered attempts in one statement: each delivery's state and its attempt row. An
  * endpoint that had failures counted (or was degraded) is made clean again, as a success does, and
- * its held deliveries are released when it comes back to active; a clean endpoint's row is not
- * written.
+ * its held deliveries are released when it comes back to active, its last success written with
+ * that change; a clean endpoint's row is not written (its counters are, about once a second).
  *
  * A success is recorded only while the claim it answers still holds the delivery: leased to
  * `workerId`, with the attempt count that claim wrote. A success that waited in a batch past its
@@ -57,15 +57,20 @@ export async function recordSuccesses(db: Executor, workerId: string, successes:
     ), attempt as (
       insert into webhook_attempts (delivery_id, endpoint_id, event_id, attempt, status, response_code, response_time_ms)
       select d.id, d.endpoint_id, d.event_id, d.attempts, 'delivered', d.code, d.ms from d
+    ), latest as (
+      select endpoint_id, count(*)::int as n, max(at) as at from d group by endpoint_id
     ), before as (
       select e.id, e.status from webhook_endpoints e
-      where e.id in (select endpoint_id from d) and (e.consecutive_failures > 0 or e.status = 'degraded')
+      where e.id in (select endpoint_id from latest) and (e.consecutive_failures > 0 or e.status = 'degraded')
     ), after as (
       update webhook_endpoints e
       set consecutive_failures = 0,
           status = case when e.status = 'disabled' then e.status else 'active' end,
+          -- With the state it changes, not with the counters a second later: a health answer that
+          -- says clean and active again never lacks the success that made it so.
+          last_success_at = greatest(e.last_success_at, latest.at),
           updated_at = clock_timestamp()
-      from before
+      from before join latest on latest.endpoint_id = before.id
       where e.id = before.id and (e.consecutive_failures > 0 or e.status = 'degraded')
       returning e.id, e.status
     ), released as (
@@ -73,10 +78,9 @@ export async function recordSuccesses(db: Executor, workerId: string, successes:
       from after join before on before.id = after.id
       where h.endpoint_id = after.id and h.state = 'held' and after.status = 'active' and before.status <> 'active'
     )
-    select d.endpoint_id, count(*)::int as successes, max(d.at) as last_success_at,
-           coalesce(bool_or(after.status = 'active' and before.status <> 'active'), false) as reactivated
-    from d left join after on after.id = d.endpoint_id left join before on before.id = d.endpoint_id
-    group by d.endpoint_id`.execute(db);
+    select latest.endpoint_id, latest.n as successes, latest.at as last_success_at,
+           coalesce(after.status = 'active' and before.status <> 'active', false) as reactivated
+    from latest left join after on after.id = latest.endpoint_id left join before on before.id = latest.endpoint_id`.execute(db);
   return {
     counters: rows.map((r) => ({ endpointId: r.endpoint_id, successes: r.successes, lastSuccessAt: r.last_success_at })),
     reactivated: rows.filter((r) => r.reactivated).map((r) => r.endpoint_id),
