@@ -107,6 +107,12 @@ export interface TracingConfig {
   serviceName: string;
   /** The share of new traces sampled, 0 to 1 (OTEL_TRACES_SAMPLER_ARG; 1 by default); a caller's sampled flag is followed. */
   sampleRatio: number;
+  /**
+   * TRACE_WEBHOOK_URLS: webhook attempt spans carry the whole endpoint URL (`url.full`). Off by
+   * default: many receivers take a secret in the path or the query, so a span names the receiver by
+   * scheme, host and port only.
+   */
+  webhookUrls: boolean;
 }
 
 export interface GraphQLWsLimits {
@@ -241,6 +247,8 @@ function readHttpUrl(env: Env, name: string): URL | null {
 
 /** The standard OpenTelemetry variables; tracing is on only when an endpoint is set. */
 function readTracing(env: Env): TracingConfig | null {
+  // Read even when tracing is off, so that a mistyped value is refused at once, not when tracing is turned on.
+  const webhookUrls = readBool(env, 'TRACE_WEBHOOK_URLS', false);
   const traces = readHttpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const base = readHttpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (!traces && !base) return null;
@@ -255,7 +263,7 @@ function readTracing(env: Env): TracingConfig | null {
       throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `expected a ratio from 0 to 1, got "${ratioRaw}"`);
     }
   }
-  return { url, serviceName, sampleRatio };
+  return { url, serviceName, sampleRatio, webhookUrls };
 }
 
 function readSecret(env: Env, name: string): string | null {

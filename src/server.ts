@@ -110,7 +110,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
           secretBox,
           ...(options.webhookCa ? { ca: options.webhookCa } : {}),
           ...(options.webhookNotifier ? { notifier: options.webhookNotifier } : {}),
-          ...(tracing ? { aroundAttempt: webhookSpans(tracing) } : {}),
+          ...(tracing && config.tracing ? { aroundAttempt: webhookSpans(tracing, config.tracing) } : {}),
         })
       : null;
     const metricsListener = config.metrics ? await startMetricsListener(app.metrics, config.metrics) : null;

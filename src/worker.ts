@@ -60,7 +60,7 @@ const metricsListener = scrapeAt
   : null;
 if (scrapeAt) log.info(scrapeAt, `webhook worker serving /metrics on ${scrapeAt.host}:${scrapeAt.port}`);
 else log.info('METRICS_PORT is unset (or 0): this webhook worker serves no /metrics');
-const aroundAttempt = tracing ? { aroundAttempt: webhookSpans(tracing) } : {};
+const aroundAttempt = tracing && config.tracing ? { aroundAttempt: webhookSpans(tracing, config.tracing) } : {};
 const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox, ...aroundAttempt });
 
 stopOnSignals(async (signal) => {

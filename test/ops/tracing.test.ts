@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import tap, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { sharedServer } from '../helpers/server.ts';
-import { startReceiver } from '../helpers/webhook-receiver.ts';
+import { startReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.ts';
 import { eventually, registerEndpoint, sendTest, startWebhookServer } from '../webhooks/webhook-fixtures.ts';
 
 interface AnyValue {
@@ -73,6 +73,19 @@ function attribute(span: ExportedSpan, key: string): string | number | undefined
   const value = span.attributes?.find((a) => a.key === key)?.value;
   if (!value) return undefined;
   return value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue));
+}
+
+/** The exported attempt span the delivery's `traceparent` names. */
+async function attemptSpanOf(tracing: { flush(): Promise<void> }, delivery: ReceivedRequest): Promise<ExportedSpan> {
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(delivery.headers.traceparent ?? ''));
+  return eventually(
+    async () => {
+      await tracing.flush();
+      return collector.spans.find((s) => s.traceId === match?.[1] && s.spanId === match?.[2] && s.name === 'webhook POST');
+    },
+    10_000,
+    'the attempt span',
+  );
 }
 
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -159,6 +172,42 @@ tap.test('a webhook delivery carries a traceparent naming its exported attempt s
   t.equal(attribute(attempt, 'http.response.status_code'), 200);
 });
 
+tap.test('an attempt span names the receiver by scheme, host and port, never by its path', async (t) => {
+  const receiver = await startReceiver(t);
+  // Many receivers take a secret in the path (or the query) instead of checking the signature.
+  const endpoint = await registerEndpoint(server, `${receiver.origin}/hooks/path-secret-8c41f2/in?token=query-secret-93d0`);
+  await sendTest(server, endpoint.id);
+  const [delivery] = await receiver.waitFor(1);
+  const span = await attemptSpanOf(server.tracing!, delivery!);
+  const origin = new URL(receiver.origin);
+  t.equal(attribute(span, 'url.scheme'), 'https');
+  t.equal(attribute(span, 'server.address'), origin.hostname);
+  t.equal(attribute(span, 'server.port'), Number(origin.port));
+  t.equal(attribute(span, 'webhook.endpoint.id'), endpoint.id);
+  t.equal(attribute(span, 'url.full'), undefined, 'no url.full without TRACE_WEBHOOK_URLS');
+  t.same(
+    (span.attributes ?? []).filter((a) => /path-secret|query-secret|\/hooks/.test(a.value.stringValue ?? '')).map((a) => a.key),
+    [],
+    'no attribute holds the path or the query',
+  );
+});
+
+tap.test('TRACE_WEBHOOK_URLS=true records the whole endpoint URL', async (t) => {
+  const traced = await startWebhookServer(t, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_SERVICE_NAME: 'schemaforge-test-urls',
+    TRACE_WEBHOOK_URLS: 'true',
+  });
+  const receiver = await startReceiver(t);
+  const url = `${receiver.origin}/hooks/path-secret-8c41f2/in?token=query-secret-93d0`;
+  const endpoint = await registerEndpoint(traced, url);
+  await sendTest(traced, endpoint.id);
+  const [delivery] = await receiver.waitFor(1);
+  const span = await attemptSpanOf(traced.tracing!, delivery!);
+  t.equal(attribute(span, 'url.full'), url, 'the operator asked for it');
+  t.equal(attribute(span, 'server.address'), new URL(receiver.origin).hostname);
+});
+
 tap.test('without an OTLP endpoint there is no exporter and no span', async (t) => {
   const plain = await sharedServer();
   t.equal(plain.config.tracing, null, 'not configured');
@@ -179,7 +228,14 @@ tap.test('the OTEL_* variables are validated', async (t) => {
     url: 'http://127.0.0.1:4318/v1/traces',
     serviceName: 'schemaforge',
     sampleRatio: 1,
+    webhookUrls: false,
   });
+  t.equal(
+    loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/', TRACE_WEBHOOK_URLS: 'true' }).tracing?.webhookUrls,
+    true,
+    'TRACE_WEBHOOK_URLS opts in to whole webhook URLs',
+  );
+  t.equal(refused({ TRACE_WEBHOOK_URLS: 'maybe' }), 'TRACE_WEBHOOK_URLS', 'TRACE_WEBHOOK_URLS=maybe, with tracing off too');
   t.equal(
     loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:1', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b:2/traces' }).tracing?.url,
     'https://b:2/traces',

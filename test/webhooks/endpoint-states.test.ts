@@ -7,6 +7,9 @@
 import t from 'tap';
 import { bearer, dataOf, errorOf } from '../helpers/typed-client.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
+import { createCompletionLog } from '../../src/webhooks/delivery/completion-log.ts';
+import { claimDeliveries } from '../../src/webhooks/delivery/queue.repository.ts';
+import { recordTestEvent } from '../../src/webhooks/outbox.repository.ts';
 import type { DisabledEndpoint } from '../../src/webhooks/webhook-observer.ts';
 import { createProduct } from '../catalog/fixtures.ts';
 import {
@@ -190,4 +193,55 @@ t.test('active → degraded → active → disabled → re-enabled', async (t) =
   );
   t.equal(envelopeOf(replayed).data.object!.id, late.id);
   t.equal(notified.length, 1, 'notified once');
+});
+
+t.test('the success that brings a degraded endpoint back is in the same health answer as the state it changes', async (t) => {
+  // No worker of the server's own: the test plays the worker, and writes the counters only at the end.
+  const server = await startWebhookServer(t, { WEBHOOK_WORKER: 'off' });
+  const db = server.database.db;
+  const receiver = await startReceiver(t);
+  const endpoint = await registerEndpoint(server, `${receiver.origin}/degraded`);
+  await db.updateTable('webhook_endpoints').set({ status: 'degraded', consecutive_failures: 4 }).where('id', '=', endpoint.id).execute();
+  const { deliveryId } = await recordTestEvent(db, endpoint.id, {
+    type: 'product.updated',
+    resourceType: 'product',
+    resourceId: 'p-degraded',
+    sequence: 1,
+    object: {},
+    resourcePath: null,
+  });
+  // A retry already scheduled (its first attempt failed): the one kind a degraded endpoint is sent.
+  await db.updateTable('webhook_deliveries').set({ attempts: 1 }).where('id', '=', deliveryId).execute();
+  const [claimed] = await claimDeliveries(db, {
+    workerId: 'worker-test',
+    limit: 1,
+    leaseMs: 60_000,
+    ratePerEndpoint: 100,
+    perEndpoint: 1,
+    skipEndpoints: [],
+  });
+  t.equal(claimed?.id, deliveryId, 'the retry is claimed');
+  t.equal((await health(server, endpoint.id)).status, 'degraded');
+
+  const completions = createCompletionLog({
+    db,
+    workerId: 'worker-test',
+    flushMs: 60_000,
+    maxBatch: 200,
+    // The counters are not written before the close below.
+    countersMs: 60_000,
+    log: { error: (details) => t.fail(`unexpected error: ${JSON.stringify(details)}`) },
+    onWritten: () => undefined,
+  });
+  completions.success({ deliveryId, attempt: claimed!.attempt, responseCode: 200, responseTimeMs: 1, answeredAt: new Date() });
+  await completions.flush();
+
+  const recovered = await health(server, endpoint.id);
+  t.match(recovered, { status: 'active', consecutive_failures: 0 }, 'the success brought the endpoint back');
+  t.match(recovered.last_success_at, /T/, 'and the same answer has its time');
+
+  await completions.close();
+  const counted = await health(server, endpoint.id);
+  t.equal(counted.last_success_at, recovered.last_success_at, 'the counters written later keep it');
+  t.equal(counted.successful_deliveries, 1);
 });

@@ -3,14 +3,22 @@
  * the attempt's number and the response status (or the transport error). It starts a trace of its
  * own (the worker runs apart from any request), and the request it makes carries a W3C `traceparent`
  * naming this span, so a receiver that traces continues the same trace.
+ *
+ * The receiver is named by scheme, host and port, and by the endpoint's id: many receivers take a
+ * secret in the URL's path or query (instead of checking the signature), and spans go to a collector
+ * that more people read than the endpoint list. The whole URL only with TRACE_WEBHOOK_URLS=true.
  */
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
   ATTR_URL_FULL,
+  ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
+import type { TracingConfig } from '../../config.ts';
 import type { AttemptWrapper } from '../../webhooks/delivery/delivery-worker.ts';
 import type { Tracing } from './tracing.ts';
 
@@ -20,12 +28,29 @@ const headerSetter = {
   },
 };
 
-export function webhookSpans({ tracer, propagator }: Tracing): AttemptWrapper {
+/** Where the attempt goes, without the path and query (which may hold a receiver's secret), or with them when asked. */
+function targetAttributes(endpointUrl: string, wholeUrl: boolean): Attributes {
+  let url: URL;
+  try {
+    url = new URL(endpointUrl);
+  } catch {
+    // Not sent either (the transport refuses it): nothing to name.
+    return {};
+  }
+  return {
+    [ATTR_URL_SCHEME]: url.protocol.slice(0, -1),
+    // IPv6 literals without their brackets, as `server.address` wants them.
+    [ATTR_SERVER_ADDRESS]: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    [ATTR_SERVER_PORT]: url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443,
+    ...(wholeUrl ? { [ATTR_URL_FULL]: endpointUrl } : {}),
+  };
+}
+
+export function webhookSpans({ tracer, propagator }: Tracing, { webhookUrls }: Pick<TracingConfig, 'webhookUrls'>): AttemptWrapper {
   return (attempt, send) => {
     const attributes = {
       [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-      // Without its query, which may hold a consumer's token.
-      [ATTR_URL_FULL]: attempt.url.split('?', 1)[0]!,
+      ...targetAttributes(attempt.url, webhookUrls),
       'webhook.endpoint.id': attempt.endpointId,
       'webhook.delivery.id': attempt.deliveryId,
       'webhook.event.id': attempt.eventId,

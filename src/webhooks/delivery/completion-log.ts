@@ -4,15 +4,20 @@
  * `maxBatch` have gathered) to be written with the others in one statement. Until then the delivery
  * is still leased in the database, so a worker that dies before the write loses nothing: the lease
  * runs out and the delivery is sent again (at least once, as always). The endpoints' health
- * counters (attempts, successes, last success) are summed in memory and written about once a
- * second. `flush` writes what is waiting now: a failure is recorded only after the successes
- * before it, so an endpoint's consecutive-failure count follows the order the answers came in.
+ * counters (attempts, successes, last success) are summed in memory from what each batch actually
+ * recorded, not from what was answered: a success whose write failed, or whose delivery another
+ * claim took over meanwhile, is counted by the attempt that does get recorded, so none counts twice.
+ * They are written about once a second. `flush` writes what is waiting now: a failure is recorded
+ * only after the successes before it, so an endpoint's consecutive-failure count follows the order
+ * the answers came in.
  */
 import type { Executor } from '../../db/transaction.ts';
 import { addEndpointCounters, recordSuccesses, type EndpointCounters, type Success } from './completions.repository.ts';
 
 interface CompletionLogOptions {
   db: Executor;
+  /** The worker whose claims these successes answer: only deliveries still leased to it are recorded. */
+  workerId: string;
   flushMs: number;
   maxBatch: number;
   countersMs: number;
@@ -25,7 +30,7 @@ interface CompletionLogOptions {
 }
 
 interface CompletionLog {
-  success(endpointId: string, success: Success): void;
+  success(success: Success): void;
   /** Writes the successes waiting now (and waits for a write under way). */
   flush(): Promise<void>;
   /** Writes everything waiting, counters included, and stops the timers. */
@@ -47,8 +52,11 @@ export function createCompletionLog(options: CompletionLogOptions): CompletionLo
     if (waiting.length === 0) return;
     const batch = waiting;
     waiting = [];
-    writing = recordSuccesses(db, batch).then(
-      () => options.onWritten(),
+    writing = recordSuccesses(db, options.workerId, batch).then(
+      ({ counters: written }) => {
+        for (const c of written) count(c.endpointId, c.successes, c.lastSuccessAt);
+        options.onWritten();
+      },
       (error: unknown) =>
         // Still leased: each is sent again when its lease runs out.
         log.error({ err: error, deliveries: batch.length }, 'webhook successes could not be recorded; they will be sent again'),
@@ -88,9 +96,8 @@ export function createCompletionLog(options: CompletionLogOptions): CompletionLo
   }
 
   return {
-    success(endpointId, success) {
+    success(success) {
       waiting.push(success);
-      count(endpointId, 1, new Date());
       if (waiting.length >= options.maxBatch) void flush();
       else if (!flushTimer) {
         flushTimer = setTimeout(() => void flush(), options.flushMs);

@@ -11,40 +11,66 @@ import type { Executor } from '../../db/transaction.ts';
 
 export interface Success {
   deliveryId: string;
+  /** The attempt's number, as the claim that leased the delivery to this worker counted it. */
+  attempt: number;
   responseCode: number;
   responseTimeMs: number;
+  /** When the answer came: the endpoint's last success. */
+  answeredAt: Date;
+}
+
+export interface WrittenSuccesses {
+  /** Per endpoint, the successes the statement recorded (and only those): what its counters add. */
+  counters: EndpointCounters[];
+  /** The endpoints that came back to active (their held deliveries are due now). */
+  reactivated: string[];
 }
 
 /**
  * Records delivered attempts in one statement: each delivery's state and its attempt row. An
  * endpoint that had failures counted (or was degraded) is made clean again, as a success does, and
- * its held deliveries are released when it comes back to active; a clean endpoint's row is not
- * written. Returns the endpoints that came back to active (their held deliveries are due now).
+ * its held deliveries are released when it comes back to active, its last success written with
+ * that change; a clean endpoint's row is not written (its counters are, about once a second).
+ *
+ * A success is recorded only while the claim it answers still holds the delivery: leased to
+ * `workerId`, with the attempt count that claim wrote. A success that waited in a batch past its
+ * lease may find the delivery claimed again by another worker (or by this one), and what that later
+ * attempt records must stand: such a success is neither written nor in the counters returned.
+ * A lease that ran out with nobody claiming since still matches: the receiver did answer.
  */
-export async function recordSuccesses(db: Executor, successes: readonly Success[]): Promise<string[]> {
-  if (successes.length === 0) return [];
-  const { rows } = await sql<{ endpoint_id: string }>`${sql.raw(preparedName('webhook-successes'))}
+export async function recordSuccesses(db: Executor, workerId: string, successes: readonly Success[]): Promise<WrittenSuccesses> {
+  if (successes.length === 0) return { counters: [], reactivated: [] };
+  const { rows } = await sql<{ endpoint_id: string; successes: number; last_success_at: Date; reactivated: boolean }>`${sql.raw(
+    preparedName('webhook-successes'),
+  )}
     with done as (
-      select * from unnest(${successes.map((s) => s.deliveryId)}::uuid[], ${successes.map((s) => s.responseCode)}::int[],
-                           ${successes.map((s) => s.responseTimeMs)}::int[]) as done(id, code, ms)
+      select * from unnest(${successes.map((s) => s.deliveryId)}::uuid[], ${successes.map((s) => s.attempt)}::int[],
+                           ${successes.map((s) => s.responseCode)}::int[], ${successes.map((s) => s.responseTimeMs)}::int[],
+                           ${successes.map((s) => s.answeredAt)}::timestamptz[]) as done(id, attempt, code, ms, at)
     ), d as (
       update webhook_deliveries w
       set state = 'delivered', lease_expires_at = null, leased_by = null, last_error = null, completed_at = clock_timestamp()
       from done
-      where w.id = done.id
-      returning w.id, w.endpoint_id, w.event_id, w.attempts, done.code, done.ms
+      -- The claim's lease token: its worker and the attempt count it wrote (a later claim changes both).
+      where w.id = done.id and w.leased_by = ${workerId} and w.attempts = done.attempt
+      returning w.id, w.endpoint_id, w.event_id, w.attempts, done.code, done.ms, done.at
     ), attempt as (
       insert into webhook_attempts (delivery_id, endpoint_id, event_id, attempt, status, response_code, response_time_ms)
       select d.id, d.endpoint_id, d.event_id, d.attempts, 'delivered', d.code, d.ms from d
+    ), latest as (
+      select endpoint_id, count(*)::int as n, max(at) as at from d group by endpoint_id
     ), before as (
       select e.id, e.status from webhook_endpoints e
-      where e.id in (select endpoint_id from d) and (e.consecutive_failures > 0 or e.status = 'degraded')
+      where e.id in (select endpoint_id from latest) and (e.consecutive_failures > 0 or e.status = 'degraded')
     ), after as (
       update webhook_endpoints e
       set consecutive_failures = 0,
           status = case when e.status = 'disabled' then e.status else 'active' end,
+          -- With the state it changes, not with the counters a second later: a health answer that
+          -- says clean and active again never lacks the success that made it so.
+          last_success_at = greatest(e.last_success_at, latest.at),
           updated_at = clock_timestamp()
-      from before
+      from before join latest on latest.endpoint_id = before.id
       where e.id = before.id and (e.consecutive_failures > 0 or e.status = 'degraded')
       returning e.id, e.status
     ), released as (
@@ -52,9 +78,13 @@ export async function recordSuccesses(db: Executor, successes: readonly Success[
       from after join before on before.id = after.id
       where h.endpoint_id = after.id and h.state = 'held' and after.status = 'active' and before.status <> 'active'
     )
-    select after.id as endpoint_id from after join before on before.id = after.id
-    where after.status = 'active' and before.status <> 'active'`.execute(db);
-  return rows.map((r) => r.endpoint_id);
+    select latest.endpoint_id, latest.n as successes, latest.at as last_success_at,
+           coalesce(after.status = 'active' and before.status <> 'active', false) as reactivated
+    from latest left join after on after.id = latest.endpoint_id left join before on before.id = latest.endpoint_id`.execute(db);
+  return {
+    counters: rows.map((r) => ({ endpointId: r.endpoint_id, successes: r.successes, lastSuccessAt: r.last_success_at })),
+    reactivated: rows.filter((r) => r.reactivated).map((r) => r.endpoint_id),
+  };
 }
 
 export interface EndpointCounters {

@@ -176,6 +176,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const signingSecrets = createSigningSecrets(options.secretBox);
   const completions = createCompletionLog({
     db,
+    workerId: id,
     flushMs: config.webhookFlushMs,
     maxBatch: MAX_BATCH,
     countersMs: COUNTERS_MS,
@@ -224,10 +225,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     if (outcome.result === 'delivered') {
       metrics.acknowledged((Date.now() - d.event_created_at.getTime()) / 1000);
       metrics.attempt('delivered');
-      completions.success(d.endpoint_id, {
+      completions.success({
         deliveryId: d.id,
+        attempt: d.attempt,
         responseCode: result.kind === 'response' ? result.status : 0,
         responseTimeMs: result.durationMs,
+        answeredAt: new Date(),
       });
       return;
     }
