@@ -6,9 +6,9 @@
  * not check them (`npm run typecheck` does). Plain JavaScript, so that it runs without tsx, which is a
  * devDependency; esbuild is a runtime dependency anyway (the explorer bundles graphql's parser with it).
  *
- * The test suite compiles its tree with the same function (scripts/test-suite/compile.ts), with
- * `pinSourcePaths`: there each module keeps reading files where its source lies, so tests and scripts
- * that find the repository from `import.meta.dirname` need no copy of it.
+ * The test suite bundles its files with `bundleTests` below: there each module keeps reading files
+ * where its source lies, so tests and scripts that find the repository from `import.meta.dirname`
+ * need no copy of it.
  */
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -51,15 +51,15 @@ const isModule = (file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts');
 /**
  * Compiles the modules under `sources` (folders or files, relative to the repository) into `out`, swapped in
  * whole: written beside it and renamed, so a process starting meanwhile never sees half a build.
- * Without `pinSourcePaths`, the data files are copied beside the compiled modules.
+ * The data files are copied beside the compiled modules.
  * Returns the number of modules compiled.
  *
  * With `stamp`, the staged tree records it (see digestOf) before it is swapped in.
  *
- * @param {{ sources: string[], out: string, pinSourcePaths?: boolean, stamp?: string }} options
+ * @param {{ sources: string[], out: string, stamp?: string }} options
  * @returns {Promise<number>}
  */
-export async function compileTree({ sources, out, pinSourcePaths = false, stamp }) {
+export async function compileTree({ sources, out, stamp }) {
   const files = filesOf(sources);
   const staging = `${out}.${process.pid}`;
   fs.rmSync(staging, { recursive: true, force: true });
@@ -70,18 +70,16 @@ export async function compileTree({ sources, out, pinSourcePaths = false, stamp 
       outdir: staging,
       outbase: '.',
       bundle: true,
-      plugins: pinSourcePaths ? [keepImports, pinnedSourcePaths] : [keepImports],
+      plugins: [keepImports],
       platform: 'node',
       format: 'esm',
       target: 'node20',
       sourcemap: 'linked',
       logLevel: 'warning',
     });
-    if (!pinSourcePaths) {
-      for (const file of files.filter((f) => !isModule(f) && !f.endsWith('.d.ts'))) {
-        fs.mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
-        fs.copyFileSync(path.join(root, file), path.join(staging, file));
-      }
+    for (const file of files.filter((f) => !isModule(f) && !f.endsWith('.d.ts'))) {
+      fs.mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
+      fs.copyFileSync(path.join(root, file), path.join(staging, file));
     }
     if (stamp) fs.writeFileSync(path.join(staging, stampFile), stamp);
     fs.rmSync(out, { recursive: true, force: true });
@@ -91,6 +89,74 @@ export async function compileTree({ sources, out, pinSourcePaths = false, stamp 
     throw error;
   }
   return files.filter(isModule).length;
+}
+
+/**
+ * Packages the test bundles import at run time instead of carrying: every devDependency (test peers,
+ * tools, tap itself, whose plugins are built into its own files), and the runtime packages that read
+ * files beside themselves (PGlite's WebAssembly, Swagger UI's and GraphiQL's assets, pino's worker,
+ * esbuild's binary). graphql too: one copy must serve our schema and every peer that builds on it
+ * (its classes are checked with instanceof across packages).
+ */
+function externalPackages() {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  return new Set([
+    ...Object.keys(manifest.devDependencies ?? {}),
+    ...['@electric-sql/pglite', 'swagger-ui-dist', 'graphiql', 'esbuild', 'pino', 'pino-pretty', 'thread-stream', 'graphql'],
+  ]);
+}
+
+/** Bare imports of `external` packages stay imports; everything else is bundled. */
+function keepPackages(external) {
+  return {
+    name: 'keep-packages',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
+        const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+        return external.has(name) ? { path: args.path, external: true } : undefined;
+      });
+    },
+  };
+}
+
+/**
+ * The test files as the suite runs them: one bundle per file, their shared modules (ours and the
+ * bundled packages) in common chunks, so that a test process loads a few large files instead of
+ * the two thousand modules the application and its packages are made of (two of the three CPU
+ * seconds a test process spent starting went to Node's module loader: docs/decisions.md). Every
+ * module keeps `import.meta.dirname` and friends of its source file.
+ *
+ * @param {{ entries: string[], out: string }} options  entries relative to the repository
+ */
+export async function bundleTests({ entries, out }) {
+  const staging = `${out}.${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  try {
+    await build({
+      absWorkingDir: root,
+      entryPoints: entries,
+      outdir: staging,
+      outbase: '.',
+      bundle: true,
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      plugins: [keepPackages(externalPackages()), pinnedSourcePaths],
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // Bundled CommonJS packages require Node's own modules: an ES module has no `require` of its own.
+      banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+      sourcemap: 'linked',
+      sourcesContent: false,
+      logLevel: 'error',
+    });
+    fs.rmSync(out, { recursive: true, force: true });
+    fs.renameSync(staging, out);
+  } catch (error) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** @param {string[]} sources */

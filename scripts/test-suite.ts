@@ -14,8 +14,8 @@
  *            --tier normal|long, --with-checks, --commit-ledger (also write test/ledger[-long].json)
  *   TEST_SEED=<n> replays the random files with that seed (test/helpers/random.ts)
  *
- * The source tree is compiled once (scripts/build.mjs, about a second) and every test file runs as
- * plain JavaScript in its own process (run-file.ts), without tsx or tap's runner. Files that reach no
+ * The selected test files are bundled once (scripts/build.mjs bundleTests, a few seconds) and every
+ * test file runs as plain JavaScript in its own process (run-file.ts), without tsx or tap's runner. Files that reach no
  * database, or say they cannot tell the two apart, run once (selection.ts), in the PostgreSQL run
  * when it runs. Each file's TAP is printed when it ends; then the timing report, the ledger
  * (ledger.ts), the contract coverage (per OpenAPI document, the operations and documented statuses
@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildDist, compileTree } from './build.mjs';
+import { buildDist, bundleTests } from './build.mjs';
 import { runChecks } from './checks.ts';
 import { reportCoverage } from '../test/helpers/contract-coverage.ts';
 import { ownCpuSeconds } from './test-suite/cpu.ts';
@@ -34,7 +34,7 @@ import { ledgerReport, previousLedger, saveLedger, type Ledger } from './test-su
 import { startPostgres } from './test-suite/postgres.ts';
 import { countsOf, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
 import { runFile } from './test-suite/run-file.ts';
-import { filesOfTier, reachesDatabase, root, runsOnce, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
+import { isLongFile, root, runsOf, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
 import { ensureTapBuilt } from './test-suite/tap-build.ts';
 
 const PGLITE = 'PGlite (in-memory)';
@@ -80,24 +80,25 @@ if (options['with-checks']) {
 
 let files = testFilesUnder(path.join(root, 'test'));
 if (positionals.length) files = [...new Set(positionals.flatMap((p) => testFilesUnder(path.resolve(p))))];
-else files = filesOfTier(tier, files);
 if (options.changed) files = testFilesTouchedSince(options.since, files);
 
 const runs = db === 'both' ? [PGLITE, POSTGRES] : [db === 'pglite' ? PGLITE : POSTGRES];
-const onceRun = runs.at(-1)!;
 const jobsToRun: { file: string; run: string }[] = [];
 for (const file of files) {
-  const relative = path.relative(root, file);
-  const everyRun = reachesDatabase(file) && !runsOnce(file);
-  for (const run of everyRun ? runs : [onceRun]) jobsToRun.push({ file: relative, run });
+  // Files named on the command line run whatever their tier.
+  const fileRuns = runsOf(tier, file, runs);
+  const named = positionals.length > 0 && !fileRuns.length ? runsOf(isLongFile(file) ? 'long' : 'normal', file, runs) : fileRuns;
+  for (const run of named) jobsToRun.push({ file: path.relative(root, file), run });
 }
 if (!jobsToRun.length) {
   console.log('no test file selected');
   process.exit(0);
 }
+const runsOfEach = new Map<string, number>();
+for (const job of jobsToRun) runsOfEach.set(job.file, (runsOfEach.get(job.file) ?? 0) + 1);
 console.log(
-  `${tier === 'long' ? 'long tier: ' : ''}${jobsToRun.length} test file runs on ${runs.join(' and ')}, ${jobs} at a time` +
-    (runs.length > 1 ? `; once, in the ${onceRun} run: ${files.filter((f) => !(reachesDatabase(f) && !runsOnce(f))).length} files` : ''),
+  `${tier === 'long' ? 'long tier: ' : ''}${jobsToRun.length} runs of ${runsOfEach.size} test files on ${runs.join(' and ')}, ${jobs} at a time` +
+    (runs.length > 1 ? `; ${[...runsOfEach.values()].filter((n) => n === 1).length} of the files on one database only` : ''),
 );
 
 // The compiled tree is this run's own, so two runs in one checkout never share a half-written one.
@@ -107,12 +108,8 @@ for (const stale of fs.existsSync(path.dirname(buildDir)) ? fs.readdirSync(path.
   if (pid && !isAlive(pid)) fs.rmSync(path.join(path.dirname(buildDir), stale), { recursive: true, force: true });
 }
 const compileStarted = performance.now();
-const modules = await compileTree({
-  sources: ['src', 'generated', 'scripts', 'test', 'docs/examples', 'codegen.ts'],
-  out: buildDir,
-  pinSourcePaths: true,
-});
-console.log(`compiled ${modules} modules in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
+await bundleTests({ entries: [...new Set(jobsToRun.map((job) => job.file))], out: buildDir });
+console.log(`bundled ${runsOfEach.size} test files in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
 // dist/ too, before any file starts: the tests that run `npm start` or `npm run worker` side by side
 // then find it built and leave it alone (a rebuild under a starting process fails its imports).
 console.log(await buildDist());

@@ -3,13 +3,18 @@
  *
  * A file whose relative imports (followed transitively) reach test/helpers/database.ts, the only
  * reader of TEST_DATABASE_URL, runs on every database chosen; any other file cannot tell the
- * databases apart and runs once (decision 74), and so does a file that says so on a line starting
- * `// test-suite: once` (a browser on a static page, a command-line tool, a compiler on the SDK),
- * followed by the reason.
+ * databases apart and runs once (decision 74). A file may say more on a line of its own:
+ *
+ * - `// test-suite: once (<why>)`: what it checks does not depend on the engine (the HTTP layer,
+ *   validation, rules that are the same SQL text on both), so `npm test` runs it once, on
+ *   PostgreSQL (cheaper than PGlite, and the only engine with real concurrency); the long tier runs
+ *   it on PGlite, so every file still meets both engines.
+ * - `// test-suite: postgres-only (<why>)`: it needs a database server (two instances, worker
+ *   processes) and skips on PGlite: it runs in the PostgreSQL run only.
  *
  * Two tiers: `npm test` runs every `*.test.ts` but the `*.long.test.ts` files; `npm run test:long`
- * runs those (the scenarios whose value is in their length) and, with a new seed, every file that
- * draws random values (test/helpers/random.ts).
+ * runs those (the scenarios whose value is in their length), with a new seed every file that draws
+ * random values (test/helpers/random.ts), and the `once` files on PGlite.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,7 +58,7 @@ export function reachesDatabase(file: string): boolean {
 const randomHelper = path.join(root, 'test/helpers/random.ts');
 
 /** A long-tier file (`*.long.test.ts`): runs in `npm run test:long`, not in `npm test`. */
-function isLong(file: string): boolean {
+export function isLongFile(file: string): boolean {
   return file.endsWith('.long.test.ts');
 }
 
@@ -65,13 +70,37 @@ function drawsRandomly(file: string): boolean {
   return reaches(file, new Set([randomHelper]));
 }
 
-/** The files of a tier: `npm test`'s, or the long tier's (its own files and the random ones again). */
-export function filesOfTier(tier: 'normal' | 'long', files: string[]): string[] {
-  return tier === 'normal' ? files.filter((f) => !isLong(f)) : files.filter((f) => isLong(f) || drawsRandomly(f));
+/** What a file's `// test-suite:` line says, if it has one. */
+function marker(file: string): 'once' | 'postgres-only' | undefined {
+  return /^\/\/ test-suite: (once|postgres-only)\b/m.exec(fs.readFileSync(file, 'utf8'))?.[1] as 'once' | 'postgres-only' | undefined;
 }
 
 export function runsOnce(file: string): boolean {
-  return /^\/\/ test-suite: once\b/m.test(fs.readFileSync(file, 'utf8'));
+  return marker(file) === 'once';
+}
+
+export function postgresOnly(file: string): boolean {
+  return marker(file) === 'postgres-only';
+}
+
+/**
+ * A file's runs in a tier, given the databases chosen (`runs`, PGlite before PostgreSQL): none when
+ * the file is not in the tier.
+ */
+export function runsOf(tier: 'normal' | 'long', file: string, runs: string[]): string[] {
+  const last = runs.slice(-1);
+  const database = reachesDatabase(file);
+  const once = runsOnce(file);
+  const every = !database ? last : postgresOnly(file) && runs.length > 1 ? last : runs;
+  if (tier === 'normal') return isLongFile(file) ? [] : once ? last : every;
+  if (isLongFile(file) || drawsRandomly(file)) return every;
+  // npm test ran it on PostgreSQL: the long tier gives it the other engine.
+  return database && once && runs.length > 1 ? runs.slice(0, 1) : [];
+}
+
+/** The files of a tier (any database). */
+export function filesOfTier(tier: 'normal' | 'long', files: string[]): string[] {
+  return files.filter((f) => runsOf(tier, f, ['PGlite', 'PostgreSQL']).length > 0);
 }
 
 /** Where each area's tests live, when not (only) in test/<area>. */

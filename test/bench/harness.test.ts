@@ -1,3 +1,4 @@
+// test-suite: once (the harness's own arithmetic and its stub against seeded rows; no engine-specific SQL)
 /**
  * The benchmark harness's own logic (scripts/bench/): the balanced order of the rounds, the ratio
  * statistics, and the stubbed repository, which must answer as the seeded database does or the REST

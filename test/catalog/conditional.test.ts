@@ -1,3 +1,4 @@
+// test-suite: once (ETags and preconditions are computed in the service)
 import t from 'tap';
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import { sharedServer } from '../helpers/server.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (how service failures map to Problem Details)
 import t from 'tap';
 import { startServer } from '../helpers/server.ts';
 import { ONE_PIXEL_PNG, multipart } from './fixtures.ts';

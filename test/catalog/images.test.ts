@@ -1,3 +1,4 @@
+// test-suite: once (upload parsing and image checks happen before the database)
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';
 import { GIF_3X2, ONE_PIXEL_PNG, createProduct, multipart } from './fixtures.ts';

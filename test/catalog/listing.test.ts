@@ -1,3 +1,4 @@
+// test-suite: once (paging and sorting SQL is the same text on both engines (C collation on both))
 import t from 'tap';
 import type { operations } from '../../generated/openapi/rest-v1.ts';
 import { sharedServer } from '../helpers/server.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (content negotiation and the XML/CSV writers)
 import t from 'tap';
 import { parse } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';

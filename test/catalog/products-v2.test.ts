@@ -1,3 +1,4 @@
+// test-suite: once (the v2 representation and validation)
 import t from 'tap';
 import type { components } from '../../generated/openapi/rest-v2.ts';
 import { sharedServer } from '../helpers/server.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (the products API's validation and representation)
 import t from 'tap';
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import { sharedServer } from '../helpers/server.ts';

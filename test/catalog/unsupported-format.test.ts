@@ -1,3 +1,4 @@
+// test-suite: once (content negotiation)
 /** `?format=` naming no offered type is a 406 like an unmatched Accept, on every operation taking format. */
 import t from 'tap';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (the deletion rule is foreign keys and one service, identical on both engines)
 /**
  * Deleting a user is one rule for every transport (decision 67): through SCIM's DELETE /Users/{id}
  * and through GraphQL's deleteUser, a user who wrote posts and comments, liked, followed and was

@@ -1,3 +1,4 @@
+// test-suite: once (the visibility policy is one SQL predicate, the same text on both engines)
 /**
  * Every read path that can reach a post agrees with the two visibility policies of
  * src/content/post-visibility.ts, for an anonymous caller, each author, and an ADMIN. The

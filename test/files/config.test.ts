@@ -1,3 +1,4 @@
+// test-suite: once (the config document's caching rules)
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';
 import { bearer, dataOf, expectStatus } from '../helpers/typed-client.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (the files API over the file store)
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';
 import { multipart } from '../catalog/fixtures.ts';

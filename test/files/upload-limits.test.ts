@@ -1,3 +1,4 @@
+// test-suite: once (the multipart spool's memory, before any database work)
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

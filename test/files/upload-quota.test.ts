@@ -1,3 +1,4 @@
+// test-suite: once (its race needs real concurrency, which only PostgreSQL has (PGlite serializes every statement))
 /**
  * FILES_QUOTA_BYTES: the total bytes one user may store through POST /api/v1/files. An upload that
  * would take its uploader over it is refused with 413 /problems/quota-exceeded before it is stored.

@@ -1,3 +1,4 @@
+// test-suite: once (credential parsing and the auth hook)
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';

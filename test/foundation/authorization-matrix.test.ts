@@ -1,3 +1,4 @@
+// test-suite: once (who may call what is decided by the spec and the services, not by the engine)
 /**
  * The authorization matrix (docs/security.md): every operation of every OpenAPI document and every
  * GraphQL root field, called by each of six callers (anonymous, USER, another USER of the same

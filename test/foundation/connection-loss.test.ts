@@ -1,3 +1,4 @@
+// test-suite: postgres-only (it ends the server's connections; the file skips on PGlite)
 /**
  * PostgreSQL ends connections the application holds (a restart, an operator's pg_terminate_backend,
  * a proxy's idle timeout, DROP DATABASE ... WITH (FORCE) in our own test teardown). The server must

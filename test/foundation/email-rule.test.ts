@@ -1,3 +1,4 @@
+// test-suite: once (the e-mail format check runs before the database)
 /**
  * One e-mail rule: GraphQL `createUser` (@constraint format "email") and REST customer creation
  * (OpenAPI `format: email`) give the same verdict on the same address, because both are JSON

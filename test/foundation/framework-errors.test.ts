@@ -1,3 +1,4 @@
+// test-suite: once (errors raised before or around routing)
 /**
  * Every error the framework raises itself, before or around routing, is Problem Details with a
  * documented type. Requests go over a raw socket where fetch would refuse to send them (broken

@@ -1,3 +1,4 @@
+// test-suite: once (transport-level findings, answered before the database)
 /**
  * What black-box fuzzing found, each kept as a test: request bodies that are JSON but not an object,
  * JSON nested past any reasonable depth, protocol-level oddities (Upgrade on a REST path, a bad

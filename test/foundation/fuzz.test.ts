@@ -1,3 +1,4 @@
+// test-suite: once (a contract fuzz of the HTTP surface; the long tier fuzzes both engines with new seeds)
 /**
  * Schema-driven fuzzing (scripts/fuzz/): requests drawn from every OpenAPI document and from the
  * GraphQL schema, valid and hostile, as anonymous, USER, ADMIN and a SCIM client, with a fixed seed.

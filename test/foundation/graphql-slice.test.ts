@@ -1,3 +1,4 @@
+// test-suite: once (the GraphQL transport over the content services)
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';
 

@@ -1,3 +1,4 @@
+// test-suite: once (the HTTP plumbing)
 import t from 'tap';
 import http from 'node:http';
 import { PassThrough } from 'node:stream';

@@ -1,3 +1,4 @@
+// test-suite: once (`npm start` runs on its own embedded database whatever TEST_DATABASE_URL says)
 /**
  * The operator contract end to end: `npm start` serves GraphQL,
  * stops on SIGTERM with exit code 0, and keeps its data across a restart.

@@ -1,3 +1,4 @@
+// test-suite: once (the published documents)
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

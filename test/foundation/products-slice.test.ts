@@ -1,3 +1,4 @@
+// test-suite: once (the REST slice's validation and representation)
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';
 

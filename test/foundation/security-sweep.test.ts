@@ -1,3 +1,4 @@
+// test-suite: once (security is enforced from the spec before any handler runs)
 /**
  * Who may call an operation is its OpenAPI `security` and `x-required-role`, enforced before anything
  * else looks at the request: for every operation of every served document (read from

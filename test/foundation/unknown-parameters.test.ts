@@ -1,3 +1,4 @@
+// test-suite: once (parameter validation before any handler runs)
 /**
  * A query parameter an operation does not declare is a 400 naming it, on every operation of every
  * published document, so a misspelt parameter (`pagesize`) never passes silently.

@@ -1,3 +1,4 @@
+// test-suite: once (graphql-http's protocol audit of the transport)
 /**
  * graphql-http's own GraphQL-over-HTTP audit suite against the live server: every audit runs as a
  * test; an `error` fails it, while `warn` and `notice` (recommendations) are listed by name.

@@ -1,3 +1,4 @@
+// test-suite: once (the SDL's directives decide)
 /**
  * One test per row of the interface document's authorization table, over HTTP, asserting the exact
  * errorType, message and extensions. Rules live in the SDL (@authenticated, @hasRole).

@@ -1,3 +1,4 @@
+// test-suite: once (the bounded list SQL is the same text on both engines)
 /**
  * `User.followers`, `User.following` and `Comment.replies` return at most `limit` rows per parent
  * (default 20, 1–100), in the order each documents, bounded in SQL in one statement for every parent;

@@ -1,3 +1,4 @@
+// test-suite: once (resolvers over services whose SQL is the same on both engines)
 /** Every field and operation of the content schema resolved for real, over HTTP. */
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';

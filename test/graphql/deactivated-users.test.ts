@@ -1,3 +1,4 @@
+// test-suite: once (the directory rules are SQL predicates, the same text on both engines)
 /**
  * Deactivated accounts (active = false, as SCIM provisioning will set them): found by id and as
  * authors, so their content keeps its author; left out of every list of users and of follower

@@ -1,3 +1,4 @@
+// test-suite: once (error mapping in the GraphQL layer)
 /** The errors table: exact errorType, message and extensions; partial data; nothing internal leaks. */
 import t from 'tap';
 import { sharedServer } from '../helpers/server.ts';

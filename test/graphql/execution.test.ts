@@ -1,3 +1,4 @@
+// test-suite: once (the document cache and compiled execution)
 /**
  * The document cache and compiled execution: a repeated query skips parse and validation but never
  * the variable-dependent cost check; operations run through graphql-jit, once compiled per document

@@ -1,3 +1,4 @@
+// test-suite: once (documents are refused before execution)
 /**
  * Documents built to exhaust the server: every one is refused as a 400 before anything walks it in a
  * way that can blow up, over HTTP and over the WebSocket, and the server keeps answering. Without the

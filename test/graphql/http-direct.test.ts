@@ -1,3 +1,4 @@
+// test-suite: once (two transports over the same resolvers compared with each other)
 /**
  * The direct answer of the common GraphQL POST (src/graphql/http.ts answerDirectly) against
  * graphql-http's own pipeline: the same application serves both, /graphql with the direct path and

@@ -1,3 +1,4 @@
+// test-suite: once (the Json scalar's round trip through a json column, the same type on both engines)
 /**
  * The Json scalar: present in the schema, and `Post.metadata` returns what was written, unchanged
  * (objects with their key order, arrays, strings, numbers, booleans, null), through graphql-js and

@@ -1,3 +1,4 @@
+// test-suite: once (limits are checked before execution)
 /** Depth, complexity, alias and length limits: refused before execution, with a clear message. */
 import { getIntrospectionQuery } from 'graphql';
 import t from 'tap';

@@ -1,3 +1,4 @@
+// test-suite: once (NUL is refused at validation, before PostgreSQL text would refuse it)
 /**
  * Every String and ID argument and input field, found by walking the executable schema (so a field
  * added later is swept too), refuses a NUL character as BAD_REQUEST naming the field, never

@@ -1,3 +1,4 @@
+// test-suite: once (the serializer compared with JSON.stringify)
 /**
  * The compiled response serializer (src/graphql/response-serializer.ts) writes exactly what
  * JSON.stringify writes for every result without errors: the same keys in the same order and the

@@ -1,3 +1,4 @@
+// test-suite: once (a budget window under concurrent requests: real concurrency only on PostgreSQL)
 /**
  * `createUser` spends a budget per client address (CREATE_USER_PER_ADDRESS a minute, in the database's
  * `rate_limit_windows`), over HTTP and over the WebSocket alike; beyond it TOO_MANY_REQUESTS.

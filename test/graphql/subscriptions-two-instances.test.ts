@@ -1,3 +1,4 @@
+// test-suite: postgres-only (two instances cannot share an in-memory PGlite; the file skips there)
 /**
  * Two server instances sharing one PostgreSQL database: a subscriber on instance A receives what is
  * created through instance B (events travel through LISTEN/NOTIFY), and never another author's posts

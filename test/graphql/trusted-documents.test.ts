@@ -1,3 +1,4 @@
+// test-suite: once (admission happens before execution; the registration script's PostgreSQL part needs the server)
 /**
  * Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS): a registered client's documents run by id (POST,
  * GET, Apollo's persistedQuery extension) and by text in any spacing; the SDK's own operations run

@@ -1,3 +1,4 @@
+// test-suite: once (the SDK's typed documents against the transport)
 /**
  * The client SDK's typed documents (generated/client/graphql.ts, from schema/operations/) drive the
  * live server: every operation once, results typed by the operation, one subscription over graphql-ws.

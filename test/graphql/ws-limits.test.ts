@@ -1,3 +1,4 @@
+// test-suite: once (WebSocket limits, counted in the process)
 /**
  * Limits of the GraphQL WebSocket (src/graphql/ws-limits.ts): the message size, open connections per
  * client address and per principal (closed with 4429), and operations at once per connection.

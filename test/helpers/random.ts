@@ -34,9 +34,10 @@ function testFile(): string {
   return process.env.TEST_FILE ?? path.relative(process.cwd(), process.argv[1] ?? '');
 }
 
-/** The command that runs this file again with `seed` (and the long tier's number of runs when drawn there). */
+/** The command that runs this file again with `seed`, on this database, with the long tier's number of runs when drawn there. */
 function replayCommand(seed = testSeed): string {
-  return `TEST_SEED=${seed} npm run test:suite -- ${long ? '--tier long ' : ''}${testFile()}`;
+  const options = [...(long ? ['--tier long'] : []), ...(process.env.TEST_DATABASE_URL ? ['--db postgres'] : [])];
+  return `TEST_SEED=${seed} npm run test:suite -- ${[...options, testFile()].join(' ')}`;
 }
 
 /** `runs` under npm test; four times as many in the long tier, where the seed is new each time. */

@@ -1,3 +1,4 @@
+// test-suite: postgres-only (two instances cannot share an in-memory PGlite; the file skips there)
 /**
  * Revocation on every instance: two applications over one PostgreSQL database. Revoking a session,
  * or deactivating a user with a plain UPDATE, through instance 1 refuses the credential on instance 2

@@ -1,3 +1,4 @@
+// test-suite: once (hostile filters are refused before any SQL runs)
 /**
  * Filters a client gets wrong or an attacker writes: each is refused as ScimQueryError
  * ('invalidFilter') quickly, before any SQL runs, and never as a database error, a stack

@@ -1,3 +1,4 @@
+// test-suite: once (the filter's SQL is the same text on both engines (C collation on both))
 /**
  * SCIM list filters (RFC 7644 §3.4.2.2) translated to SQL, on the test database (PGlite, or
  * PostgreSQL with TEST_DATABASE_URL): every operator on every kind of attribute, value paths,

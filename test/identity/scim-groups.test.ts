@@ -1,3 +1,4 @@
+// test-suite: once (the SCIM protocol's rules)
 /**
  * SCIM Groups over HTTP: create with members, rename, member add/remove/replace by PATCH (plain and
  * `members[value eq "…"]` paths), PUT, DELETE (members stay users), displayName uniqueness per

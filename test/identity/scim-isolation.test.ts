@@ -1,3 +1,4 @@
+// test-suite: once (tenant scope is in the repository helpers' SQL, the same on both engines)
 /**
  * Tenant isolation of /scim/v2: a token of tenant A never reads, lists, filters, replaces, patches or
  * deletes tenant B's users or groups, nor reaches them through group members or a manager; the same

@@ -1,3 +1,4 @@
+// test-suite: once (the SCIM protocol surface)
 /**
  * The /scim/v2 protocol surface: every failure is a SCIM error (application/scim+json, the Error
  * schema, `status` as a string equal to the HTTP status) — 401 for missing, malformed, unknown and

@@ -1,3 +1,4 @@
+// test-suite: once (client request sequences against the SCIM protocol)
 /**
  * Acceptance replays over HTTP against the live server: the request sequences of Okta's SCIM 2.0 spec
  * test (and its user / group CRUD runs) and of Microsoft's Entra ID SCIM validator, with the bodies

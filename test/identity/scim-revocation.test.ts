@@ -1,3 +1,4 @@
+// test-suite: once (it needs a second instance, which needs PostgreSQL)
 /**
  * Issue 14's revocation acceptance, end to end through SCIM: a user provisioned by SCIM signs in (a
  * session) and holds a JWT naming it; the request right after the deactivating PATCH (as Entra ID

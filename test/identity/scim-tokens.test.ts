@@ -1,3 +1,4 @@
+// test-suite: once (token issue and digest rules)
 /**
  * SCIM tokens: issued once over the admin API, stored as a digest only, listed without secrets,
  * revoked per tenant; `tenantForToken` (what the SCIM endpoints authenticate with) resolves a valid

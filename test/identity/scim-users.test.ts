@@ -1,3 +1,4 @@
+// test-suite: once (the SCIM protocol's rules)
 /**
  * SCIM Users over HTTP: the lifecycle with RFC 7644 shapes (201 with Location, ETag and meta; GET;
  * PUT; PATCH; DELETE then 404), uniqueness per tenant (userName regardless of case, e-mail,

@@ -1,3 +1,4 @@
+// test-suite: once (session tokens and their use across transports)
 /**
  * Server-side sessions: created through the service (single sign-on will call it), the token shown
  * once and stored as a digest only; accepted as `Authorization: Bearer` on REST, GraphQL over HTTP

@@ -1,3 +1,4 @@
+// test-suite: once (role mapping rules; its second instance needs PostgreSQL)
 /**
  * What a tenant grants stays inside the tenant (docs/security.md): an ADMIN that tenant acme's own
  * SCIM client and role mapping grant one of its users is acme's administrator and nobody else's;

@@ -1,3 +1,4 @@
+// test-suite: once (the admin API's rules)
 /**
  * Tenants over the admin API (openapi/admin.yaml) through the typed client: create, get, list, and
  * the slug rule, which the document states for the API and migration 0008 holds for everyone else.

@@ -1,3 +1,4 @@
+// test-suite: once (who may read /metrics)
 /**
  * /metrics is the operator's: on the public port only with METRICS_TOKEN (constant-time compared,
  * no user credential will do), not at all without one; with METRICS_PORT, on a separate listener.

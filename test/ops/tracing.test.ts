@@ -1,3 +1,4 @@
+// test-suite: once (spans are made above the driver)
 /**
  * OpenTelemetry tracing (src/ops/tracing/), against a real OTLP/HTTP receiver on loopback collecting
  * the JSON the exporter sends: a request's `traceparent` is its server span's parent; the GraphQL

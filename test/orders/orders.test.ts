@@ -1,3 +1,4 @@
+// test-suite: once (the orders API's rules and representation)
 import t from 'tap';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (its race of two transitions needs real concurrency, which only PostgreSQL has)
 import t, { type Test } from 'tap';
 import type { components } from '../../generated/openapi/rest-v1.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';

@@ -1,3 +1,4 @@
+// test-suite: once (cursor encoding and signing)
 /**
  * Cursors are opaque and tamper-proof (rule 2): a modified, truncated or foreign cursor (other
  * endpoint, other feed direction, other caller, other server secret) is a 400 invalid-cursor Problem,

@@ -1,3 +1,4 @@
+// test-suite: once (the feed's cursor rules over SQL that is the same on both engines)
 /**
  * GET /feed is bidirectional: from any page, walking `before` (older) and then `after` (newer) back
  * gives the same pages in mirror order, and the flags and cursors tell exactly where the ends are.

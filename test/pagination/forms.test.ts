@@ -1,3 +1,4 @@
+// test-suite: once (the forms' envelopes and rules)
 /**
  * GET /posts: the form is chosen by the parameters present, each form answers in its own envelope,
  * and rules 1, 3, 4 and 5 hold for each (order, has_next, null cursors, total only for offset).

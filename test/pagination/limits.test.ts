@@ -1,3 +1,4 @@
+// test-suite: once (parameter validation)
 /**
  * Limits (default 20, maximum 100, larger is a 400, not clamped) and bad parameter values: every one
  * is a 400 Problem naming the parameter, never a 500.

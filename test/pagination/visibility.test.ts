@@ -1,3 +1,4 @@
+// test-suite: once (the listing policy is one SQL predicate, the same text on both engines)
 /**
  * Which posts are listed: anonymous callers see PUBLISHED; a signed-in author also sees their own
  * DRAFTs (never another author's); ARCHIVED is never listed. Holds in every form and in the totals.

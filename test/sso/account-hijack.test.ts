@@ -1,3 +1,4 @@
+// test-suite: once (sign-in rules)
 /**
  * No account pre-hijack: in a domain tenant acme has verified, a password account cannot sign in
  * before the code mailed to its address is typed back, so registering a new hire's address first

@@ -1,3 +1,4 @@
+// test-suite: once (domain verification and routing rules)
 /**
  * Domains end to end: claim, verification by a TXT record served by a DNS server on loopback and by a
  * mailed code, one owner per domain, discovery, tenant resolution at password sign-in (the same

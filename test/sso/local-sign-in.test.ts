@@ -1,3 +1,4 @@
+// test-suite: once (password sign-in and cookie rules)
 /**
  * Password sign-in and the session it yields: registration, the cookie's attributes, the token as a
  * bearer credential everywhere, the cross-site check on cookie-authenticated writes (REST and

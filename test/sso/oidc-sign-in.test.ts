@@ -1,3 +1,4 @@
+// test-suite: once (the OpenID Connect flow against the provider)
 /**
  * OpenID Connect end to end against oidc-provider on loopback: set-up checked by discovery (secret
  * sealed at rest), sign-in through the provider's own login form (code flow, PKCE S256, state,

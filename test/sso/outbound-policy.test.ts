@@ -1,3 +1,4 @@
+// test-suite: once (the outbound address policy)
 /**
  * Identity provider documents are read under the same outbound policy as webhook deliveries
  * (src/http/outbound/): a SAML metadata URL and an OpenID Connect issuer or discovery URL naming an

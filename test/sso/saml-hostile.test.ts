@@ -1,3 +1,4 @@
+// test-suite: once (SAML response checks happen before any write)
 /**
  * Hostile SAML responses, each its own test: every one is refused with 401 and creates no session.
  * They start from a response the test identity provider signs correctly for an SP-initiated sign-in

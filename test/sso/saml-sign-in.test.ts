@@ -1,3 +1,4 @@
+// test-suite: once (the SAML flow against the identity provider)
 /**
  * SAML 2.0 single sign-on end to end against a test identity provider: set-up from metadata (both
  * signing certificates kept), SP-initiated and IdP-initiated sign-in with the current and with the

@@ -1,3 +1,4 @@
+// test-suite: once (budget windows under concurrent requests: real concurrency only on PostgreSQL)
 /**
  * The sign-in budgets are the operator's settings, and they are counted per client address: the
  * socket's, unless a proxy named by TRUST_PROXY forwarded the request, in which case the address its

@@ -1,3 +1,4 @@
+// test-suite: once (cookie handling)
 /**
  * A session cookie that holds no valid session (junk, or a session logged out or revoked) never
  * locks anybody out: every route that allows anonymous callers treats the request as anonymous,

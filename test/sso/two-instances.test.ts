@@ -1,3 +1,4 @@
+// test-suite: postgres-only (two instances cannot share an in-memory PGlite; the file skips there)
 /**
  * Two instances behind one address (PostgreSQL): a SAML sign-in started on one completes on the
  * other (the request id is in the database), a replay of it on either is refused, and a session

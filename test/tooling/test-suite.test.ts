@@ -11,7 +11,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ledgerReport } from '../../scripts/test-suite/ledger.ts';
 import { countTap, runFile } from '../../scripts/test-suite/run-file.ts';
-import { filesOfTier, reachesDatabase, root, runsOnce, testFilesTouchedBy, testFilesUnder } from '../../scripts/test-suite/selection.ts';
+import {
+  filesOfTier,
+  reachesDatabase,
+  root,
+  runsOf,
+  runsOnce,
+  testFilesTouchedBy,
+  testFilesUnder,
+} from '../../scripts/test-suite/selection.ts';
 
 const all = testFilesUnder(path.join(root, 'test'));
 const at = (relative: string) => path.join(root, relative);
@@ -114,22 +122,38 @@ t.test('the ledger: totals against the budget, the heaviest files, what grew, an
   );
 });
 
-t.test('two tiers: npm test runs no long file; the long tier runs the long files and the random ones again', async (t) => {
-  const relative = (files: string[]) => files.map((f) => path.relative(root, f));
-  const normal = relative(filesOfTier('normal', all));
-  const long = relative(filesOfTier('long', all));
-  t.notOk(
-    normal.some((f) => f.endsWith('.long.test.ts')),
-    'npm test runs no *.long.test.ts',
-  );
-  t.ok(long.includes('test/foundation/faults.long.test.ts'), 'the fault scenarios are long');
-  t.ok(
-    long.includes('test/graphql/planner.property.test.ts') && normal.includes('test/graphql/planner.property.test.ts'),
-    'a property test is in both',
-  );
-  t.notOk(long.includes('test/catalog/products.test.ts'), 'a file that draws nothing at random is not run again');
-  t.same([...new Set([...normal, ...long])].sort(), relative(all), 'every file is in a tier');
-});
+t.test(
+  'two tiers: npm test runs no long file; the long tier runs the long files, the random ones again, the once files on PGlite',
+  async (t) => {
+    const relative = (files: string[]) => files.map((f) => path.relative(root, f));
+    const normal = relative(filesOfTier('normal', all));
+    const long = relative(filesOfTier('long', all));
+    t.notOk(
+      normal.some((f) => f.endsWith('.long.test.ts')),
+      'npm test runs no *.long.test.ts',
+    );
+    t.ok(long.includes('test/foundation/faults.long.test.ts'), 'the fault scenarios are long');
+    t.ok(
+      long.includes('test/graphql/planner.property.test.ts') && normal.includes('test/graphql/planner.property.test.ts'),
+      'a property test is in both',
+    );
+    t.notOk(
+      long.includes('test/webhooks/rollback.test.ts'),
+      'a file npm test runs on both databases, drawing nothing at random, is not run again',
+    );
+    const both = ['PGlite', 'PostgreSQL'];
+    t.same(runsOf('normal', at('test/catalog/products.test.ts'), both), ['PostgreSQL'], 'a once file: npm test runs it on PostgreSQL…');
+    t.same(runsOf('long', at('test/catalog/products.test.ts'), both), ['PGlite'], '…and the long tier on PGlite');
+    t.same(runsOf('normal', at('test/webhooks/rollback.test.ts'), both), both, 'a file that can tell the engines apart: both');
+    t.same(runsOf('normal', at('test/sso/two-instances.test.ts'), both), ['PostgreSQL'], 'postgres-only: its run only');
+    t.same(runsOf('long', at('test/sso/two-instances.test.ts'), both), [], 'and not again');
+    t.same(runsOf('normal', at('test/catalog/sort-fields.test.ts'), both), ['PostgreSQL'], 'a file that reaches no database: once');
+    t.same(runsOf('long', at('test/graphql/planner.property.test.ts'), both), both, 'a random file: both again, with a new seed');
+    t.same(runsOf('normal', at('test/identity/revocation-race.long.test.ts'), both), [], 'a long file is not in npm test');
+    t.same(runsOf('normal', at('test/catalog/products.test.ts'), ['PGlite']), ['PGlite'], 'a run on one database runs everything there');
+    t.same([...new Set([...normal, ...long])].sort(), relative(all), 'every file is in a tier');
+  },
+);
 
 t.test('a property that fails prints its seed and the command that replays it; the replay finds the same counterexample', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-fixture-'));
@@ -151,7 +175,7 @@ t.test('a property that fails prints its seed and the command that replays it; t
   const run = (env: Record<string, string>) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
-      env: { ...process.env, TEST_FILE: 'test/x.test.ts', ...env },
+      env: { ...process.env, TEST_FILE: 'test/x.test.ts', TEST_DATABASE_URL: '', ...env },
     }).then(
       (r) => ({ code: 0, out: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
@@ -176,7 +200,7 @@ t.test('a file runs on both databases when its imports reach the database helper
   t.ok(reachesDatabase(at('test/catalog/products.test.ts')), 'through the server helper');
   t.notOk(reachesDatabase(at('test/catalog/sort-fields.test.ts')), 'a file that starts no server');
   t.ok(runsOnce(at('test/sdk/consumer.test.ts')), 'marked once');
-  t.notOk(runsOnce(at('test/catalog/products.test.ts')));
+  t.notOk(runsOnce(at('test/webhooks/rollback.test.ts')));
 });
 
 t.test('--changed selects what a change touches', async (t) => {

@@ -1,3 +1,4 @@
+// test-suite: once (the outbound address policy)
 /**
  * Webhooks are only delivered to public addresses (src/http/outbound/address-policy.ts). Each forbidden
  * range is refused by IP literal and by a name resolving to it, at registration and at delivery,

@@ -1,3 +1,4 @@
+// test-suite: once (the series an operator reads; its worker process needs PostgreSQL)
 /**
  * /metrics: the series and labels an operator's dashboards and alerts rely on, on the server and on
  * a separate `npm run worker` process (its METRICS_PORT listener).

@@ -1,3 +1,4 @@
+// test-suite: once (how receivers' answers are classified and scheduled)
 /**
  * The outcomes table, row by row, and the whole retry schedule, through the running worker against
  * real HTTPS receivers on loopback (scaled-down delays from WEBHOOK_RETRY_DELAYS_MS).

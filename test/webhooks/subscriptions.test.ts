@@ -1,3 +1,4 @@
+// test-suite: once (the subscription API's rules)
 /**
  * The subscription API's own rules, through the contract-checked client: cursor-paged lists (newest
  * first, no secrets), read, update (a new URL checked like a registration), delete, the 4xx answers

@@ -1,3 +1,4 @@
+// test-suite: once (the SDK's signature check against the signer)
 /**
  * `verifyWebhook` from the SDK (generated/client/webhooks.ts) against the sender's signer and the
  * four receiver rules, and the documented receiver example (docs/examples/webhook-receiver.ts)

@@ -1,3 +1,4 @@
+// test-suite: postgres-only (worker processes need a database server; the file skips on PGlite)
 /**
  * A worker process killed with SIGKILL in the middle of deliveries loses nothing: another worker
  * process takes its leased deliveries over once their leases end, and every committed event
