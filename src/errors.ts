@@ -21,6 +21,13 @@ export interface Violation {
   message: string;
   /** Where `field` starts; `input` when absent. */
   source?: ViolationSource;
+  /**
+   * Which kind of rule was broken, when the validator knows: `missing` (a required property is
+   * absent) or `value` (the value has the right type but is not one the property allows: too short
+   * or long, off its pattern or range). Absent for the shape of the data (a wrong type, a property
+   * that is not allowed), which protocols such as SCIM answer differently (RFC 7644 §3.12).
+   */
+  rule?: 'missing' | 'value';
 }
 
 export type AppErrorCode =

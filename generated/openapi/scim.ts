@@ -605,9 +605,11 @@ export interface components {
     responses: {
         /**
          * @description The request is invalid. `scimType` (RFC 7644 §3.12): `invalidSyntax`
-         *     (malformed JSON, a body whose structure breaks the schema),
-         *     `invalidValue` (a required attribute such as a user's `userName` or
-         *     a group's `displayName` missing, a value refused such as a manager
+         *     (malformed JSON, a body whose structure breaks the schema, such as
+         *     a value of the wrong JSON type), `invalidValue` (a required
+         *     attribute such as a user's `userName` or a group's `displayName`
+         *     missing, empty or longer than its maximum, by POST, PUT or PATCH;
+         *     a value refused such as a manager
          *     who is not a user of the tenant, a bad query parameter),
          *     `invalidFilter`, `invalidPath`,
          *     `noTarget` (a PATCH `replace` whose value filter matches no value, a

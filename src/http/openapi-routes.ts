@@ -112,6 +112,26 @@ function segmentsOf(pointer: string): string[] {
 
 const SOURCE: Record<'body' | 'query' | 'path', ViolationSource> = { body: 'input', query: 'parameter', path: 'identifier' };
 
+/** The JSON Schema keywords that judge a value of the right type (Violation `rule: 'value'`); the others judge the shape. */
+const VALUE_KEYWORDS: ReadonlySet<string> = new Set([
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'enum',
+  'const',
+]);
+
+function ruleOf(keyword: string): Violation['rule'] {
+  if (keyword === 'required') return 'missing';
+  return VALUE_KEYWORDS.has(keyword) ? 'value' : undefined;
+}
+
 /**
  * Turns ajv errors into violations: the body's properties are the operation's input, query
  * parameters its parameters, path parameters its identifiers (problem.ts renders them as `/price`,
@@ -141,7 +161,8 @@ export function violationsFrom(
     const key = JSON.stringify([field, message]);
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ field, message, source: SOURCE[location] });
+    const rule = ruleOf(e.keyword);
+    out.push({ field, message, source: SOURCE[location], ...(rule ? { rule } : {}) });
   }
   return out;
 }

@@ -182,4 +182,68 @@ t.test('SCIM protocol', async (t) => {
     );
     await scim.get('/Schemas/urn:example:nothing', { expect: 404 });
   });
+
+  await t.test(
+    'a required value missing, empty or too long is invalidValue; a value of the wrong JSON type is invalidSyntax',
+    async (t) => {
+      const user = (await scim.post('/Users', { userName: 'required@example.com' }, { expect: 201 })).body;
+      const group = (await scim.post('/Groups', { displayName: 'Required' }, { expect: 201 })).body;
+      const refusals: [label: string, send: () => Promise<{ body: Record<string, any> }>, scimType: string][] = [];
+      for (const [resource, path, attribute] of [
+        ['Users', `/Users/${user.id}`, 'userName'],
+        ['Groups', `/Groups/${group.id}`, 'displayName'],
+      ] as const) {
+        for (const [what, body] of [
+          ['missing', {}],
+          ['empty', { [attribute]: '' }],
+          ['blank', { [attribute]: '   ' }],
+          ['longer than 256 characters', { [attribute]: 'x'.repeat(257) }],
+        ] as const) {
+          refusals.push([
+            `POST /${resource}, ${attribute} ${what}`,
+            () => scim.post(`/${resource}`, body, { expect: 400 }),
+            'invalidValue',
+          ]);
+          refusals.push([`PUT ${resource}, ${attribute} ${what}`, () => scim.put(path, body, { expect: 400 }), 'invalidValue']);
+        }
+        const replace = (operation: Record<string, unknown>) => () => scim.patch(path, [{ op: 'replace', ...operation }], { expect: 400 });
+        refusals.push([`PATCH ${resource}, replace ${attribute} with ""`, replace({ path: attribute, value: '' }), 'invalidValue']);
+        refusals.push([`PATCH ${resource}, replace {${attribute}: ""}`, replace({ value: { [attribute]: '' } }), 'invalidValue']);
+        refusals.push([
+          `POST /${resource}, ${attribute} a number`,
+          () => scim.post(`/${resource}`, { [attribute]: 5 }, { expect: 400 }),
+          'invalidSyntax',
+        ]);
+        refusals.push([
+          `PUT ${resource}, ${attribute} null`,
+          () => scim.put(path, { [attribute]: null }, { expect: 400 }),
+          'invalidSyntax',
+        ]);
+      }
+      refusals.push([
+        'POST /Users, emails a string',
+        () => scim.post('/Users', { userName: 'typed@example.com', emails: 'x' }, { expect: 400 }),
+        'invalidSyntax',
+      ]);
+      refusals.push([
+        'POST /Users, an empty userName beside emails of the wrong type',
+        () => scim.post('/Users', { userName: '', emails: 'x' }, { expect: 400 }),
+        'invalidSyntax',
+      ]);
+      for (const [label, send, scimType] of refusals) {
+        const answer = await send();
+        t.equal(answer.body.scimType, scimType, `${label}: ${answer.body.detail}`);
+      }
+      t.match(
+        (await scim.get(`/Users/${user.id}`)).body,
+        { userName: 'required@example.com', meta: { version: 'W/"1"' } },
+        'the user is unchanged',
+      );
+      t.match(
+        (await scim.get(`/Groups/${group.id}`)).body,
+        { displayName: 'Required', meta: { version: 'W/"1"' } },
+        'the group is unchanged',
+      );
+    },
+  );
 });

@@ -2,13 +2,25 @@
 /**
  * Password sign-in and the session it yields: registration, the cookie's attributes, the token as a
  * bearer credential everywhere, the cross-site check on cookie-authenticated writes (REST and
- * GraphQL), logout, the attempt budgets, and a SCIM-deactivated user refused at sign-in.
+ * GraphQL), logout, the attempt budgets, a SCIM-deactivated user refused at sign-in, and an account
+ * registered before a tenant verified its domain moving into that tenant.
  */
 import t from 'tap';
 import { startDnsServer } from '../helpers/dns-server.ts';
+import { TestSamlIdp } from '../helpers/saml-idp.ts';
 import { scimClient } from '../helpers/scim.ts';
 import { sharedServer, startServer } from '../helpers/server.ts';
-import { adminToken, createTenant, RecordingMail, registerProven, sessionCookie, sessionOf, verifiedDomain } from './sso-fixtures.ts';
+import { samlTenant } from './saml-fixtures.ts';
+import {
+  adminToken,
+  createTenant,
+  mailedCode,
+  RecordingMail,
+  registerProven,
+  sessionCookie,
+  sessionOf,
+  verifiedDomain,
+} from './sso-fixtures.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const CREATE_POST = 'mutation { createPost(input: { title: "Hello", content: "From a session" }) { id author { id } } }';
@@ -191,4 +203,70 @@ t.test('a SCIM-deactivated user cannot sign in, and its session stops at the nex
   t.equal(login.status, 401);
   t.equal(login.body.detail, 'This account is deactivated');
   t.equal(sessionCookie(login), null);
+});
+
+t.test('an account registered before its domain was verified moves into the tenant that verifies it', async (t) => {
+  const dns = await startDnsServer(t);
+  const mail = new RecordingMail();
+  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, mail, baseUrlIsListenAddress: true });
+  const idp = await TestSamlIdp.create('acme-idp');
+  const acme = await samlTenant(t, idp, 'acme', server);
+  const token = await adminToken(server);
+  const register = async (local: string) => {
+    const body = { email: `${local}@acme.test`, password: PASSWORD, username: local, displayName: local };
+    const registered = await server.api.post('/auth/local/register', { body, expect: 201 });
+    t.equal(registered.body.user.tenantId, 'default', `${local}: the unmapped domain registers in the default tenant`);
+    return { id: registered.body.user.id as string, email: body.email, session: registered.body.token as string };
+  };
+  const someone = await register('someone');
+  const unproven = await register('unproven');
+  const squatted = await register('squatted');
+  // The platform tenant mails no code, so its only proven accounts are those from before proof
+  // existed (migration 0015 counts them proven): what `someone` stands for.
+  await server.database.db.updateTable('users').set({ email_verified_at: new Date() }).where('id', '=', someone.id).execute();
+  const login = (email: string) => server.api.post('/auth/login', { body: { email, password: PASSWORD } });
+  const stored = (id: string) =>
+    server.database.db.selectFrom('users').select(['tenant_id', 'password_hash', 'source']).where('id', '=', id).executeTakeFirstOrThrow();
+  const ssoSignIn = async (email: string) => {
+    const started = await acme.startLogin();
+    const signedIn = await acme.post(idp.response(acme.options(email, { inResponseTo: started.id })), started.relayState);
+    t.equal(signedIn.status, 302, `single sign-on of ${email}`);
+    return (await sessionOf(t, server, sessionCookie(signedIn)!)).body;
+  };
+
+  await verifiedDomain(server, dns, 'acme', 'acme.test');
+
+  const signedIn = await login(someone.email);
+  t.equal(signedIn.status, 200, `the password still signs in: ${JSON.stringify(signedIn.body)}`);
+  t.equal(signedIn.body.user.id, someone.id, 'as the same user');
+  t.equal(signedIn.body.user.tenantId, 'acme', 'now a user of the tenant the domain routes to');
+  t.equal((await sessionOf(t, server, signedIn.body.token)).body.tenantId, 'acme', 'and so is the session');
+  t.equal((await sessionOf(t, server, someone.session)).status, 401, 'the session of the default tenant has ended');
+
+  const refused = await login(unproven.email);
+  t.equal(refused.status, 403, 'an address never proven is proven first');
+  t.equal(refused.body.code, 'EMAIL_NOT_VERIFIED');
+  const proven = await server.api.post('/auth/local/verify-email', {
+    body: { email: unproven.email, code: mailedCode(mail, unproven.email) },
+    expect: 200,
+  });
+  t.same([proven.body.user.id, proven.body.user.tenantId], [unproven.id, 'acme'], 'the code mailed at that sign-in proves it');
+  t.equal((await login(unproven.email)).status, 200, 'and the password signs in from then on');
+
+  await server.api.patch('/api/v1/admin/tenants/acme/domains/acme.test', { token, body: { enforceSso: true }, expect: 200 });
+  const enforced = await login(someone.email);
+  t.equal(enforced.status, 403, 'enforced single sign-on refuses the password');
+  t.equal(enforced.body.code, 'SSO_REQUIRED');
+  t.match(enforced.body.detail, /acme\.test signs in with single sign-on only/);
+
+  const viaProvider = await ssoSignIn(someone.email);
+  t.equal(viaProvider.user.id, someone.id, 'single sign-on finds the moved account');
+  t.match(await stored(someone.id), { source: 'local', password_hash: /^scrypt\$/ }, 'and leaves a proven account its password');
+  const taken = await ssoSignIn(squatted.email);
+  t.equal(taken.user.id, squatted.id, 'an account whose address was never proven');
+  t.match(await stored(squatted.id), { source: 'saml', password_hash: null }, 'is taken over without its password');
+
+  await server.api.patch('/api/v1/admin/tenants/acme/domains/acme.test', { token, body: { enforceSso: false }, expect: 200 });
+  t.equal((await login(someone.email)).status, 200, 'enforcement lifted, the password signs in again');
+  t.equal((await login(squatted.email)).status, 401, 'but not the password of the account taken over');
 });

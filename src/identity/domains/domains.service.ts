@@ -8,8 +8,12 @@
  * domain routes users.
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { PLATFORM_TENANT } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
+import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, isUniqueViolation, notFound, validationFailed } from '../../errors.ts';
+import { revokeSessionsOfUser } from '../sessions.repository.ts';
+import { leaveGroupsOutside, moveAccountsOfDomain } from '../sign-in/accounts.repository.ts';
 import type { TenantsService } from '../tenants.service.ts';
 import * as repo from './domains.repository.ts';
 import type { MailTransport } from './mail-transport.ts';
@@ -49,6 +53,22 @@ export function domainOfEmail(email: string): string | null {
           .toLowerCase()
       : '';
   return domain ? domain : null;
+}
+
+/**
+ * The password accounts registered at `domain` before a tenant verified it become the tenant's
+ * (interface document: users are routed by the domain of their e-mail address). Moving them, rather
+ * than having sign-in look for them where they were, keeps one place where an address lives: the
+ * tenant's SCIM, single sign-on (which finds, and for an unproven address takes over, the account)
+ * and roles all see the same record, and the pre-hijack rule applies as to any account of the tenant,
+ * so one whose address was never proven proves it before it signs in. Their sessions were the
+ * platform tenant's and end.
+ */
+async function adoptAccounts(db: Executor, tenantId: string, domain: string): Promise<void> {
+  for (const userId of await moveAccountsOfDomain(db, PLATFORM_TENANT, tenantId, domain)) {
+    await leaveGroupsOutside(db, userId, tenantId);
+    await revokeSessionsOfUser(db, userId);
+  }
 }
 
 export class DomainsService {
@@ -108,7 +128,11 @@ export class DomainsService {
       await this.checkMailCode(row, how.code);
     }
     try {
-      return await repo.markVerified(this.db, tenantId, row.domain);
+      return await inTransaction(this.db, async (trx) => {
+        const verified = await repo.markVerified(trx, tenantId, row.domain);
+        await adoptAccounts(trx, tenantId, row.domain);
+        return verified;
+      });
     } catch (error) {
       if (isUniqueViolation(error, 'tenant_domains_verified_uq'))
         throw conflict(`${row.domain} is already verified by another tenant`, 'DOMAIN_TAKEN');

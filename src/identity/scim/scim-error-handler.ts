@@ -51,16 +51,16 @@ function faultScimType(fault: ClientFault): ScimType | undefined {
 const REQUIRED_ATTRIBUTES: ReadonlySet<string> = new Set(SCHEMAS.flatMap((s) => s.attributes.filter((a) => a.required).map((a) => a.name)));
 
 /**
- * The generated validators' refusals: a bad parameter is invalidValue; a body missing a required
- * attribute is invalidValue too (RFC 7644 §3.12: "a required value was missing"); any other body that
- * breaks the schema, a PatchOp without `Operations` included, is invalidSyntax (its structure).
+ * The generated validators' refusals: a bad parameter is invalidValue; so is a body whose only fault
+ * is a required attribute missing or not fitting it (RFC 7644 §3.12: "a required value was missing,
+ * or the value specified was not compatible with the operation or attribute type", e.g. an empty or
+ * overlong `userName`). A body that breaks the schema's shape otherwise (a wrong JSON type, a PatchOp
+ * without `Operations`) is invalidSyntax, even beside such a value: its structure is what is wrong.
  */
 function validatorScimType(violations: readonly Violation[]): ScimType {
   if (violations.some((v) => (v.source ?? 'input') !== 'input')) return 'invalidValue';
-  // openapi-routes.ts reports a missing property as the path to it with the message "is required".
-  const missingAttribute = (v: Violation) =>
-    v.field.length === 1 && v.message === 'is required' && REQUIRED_ATTRIBUTES.has(String(v.field[0]));
-  return violations.some(missingAttribute) ? 'invalidValue' : 'invalidSyntax';
+  const requiredValue = (v: Violation) => v.field.length === 1 && REQUIRED_ATTRIBUTES.has(String(v.field[0])) && v.rule !== undefined;
+  return violations.every(requiredValue) ? 'invalidValue' : 'invalidSyntax';
 }
 
 export function scimError(status: number, detail: string, scimType?: ScimType): ScimErrorBody {
@@ -72,7 +72,7 @@ function toScimError(error: unknown): ScimErrorBody {
   if (error instanceof AppError) {
     const status = STATUS[error.code];
     if (error.code === 'VALIDATION' && !isScimType(error.reason)) {
-      // The generated validators: a body that breaks the schema is invalidSyntax, a bad parameter invalidValue.
+      // The generated validators: their violations say which scimType (validatorScimType).
       const detail = error.violations.length
         ? error.violations.map((v) => `${v.field.join('.') || 'body'}: ${v.message}`).join('; ')
         : error.message;

@@ -120,3 +120,43 @@ export async function groupNamesOfUser(db: Executor, userId: string): Promise<st
     .execute();
   return rows.map((r) => r.display_name);
 }
+
+/**
+ * Moves the platform tenant's password accounts at `domain` into `tenantId`, which has just verified
+ * it: sign-in looks an address up in the tenant its domain routes to, so an account left behind could
+ * no longer sign in. The roles it held were the platform's, which hold platform-wide, not the tenant's
+ * to inherit: it arrives with none. An account whose address or username a user of the tenant already
+ * has stays where it is (two records of one address in one tenant are what the unique indexes refuse).
+ * The ids moved.
+ */
+export async function moveAccountsOfDomain(db: Executor, platformTenant: string, tenantId: string, domain: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('users as u')
+    .set({ tenant_id: tenantId, roles: [], updated_at: sql<Date>`now()` })
+    .where('u.tenant_id', '=', platformTenant)
+    .where('u.source', '=', 'local')
+    .where(sql<string>`lower(substring(u.email from '@([^@]*)$'))`, '=', domain)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('users as o')
+            .select('o.id')
+            .where('o.tenant_id', '=', tenantId)
+            .where((o) => o.or([o(sql`lower(o.email)`, '=', sql`lower(u.email)`), o(sql`lower(o.username)`, '=', sql`lower(u.username)`)])),
+        ),
+      ),
+    )
+    .returning('u.id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Ends a moved user's memberships of its former tenant's groups: a group never reaches across tenants. */
+export async function leaveGroupsOutside(db: Executor, userId: string, tenantId: string): Promise<void> {
+  await db
+    .deleteFrom('group_members')
+    .where('user_id', '=', userId)
+    .where('group_id', 'not in', (eb) => eb.selectFrom('groups').select('id').where('tenant_id', '=', tenantId))
+    .execute();
+}

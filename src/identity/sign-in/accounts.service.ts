@@ -65,6 +65,7 @@ const ADDRESS_CODE_TTL_S = 30 * 60;
 /** Wrong guesses at one code before it is spent (8 digits: a guess in 20 million). */
 const ADDRESS_CODE_MAX_ATTEMPTS = 5;
 const digestOf = (code: string) => createHash('sha256').update(code).digest();
+const codeOutstanding = (user: UsersRow) => user.email_code_expires_at !== null && user.email_code_expires_at.getTime() > Date.now();
 
 export interface SignedIn {
   session: IssuedSession;
@@ -200,6 +201,10 @@ export class AccountsService {
     if (!user || !matches) throw invalidCredentials();
     if (!user.active) throw unauthenticated('This account is deactivated');
     if (user.email_verified_at === null && user.tenant_id !== PLATFORM_TENANT) {
+      // An account registered before its domain was verified, then moved into the tenant
+      // (domains.service.ts), was never mailed a code: the right password has one mailed, to the
+      // mailbox only, while none is outstanding (so guesses at a code stay five per 30 minutes).
+      if (!codeOutstanding(user)) await this.mailAddressCode(user);
       throw new AppError('FORBIDDEN', 'Confirm the e-mail address first: type back the code mailed to it', 'EMAIL_NOT_VERIFIED');
     }
     return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };

@@ -185,6 +185,11 @@ export interface paths {
          *     checks the code mailed by `verification-mail` (5 guesses, 30
          *     minutes). 200 `verified`; 409 `DOMAIN_NOT_VERIFIED` saying what was
          *     not found, or `DOMAIN_TAKEN` when another tenant verified it first.
+         *     Verifying moves the password accounts the platform's tenant holds
+         *     at the domain into the tenant, without their roles (ending their
+         *     sessions), unless the tenant has a user with the same address or
+         *     username; one whose mailbox was never proven proves it at its next
+         *     sign-in.
          */
         post: operations["verifyDomain"];
         delete?: never;

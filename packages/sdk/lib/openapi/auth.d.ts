@@ -93,8 +93,11 @@ export interface paths {
          *     address or password (the same answer either way) and for a
          *     deactivated user; 403 `SSO_REQUIRED` when the domain enforces
          *     single sign-on, and 403 `EMAIL_NOT_VERIFIED` for an account whose
-         *     mailbox was never proven (see `/auth/local/register`); 429 beyond
-         *     the budget.
+         *     mailbox was never proven (see `/auth/local/register`); with the
+         *     right password and no code outstanding, a code is mailed to the
+         *     address for `/auth/local/verify-email` (an account registered
+         *     before a tenant verified its domain moved into that tenant, and
+         *     proves its mailbox this way). 429 beyond the budget.
          */
         post: operations["login"];
         delete?: never;
