@@ -126,6 +126,11 @@ export function revokeSession(db: Executor, id: string): Promise<{ id: string } 
 }
 
 /** Revokes every live session of the user; how many were live. */
+/** Whether the user ever held a session (revoked and expired ones included): whether it has been used. */
+export async function hasHeldSession(db: Executor, userId: string): Promise<boolean> {
+  return (await db.selectFrom('sessions').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
+}
+
 export async function revokeSessionsOfUser(db: Executor, userId: string): Promise<number> {
   const result = await db
     .updateTable('sessions')

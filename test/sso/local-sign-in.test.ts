@@ -221,6 +221,7 @@ t.test('an account registered before its domain was verified moves into the tena
   const someone = await register('someone');
   const unproven = await register('unproven');
   const squatted = await register('squatted');
+  const used = await register('used');
   // The platform tenant mails no code, so its only proven accounts are those from before proof
   // existed (migration 0015 counts them proven): what `someone` stands for.
   await server.database.db.updateTable('users').set({ email_verified_at: new Date() }).where('id', '=', someone.id).execute();
@@ -252,6 +253,15 @@ t.test('an account registered before its domain was verified moves into the tena
   });
   t.same([proven.body.user.id, proven.body.user.tenantId], [unproven.id, 'acme'], 'the code mailed at that sign-in proves it');
   t.equal((await login(unproven.email)).status, 200, 'and the password signs in from then on');
+
+  // A stranger registering a moved, still unproven address: the account (used in the default
+  // tenant) is not replaced, and what it holds stays.
+  const again = await server.api.post('/auth/local/register', {
+    body: { email: used.email, password: `${PASSWORD}-other`, username: 'stranger', displayName: 'Stranger' },
+  });
+  t.equal(again.status, 409, `registering a used account's address again is refused: ${JSON.stringify(again.body)}`);
+  t.equal(again.body.code, 'DUPLICATE_EMAIL');
+  t.match(await stored(used.id), { tenant_id: 'acme', source: 'local' }, 'and the used account is still there');
 
   await server.api.patch('/api/v1/admin/tenants/acme/domains/acme.test', { token, body: { enforceSso: true }, expect: 200 });
   const enforced = await login(someone.email);

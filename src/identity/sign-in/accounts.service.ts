@@ -22,6 +22,7 @@ import type { MailTransport } from '../domains/mail-transport.ts';
 import { domainOfEmail } from '../domains/domains.service.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
+import { hasHeldSession } from '../sessions.repository.ts';
 import type { IssuedSession, SessionsService } from '../sessions.service.ts';
 import * as repo from './accounts.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
@@ -133,8 +134,11 @@ export class AccountsService {
     const proofRequired = tenantId !== PLATFORM_TENANT;
     if (proofRequired) {
       // An earlier registration of this address that nobody proved belongs to whoever proves it.
+      // Not one that has been used: an account the domain's verification moved here from the
+      // platform's tenant (which signs in at once) holds what its owner made there, and a stranger
+      // registering its address must not delete it; its owner proves the mailbox at sign-in.
       const unproven = await repo.findUserByEmail(this.db, tenantId, email);
-      if (unproven && unproven.email_verified_at === null && unproven.source === 'local')
+      if (unproven && unproven.email_verified_at === null && unproven.source === 'local' && !(await hasHeldSession(this.db, unproven.id)))
         await repo.deleteUnprovenAccount(this.db, unproven.id);
     }
     let user: UsersRow;
