@@ -79,7 +79,7 @@ export function runsOnce(file: string): boolean {
   return marker(file) === 'once';
 }
 
-export function postgresOnly(file: string): boolean {
+function postgresOnly(file: string): boolean {
   return marker(file) === 'postgres-only';
 }
 

@@ -19,7 +19,7 @@ export interface Success {
   answeredAt: Date;
 }
 
-export interface WrittenSuccesses {
+interface WrittenSuccesses {
   /** Per endpoint, the successes the statement recorded (and only those): what its counters add. */
   counters: EndpointCounters[];
   /** The endpoints that came back to active (their held deliveries are due now). */
