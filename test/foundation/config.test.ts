@@ -1,13 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { resolveJwtSecret, resolveSecretsKey } from '../../src/auth/secret.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { loggerOptions } from '../../src/logger-options.ts';
+import { ensureDistBuilt, migratedDataFolder, root, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
+/** The compiled server as `npm start` runs it (`node dist/src/main.js`), waited for. */
+function startCompiled(env: Record<string, string>) {
+  ensureDistBuilt();
+  return spawnSync(process.execPath, [...SERVER_V8_FLAGS, 'dist/src/main.js'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
 
 t.test('defaults follow the operator contract', async (t) => {
   const c = loadConfig({});
@@ -190,12 +199,7 @@ t.test('each bad value names its variable', async (t) => {
 });
 
 t.test('npm start with DATABASE_URL=nonsense prints one clear line and exits 1', async (t) => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: 'nonsense', NODE_ENV: 'development' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const result = startCompiled({ DATABASE_URL: 'nonsense', NODE_ENV: 'development' });
   t.equal(result.status, 1);
   const lines = result.stderr.trim().split('\n');
   t.equal(lines.length, 1, `one line: ${result.stderr}`);
@@ -203,8 +207,8 @@ t.test('npm start with DATABASE_URL=nonsense prints one clear line and exits 1',
 });
 
 t.test('a secret file that holds no usable secret stops the start with one line, and is never used', async (t) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-secrets-'));
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // The embedded database made and migrated already: the start opens it before it reads the secrets.
+  const dataDir = migratedDataFolder(t);
   fs.writeFileSync(path.join(dataDir, 'secrets-key'), '\n');
   t.throws(
     () => resolveSecretsKey({ secretsKey: null, dataDir }),
@@ -214,12 +218,7 @@ t.test('a secret file that holds no usable secret stops the start with one line,
   const generated = resolveJwtSecret({ authJwtSecret: null, dataDir });
   t.ok(generated.length >= 32, 'a missing file is generated');
   t.equal(resolveJwtSecret({ authJwtSecret: null, dataDir }), generated, 'and kept');
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: 'memory:', NODE_ENV: 'development', PORT: '0' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const result = startCompiled({ DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'development', PORT: '0' });
   t.equal(result.status, 1);
   const lines = result.stderr.trim().split('\n');
   t.equal(lines.length, 1, `one line: ${result.stderr}`);

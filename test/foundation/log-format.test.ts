@@ -1,23 +1,19 @@
-// test-suite: once (the server as a process of its own on an in-memory database; it writes logs, nothing else).
+// test-suite: once (the server as a process of its own on a copy of a migrated data folder; it writes logs, nothing else).
 /**
  * The log format as a person starting the built server sees it: `NODE_ENV=development` (what `npm run
  * dev` sets) writes pino-pretty's readable lines, a deployment one JSON object a line, and LOG_FORMAT
  * overrides either. The choice itself is tested in config.test.ts; this is pino-pretty really
  * loading in the compiled server (dist/), through pino's transport.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t, { type Test } from 'tap';
-import { ensureDistBuilt, startServerProcess } from '../helpers/server-process.ts';
+import { ensureDistBuilt, migratedDataFolder, startServerProcess } from '../helpers/server-process.ts';
 
 ensureDistBuilt();
 
 /** The server's stdout after it has answered /readyz once, colours stripped, one entry a line. */
 async function logLines(t: Test, env: Record<string, string>): Promise<string[]> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-logs-'));
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const server = await startServerProcess({ via: 'node', env: { DATA_DIR: dataDir, DATABASE_URL: 'memory:', ...env } });
+  // A database made and migrated already: creating one (in memory too) is most of a start's CPU.
+  const server = await startServerProcess({ via: 'node', env: { DATA_DIR: migratedDataFolder(t), DATABASE_URL: '', ...env } });
   t.teardown(() => void server.child.kill('SIGKILL'));
   // The access line of the helper's /readyz is written after the response: wait for it.
   const deadline = Date.now() + 10_000;

@@ -1,7 +1,9 @@
 /**
  * One owner per embedded data folder, and one server per port: a second `npm start` beside a running
  * one (or `npm run migrate` on its folder) refuses with one line and touches nothing, and no write the
- * first one answered is lost. The embedded database only: these are processes of their own.
+ * first one answered is lost. The embedded database only: these are processes of their own, each on a
+ * copy of a migrated data folder (creating one is tested where a server starts on an empty folder:
+ * lifecycle.test.ts), started with `node dist/src/main.js` but for one `npm start`.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { ensureDistBuilt, graphqlAt, root, startServerProcess } from '../helpers/server-process.ts';
+import { ensureDistBuilt, graphqlAt, migratedDataFolder, root, startServerProcess } from '../helpers/server-process.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
 
 ensureDistBuilt();
@@ -37,7 +39,7 @@ async function usernames(base: string): Promise<string[]> {
 }
 
 t.test('a second server on the same data folder refuses with one line naming the folder and the owner; nothing is lost', async (t) => {
-  const dataDir = dataFolder(t);
+  const dataDir = migratedDataFolder(t);
   const first = await startServerProcess({ env: embedded(dataDir), via: 'node' });
   t.teardown(() => void first.child.kill('SIGKILL'));
   await createUser(first.base, 'before');
@@ -76,7 +78,7 @@ t.test('a second server on the same data folder refuses with one line naming the
 });
 
 t.test('the lock of a process that died (kill -9) is taken over', async (t) => {
-  const dataDir = dataFolder(t);
+  const dataDir = migratedDataFolder(t);
   const first = await startServerProcess({ env: embedded(dataDir), via: 'node' });
   t.teardown(() => void first.child.kill('SIGKILL'));
   await createUser(first.base, 'acknowledged');
@@ -106,9 +108,10 @@ t.test('a port in use is one line, said before the data folder is touched', asyn
 });
 
 t.test('two servers from one checkout on other ports and folders run side by side', async (t) => {
+  // One as the operator types it (npm start), the other directly.
   const [a, b] = await Promise.all([
-    startServerProcess({ env: embedded(dataFolder(t)), via: 'npm' }),
-    startServerProcess({ env: embedded(dataFolder(t)), via: 'npm' }),
+    startServerProcess({ env: embedded(migratedDataFolder(t)), via: 'npm' }),
+    startServerProcess({ env: embedded(migratedDataFolder(t)), via: 'node' }),
   ]);
   t.teardown(() => void [a, b].forEach((s) => s.child.kill('SIGKILL')));
   await createUser(a.base, 'only_in_a');

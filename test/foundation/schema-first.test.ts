@@ -1,7 +1,16 @@
+// test-suite: once (the server refuses to start before it serves anything; the compiler reads no database).
 /**
- * The schema-first contract: adding a field to the SDL and regenerating breaks the
- * typecheck, naming the field, until a resolver exists. Runs on a scratch copy of the project so
- * the working tree is never touched.
+ * The schema-first contract: what a spec declares and nobody wrote yet points at the file to write it
+ * in. One scratch copy of the project (the working tree is never touched) gains, before one
+ * `npm run generate`:
+ * - a field of User in schema/users.graphql without a column, and a field of Query in
+ *   schema/posts.graphql: generate names them and their places, and the typecheck fails, naming each
+ *   field, in its area's resolvers file (src/content/users.resolvers.ts, posts.resolvers.ts), one
+ *   error a field and none in the file that merges the areas (src/content/content.graph.ts), until
+ *   resolvers exist;
+ * - two operations in openapi/rest-v1.yaml without handlers: the server, started as `npm run dev`
+ *   starts it (the sources through tsx, which checks no types), stops with one line per operation
+ *   naming the file where the operations of its tag are written.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,11 +18,69 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { scratchProject } from '../helpers/scratch-project.ts';
+import { migratedDataFolder, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
 
 const run = promisify(execFile);
 
-/** Incremental: the second check re-reads only what the resolver's file touches. */
-async function tsc(dir: string): Promise<{ ok: boolean; output: string }> {
+/** Replaces `anchor` in `file` by `replacement`; fails when the file no longer holds it once. */
+function replaceOnce(file: string, anchor: string, replacement: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  if (text.split(anchor).length !== 2) throw new Error(`${file} no longer holds ${JSON.stringify(anchor)} once`);
+  fs.writeFileSync(file, text.replace(anchor, replacement));
+}
+
+/** An operation of rest-v1 without a body, answering 204, for the edit below. */
+function operation(operationId: string, tag: string, parameter: string): string {
+  return [
+    '    parameters:',
+    `      - $ref: '#/components/parameters/${parameter}'`,
+    '    post:',
+    `      operationId: ${operationId}`,
+    `      tags: [${tag}]`,
+    `      summary: ${operationId}`,
+    '      description: Added by the test.',
+    '      security:',
+    '        - bearerAuth: []',
+    '      responses:',
+    "        '204':",
+    '          description: Done.',
+    "        '401':",
+    "          $ref: './components/problem.yaml#/components/responses/Unauthorized'",
+    '',
+  ].join('\n');
+}
+
+const dir = scratchProject(t, 'schema-first', ['generated']);
+// Typecheck the application (src/ and the generated files it imports) only: the contract is about
+// resolvers, and scripts/ or benchmarks being edited elsewhere must not decide this test.
+const tsconfigPath = path.join(dir, 'tsconfig.json');
+const tsconfig = JSON.parse(fs.readFileSync(tsconfigPath, 'utf8')) as { include: string[] };
+fs.writeFileSync(tsconfigPath, JSON.stringify({ ...tsconfig, include: ['src'] }, null, 2));
+
+const usersSdl = path.join(dir, 'schema/users.graphql');
+replaceOnce(
+  usersSdl,
+  '  "When the account was created."\n  createdAt: DateTime!',
+  '  "When the account was created."\n  createdAt: DateTime!\n  "How often the user was pinged."\n  pingCount: Int!',
+);
+fs.appendFileSync(path.join(dir, 'schema/posts.graphql'), '\nextend type Query {\n  "Most liked posts."\n  trendingPosts: [Post!]!\n}\n');
+const spec = path.join(dir, 'openapi/rest-v1.yaml');
+replaceOnce(
+  spec,
+  '  /api/v1/products/{id}:\n',
+  `  /api/v1/products/{id}/archive:\n${operation('archiveProduct', 'products', 'productId')}  /api/v1/products/{id}:\n`,
+);
+replaceOnce(
+  spec,
+  '  /api/v1/orders/{id}/cancel:\n',
+  `  /api/v1/orders/{id}/hold:\n${operation('holdOrder', 'orders', 'orderId')}  /api/v1/orders/{id}/cancel:\n`,
+);
+
+// `npm run generate` as the user types it (tsx), once for the three tests below.
+const generated = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
+
+/** Incremental: the second check re-reads only what the resolvers' files touch. */
+async function tsc(): Promise<{ ok: boolean; output: string }> {
   try {
     const args = ['-p', '.', '--incremental', '--tsBuildInfoFile', path.join(dir, '.tsbuildinfo')];
     const { stdout } = await run(path.join(dir, 'node_modules/.bin/tsc'), args, { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
@@ -24,41 +91,74 @@ async function tsc(dir: string): Promise<{ ok: boolean; output: string }> {
   }
 }
 
-t.test('a new SDL field fails typecheck until it has a resolver', { timeout: 180_000 }, async (t) => {
-  const dir = scratchProject(t, 'schema-first', ['generated']);
-  // Typecheck the application (src/ and the generated files it imports) only: the contract is about
-  // resolvers, and scripts/ or benchmarks being edited elsewhere must not decide this test.
-  const tsconfigPath = path.join(dir, 'tsconfig.json');
-  const tsconfig = JSON.parse(fs.readFileSync(tsconfigPath, 'utf8')) as { include: string[] };
-  fs.writeFileSync(tsconfigPath, JSON.stringify({ ...tsconfig, include: ['src'] }, null, 2));
-
-  const sdl = path.join(dir, 'schema/users.graphql');
-  const before = fs.readFileSync(sdl, 'utf8');
-  const withField = before.replace(
-    '  "When the account was created."\n  createdAt: DateTime!',
-    '  "When the account was created."\n  createdAt: DateTime!\n  "How often the user was pinged."\n  pingCount: Int!',
-  );
-  t.not(withField, before, 'the field was added to the SDL copy');
-  fs.writeFileSync(sdl, withField);
-
-  const generated = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
+t.test('generate names each new field and the file to write it in', async (t) => {
   t.match(
     generated.stdout,
     // No users.ping_count column either: generate offers both ways, a column or a resolver.
     'missing column: User.pingCount (schema/users.graphql): add users.ping_count in a new migration in src/db/migrations/, or write a resolver in src/content/users.resolvers.ts',
     'generate names the column or the resolver to write, and their places',
   );
+  t.match(
+    generated.stdout,
+    'missing resolver: Query.trendingPosts (schema/posts.graphql): write it in src/content/posts.resolvers.ts',
+    'and the resolver of a field of Query',
+  );
   t.match(fs.readFileSync(path.join(dir, 'generated/graphql/resolvers.ts'), 'utf8'), /'pingCount'/, 'StrictResolvers requires it');
-  const broken = await tsc(dir);
+});
+
+t.test('an operation without a handler stops the server with one line naming the file to write it in', async (t) => {
+  // As `npm run dev` starts it: the sources through tsx, no typecheck.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    // A migrated embedded database: the refusal comes after the database is open.
+    DATABASE_URL: '',
+    DATA_DIR: migratedDataFolder(t),
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
+  const started = await run(process.execPath, [...SERVER_V8_FLAGS, '--import', 'tsx', 'src/main.ts'], {
+    cwd: dir,
+    env,
+    timeout: 90_000,
+  }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => error,
+  );
+  t.equal(started.code, 1, 'the server exits 1');
+  t.equal(
+    started.stderr,
+    [
+      'error: openapi/rest-v1.yaml: operation archiveProduct (POST /api/v1/products/{id}/archive) has no handler; write it in src/catalog/products.v1.handlers.ts',
+      'error: openapi/rest-v1.yaml: operation holdOrder (POST /api/v1/orders/{id}/hold) has no handler; write it in src/orders/orders.handlers.ts',
+      '',
+    ].join('\n'),
+    'one line per missing handler, each naming the file where the operations of its tag are written',
+  );
+});
+
+t.test('a new SDL field is a compile error in its area resolvers file until it has a resolver', async (t) => {
+  const broken = await tsc();
   t.notOk(broken.ok, 'typecheck fails');
+  const errors = broken.output.split('\n').filter((line) => /error TS\d+/.test(line));
+  t.same(
+    errors.map((line) => line.slice(0, line.indexOf('('))),
+    ['src/content/posts.resolvers.ts', 'src/content/users.resolvers.ts'],
+    `one error a field, each in its area's resolvers file:\n${broken.output}`,
+  );
   t.match(broken.output, /src\/content\/users\.resolvers\.ts.*pingCount/, 'in the area file of schema/users.graphql, naming the field');
+  t.match(
+    errors[0],
+    /^src\/content\/posts\.resolvers\.ts\(\d+,\d+\): error TS\d+: .*'trendingPosts'/,
+    'at the export of posts.resolvers.ts',
+  );
   t.notMatch(broken.output, /content\.graph\.ts/, 'not in the file that merges the areas');
 
-  const resolvers = path.join(dir, 'src/content/users.resolvers.ts');
-  const source = fs.readFileSync(resolvers, 'utf8');
-  const implemented = source.replace('  User: {\n', '  User: {\n    pingCount: () => 0,\n');
-  t.not(implemented, source, 'a resolver was added to the copy');
-  fs.writeFileSync(resolvers, implemented);
-  const fixed = await tsc(dir);
-  t.ok(fixed.ok, `typecheck passes with the resolver${fixed.ok ? '' : `:\n${fixed.output}`}`);
+  const users = path.join(dir, 'src/content/users.resolvers.ts');
+  const posts = path.join(dir, 'src/content/posts.resolvers.ts');
+  replaceOnce(users, '  User: {\n', '  User: {\n    pingCount: () => 0,\n');
+  replaceOnce(posts, '  Query: {\n', '  Query: {\n    trendingPosts: () => [],\n');
+  const fixed = await tsc();
+  t.ok(fixed.ok, `typecheck passes with the resolvers${fixed.ok ? '' : `:\n${fixed.output}`}`);
 });

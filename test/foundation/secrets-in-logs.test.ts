@@ -3,22 +3,20 @@
  * through registration and password sign-in (session cookie and bearer token), GraphQL, an operator's
  * JWT, tenants and a SCIM token, webhook registration with a chosen secret, its rotation and a signed
  * delivery to a receiver, and /metrics with its token; then every line it wrote (stdout and stderr) is
- * searched for each secret, password, token and cookie value the flow used or was given.
+ * searched for each secret, password, token and cookie value the flow used or was given. The server
+ * runs on the embedded database, on a copy of a migrated data folder.
  */
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
-import { ensureDistBuilt, startServerProcess } from '../helpers/server-process.ts';
+import { ensureDistBuilt, migratedDataFolder, startServerProcess } from '../helpers/server-process.ts';
 import { startReceiver, writeTestCaFile } from '../helpers/webhook-receiver.ts';
 
 ensureDistBuilt();
 
 t.test('a debug-level run of every credential flow writes none of its secrets', async (t) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-secrets-'));
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // The embedded database, made and migrated already (making one is not what this tests).
+  const dataDir = migratedDataFolder(t);
   const jwtSecret = 'jwt-secret-for-the-log-scan-0123456789abcdef';
   const secretsKey = 'sealing-key-for-the-log-scan-0123456789abcdef';
   const metricsToken = 'metrics-token-for-the-log-scan-0123456789';

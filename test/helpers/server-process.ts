@@ -2,16 +2,84 @@
  * The server as an operator runs it: a process of its own, started by `npm start` (signal forwarding
  * through npm included) or by `node dist/src/main.js` (when the test needs the server's own process id),
  * over loopback. The test runner builds dist/ before any file starts; `ensureDistBuilt` makes a file
- * run on its own safe too (it does nothing when dist/ is current).
+ * run on its own safe too (it does nothing when dist/ is current). `migratedDataFolder` gives a server
+ * a data folder whose database is already made, where making one is not what a test is about.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { Test } from 'tap';
 import { freePort } from '../../scripts/lib/free-port.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
 export function ensureDistBuilt(): void {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'ignore' });
+}
+
+/**
+ * V8 flags of the server processes the tests start with `node`: WebAssembly compiled by the baseline
+ * compiler only, as the runner runs the test files (scripts/test-suite/run-file.ts, docs/decisions.md):
+ * a test's server runs PGlite for seconds, too short for the optimizing tier to pay for compiling its
+ * module, which cost more than a quarter of a start's CPU. `npm start` (via 'npm') runs as it is.
+ */
+export const SERVER_V8_FLAGS = ['--liftoff-only'];
+
+/**
+ * A new data folder (DATA_DIR) whose embedded database exists and is migrated, removed at the test's
+ * end: a copy of one that `npm run migrate` made on an empty folder, kept in
+ * node_modules/.cache/schemaforge/ by the content of the migrations and PGlite's version (as generate
+ * keeps its row types). Creating a PGlite database costs a start about ten CPU-seconds (in memory
+ * too: `DATABASE_URL=memory:` creates one each time); opening a copy, a few. For tests where the
+ * database's creation is not what is tested; the server still migrates whatever the copy lacks.
+ */
+export function migratedDataFolder(t: Test): string {
+  const template = migratedTemplate();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-data-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(template, path.join(dir, 'pglite'), { recursive: true });
+  return dir;
+}
+
+function migratedTemplate(): string {
+  const hash = createHash('sha256');
+  const migrations = path.join(root, 'src/db/migrations');
+  const inputs = [
+    ...fs
+      .readdirSync(migrations)
+      .sort()
+      .map((f) => path.join(migrations, f)),
+    path.join(root, 'src/db/migrate.ts'),
+    path.join(root, 'src/db/database.ts'),
+    path.join(root, 'node_modules/@electric-sql/pglite/package.json'),
+  ];
+  for (const file of inputs) hash.update(path.relative(root, file)).update(fs.readFileSync(file));
+  const template = path.join(root, 'node_modules/.cache/schemaforge', `pglite-migrated-${hash.digest('hex').slice(0, 32)}`);
+  if (fs.existsSync(template)) return template;
+  // Made under a name of its own and renamed into place, so that files creating it at once never
+  // copy a half-made one.
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-template-'));
+  try {
+    execFileSync(process.execPath, [...SERVER_V8_FLAGS, '--import', 'tsx', 'scripts/migrate.ts'], {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: 'development', DATA_DIR: staging, DATABASE_URL: '' },
+      stdio: 'ignore',
+    });
+    fs.mkdirSync(path.dirname(template), { recursive: true });
+    const placed = `${template}.${process.pid}`;
+    fs.cpSync(path.join(staging, 'pglite'), placed, { recursive: true });
+    try {
+      fs.renameSync(placed, template);
+    } catch {
+      // Another file placed it first.
+      fs.rmSync(placed, { recursive: true, force: true });
+    }
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return template;
 }
 
 export interface ServerProcess {
@@ -47,7 +115,9 @@ export async function startServerProcess(options: StartOptions): Promise<ServerP
   };
   if (childEnv.NODE_ENV === '') delete childEnv.NODE_ENV;
   const [command, args] =
-    options.via === 'node' ? [process.execPath, ['--enable-source-maps', 'dist/src/main.js']] : ['npm', ['start', '--silent']];
+    options.via === 'node'
+      ? [process.execPath, [...SERVER_V8_FLAGS, '--enable-source-maps', 'dist/src/main.js']]
+      : ['npm', ['start', '--silent']];
   const child = spawn(command, args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { unimplemented } from '../../scripts/generate.ts';
+import { generate, unimplemented } from '../../scripts/generate.ts';
 import { missingImplementations, readInputs, mappedRows } from '../../scripts/generate/implementation-check.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import settings from '../../codegen.ts';
@@ -87,8 +87,10 @@ t.test('a new column is one edit: a migration and an SDL field, no repository ed
   const sdl = path.join(dir, 'schema/posts.graphql');
   fs.writeFileSync(sdl, fs.readFileSync(sdl, 'utf8').replace(/^type Post \{$/m, 'type Post {\n  "A short summary."\n  summary: String'));
 
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
-  t.notMatch(stdout, /to implement/, 'the row carries the field: nothing else to write');
+  // What `npm run generate` runs and then prints under "to implement", in this process: it has loaded
+  // the generator for the tests above already.
+  await generate(dir, path.join(dir, 'generated'));
+  t.same(unimplemented(dir, path.join(dir, 'generated')), [], 'the row carries the field: nothing else to write');
   const types = fs.readFileSync(path.join(dir, 'generated/db/types.ts'), 'utf8');
   t.match(types, /export interface PostsTable \{[^}]*\n {2}summary: string \| null;\n\}/);
   t.match(types, /export type NewPostsRow = Insertable<PostsTable>;/);
