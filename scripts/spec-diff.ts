@@ -417,30 +417,39 @@ export function breakingChangeMarked(root: string, base: string): boolean {
   return /^BREAKING[ -]CHANGE:/m.test(log);
 }
 
-const isMain = process.argv[1]?.endsWith('scripts/spec-diff.ts');
-if (isMain) {
+/** Where the command writes: the process's streams, or a test's. */
+interface Output {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/**
+ * The command, `npm run spec:diff -- [base] [--accept-breaking] [--format text|json|markdown]` in
+ * `root`: what it prints, and its exit code (1 on an unmarked breaking change, 2 on a bad option).
+ */
+export async function specDiffCommand(root: string, args: string[], io: Output): Promise<number> {
   const { values, positionals } = parseArgs({
+    args,
     options: { 'accept-breaking': { type: 'boolean' }, format: { type: 'string', default: 'text' } },
     allowPositionals: true,
   });
   const format = values.format;
   if (format !== 'text' && format !== 'json' && format !== 'markdown') {
-    console.error(`spec:diff: --format is text, json or markdown, not ${format}`);
-    process.exit(2);
+    io.err(`spec:diff: --format is text, json or markdown, not ${format}`);
+    return 2;
   }
   // The verdict goes with the text and the markdown (a CI comment); beside JSON, to stderr.
-  const say = format === 'json' ? console.error : console.log;
-  const root = process.cwd();
+  const say = format === 'json' ? io.err : io.out;
   const base = positionals[0] ?? 'HEAD';
   try {
     execFileSync('git', ['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd: root, stdio: 'ignore' });
   } catch {
     say(`spec:diff: no commit ${base} to compare with (a shallow clone or the first commit); nothing compared`);
-    if (format === 'json') console.log('[]');
-    process.exit(0);
+    if (format === 'json') io.out('[]');
+    return 0;
   }
   const changes = await specDiff(root, base);
-  if (changes.length || format === 'json') console.log(formatChanges(changes, format));
+  if (changes.length || format === 'json') io.out(formatChanges(changes, format));
   const count = (level: Level) => changes.filter((c) => c.level === level).length;
   const breaking = count('error');
   if (!changes.length) say(`spec:diff: no client-visible change since ${base}`);
@@ -448,14 +457,17 @@ if (isMain) {
     say(
       `${format === 'markdown' ? '\n' : ''}spec:diff: ${breaking} error, ${count('warning')} warning, ${count('info')} info since ${base}`,
     );
-  if (breaking) {
-    const marked = values['accept-breaking'] || breakingChangeMarked(root, base);
-    say(
-      marked
-        ? `spec:diff: ${breaking} breaking change(s) since ${base}, marked as intended`
-        : `spec:diff: ${breaking} breaking change(s) since ${base}. If intended, say so in the commit message with a line\n` +
-            '"BREAKING CHANGE: <what clients must do>" (or pass --accept-breaking); otherwise make the change additive.',
-    );
-    if (!marked) process.exit(1);
-  }
+  if (!breaking) return 0;
+  const marked = values['accept-breaking'] || breakingChangeMarked(root, base);
+  say(
+    marked
+      ? `spec:diff: ${breaking} breaking change(s) since ${base}, marked as intended`
+      : `spec:diff: ${breaking} breaking change(s) since ${base}. If intended, say so in the commit message with a line\n` +
+          '"BREAKING CHANGE: <what clients must do>" (or pass --accept-breaking); otherwise make the change additive.',
+  );
+  return marked ? 0 : 1;
+}
+
+if (process.argv[1]?.endsWith('scripts/spec-diff.ts')) {
+  process.exitCode = await specDiffCommand(process.cwd(), process.argv.slice(2), { out: console.log, err: console.error });
 }

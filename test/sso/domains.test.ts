@@ -1,14 +1,15 @@
 // test-suite: once (domain verification and routing rules)
 /**
  * Domains end to end: claim, verification by a TXT record served by a DNS server on loopback and by a
- * mailed code, one owner per domain, discovery, tenant resolution at password sign-in (the same
- * address in two tenants), and enforced single sign-on refusing password sign-in and registration.
+ * mailed code, one owner per domain, discovery, tenant resolution at password sign-in (an account
+ * registered before its domain was verified moves into the tenant), and enforced single sign-on
+ * refusing password sign-in and registration.
  */
 import t from 'tap';
 import { startDnsServer } from '../helpers/dns-server.ts';
 import { TestSamlIdp } from '../helpers/saml-idp.ts';
 import { startServer } from '../helpers/server.ts';
-import { adminToken, createTenant, RecordingMail, registerProven, sessionOf, verifiedDomain } from './sso-fixtures.ts';
+import { adminToken, createTenant, mailedCode, RecordingMail, registerProven, sessionOf, verifiedDomain } from './sso-fixtures.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -100,31 +101,35 @@ t.test('mail verification: a code to an administrator mailbox of the domain', as
   t.equal(ok.body.status, 'verified');
 });
 
-t.test('the same address in two tenants: sign-in goes to the verified domain’s tenant', async (t) => {
-  const dns = await startDnsServer(t);
-  const mail = new RecordingMail();
-  const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, mail });
-  await createTenant(server, 'umbrella');
-  const early = await server.api.post('/auth/local/register', {
-    body: { email: 'alice@umbrella.example', password: PASSWORD, username: 'alice', displayName: 'Alice (default)' },
-    expect: 201,
-  });
-  t.equal(early.body.user.tenantId, 'default', 'before verification the account lands in default');
-  await verifiedDomain(server, dns, 'umbrella', 'umbrella.example');
-  const later = await registerProven(server, mail, {
-    email: 'alice@umbrella.example',
-    password: `${PASSWORD}!`,
-    username: 'alice',
-    displayName: 'Alice (umbrella)',
-  });
-  t.equal(later.user.tenantId, 'umbrella', 'the same address and username, now in the tenant');
-  t.not(later.user.id, early.body.user.id);
-  const login = await server.api.post('/auth/login', { body: { email: 'alice@umbrella.example', password: `${PASSWORD}!` }, expect: 200 });
-  t.equal(login.body.user.id, later.user.id);
-  t.equal((await sessionOf(t, server, login.body.token)).body.tenantId, 'umbrella', 'the session names the tenant');
-  const oldPassword = await server.api.post('/auth/login', { body: { email: 'alice@umbrella.example', password: PASSWORD } });
-  t.equal(oldPassword.status, 401, 'the default tenant’s account is not reached through a routed domain');
-});
+t.test(
+  'an account registered before its domain was verified signs in to the verified domain’s tenant, after proving its address',
+  async (t) => {
+    const dns = await startDnsServer(t);
+    const mail = new RecordingMail();
+    const server = await startServer(t, { env: { DNS_RESOLVER: dns.address }, mail });
+    await createTenant(server, 'umbrella');
+    const early = await server.api.post('/auth/local/register', {
+      body: { email: 'alice@umbrella.example', password: PASSWORD, username: 'alice', displayName: 'Alice (default)' },
+      expect: 201,
+    });
+    t.equal(early.body.user.tenantId, 'default', 'before verification the account lands in default');
+    await verifiedDomain(server, dns, 'umbrella', 'umbrella.example');
+    const again = await server.api.post('/auth/local/register', {
+      body: { email: 'alice@umbrella.example', password: `${PASSWORD}!`, username: 'alice2', displayName: 'Alice (again)' },
+    });
+    t.equal(again.status, 409, 'the address is taken in the tenant: the account moved there, and a used account is not replaced');
+    const unproven = await server.api.post('/auth/login', { body: { email: 'alice@umbrella.example', password: PASSWORD } });
+    t.equal(unproven.status, 403, 'its address was never proven: proven first');
+    const proven = await server.api.post('/auth/local/verify-email', {
+      body: { email: 'alice@umbrella.example', code: mailedCode(mail, 'alice@umbrella.example') },
+      expect: 200,
+    });
+    t.same([proven.body.user.id, proven.body.user.tenantId], [early.body.user.id, 'umbrella'], 'the same account, now the tenant’s');
+    const login = await server.api.post('/auth/login', { body: { email: 'alice@umbrella.example', password: PASSWORD }, expect: 200 });
+    t.equal(login.body.user.id, early.body.user.id);
+    t.equal((await sessionOf(t, server, login.body.token)).body.tenantId, 'umbrella', 'the session names the tenant');
+  },
+);
 
 t.test('enforced single sign-on refuses password sign-in and registration for the domain', async (t) => {
   const dns = await startDnsServer(t);
