@@ -20,6 +20,11 @@ interface EmbeddedPostgresOptions {
   durable?: boolean;
   /** `shared_buffers` (`256MB`); PostgreSQL's default when absent. */
   sharedBuffers?: string;
+  /**
+   * Autovacuum off: the test suite's databases live for seconds, and the launcher's workers would
+   * visit each of the hundred it holds at a time for nothing. On by default, as in production.
+   */
+  noAutovacuum?: boolean;
 }
 
 interface EmbeddedPostgresServer {
@@ -56,6 +61,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       ...['-c', `max_connections=${options.maxConnections}`],
       ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off']),
       ...(options.sharedBuffers ? ['-c', `shared_buffers=${options.sharedBuffers}`] : []),
+      ...(options.noAutovacuum ? ['-c', 'autovacuum=off'] : []),
     ],
     onLog: () => {},
     onError: (e) => console.error(String(e)),

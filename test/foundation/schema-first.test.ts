@@ -10,7 +10,10 @@
  *   resolvers exist;
  * - two operations in openapi/rest-v1.yaml without handlers: the server, started as `npm run dev`
  *   starts it (the sources through tsx, which checks no types), stops with one line per operation
- *   naming the file where the operations of its tag are written.
+ *   naming the file where the operations of its tag are written;
+ * - a parameter of openapi/posts.yaml without its description, a finding of redocly.yaml's rules:
+ *   `generate --warn-lint` prints it and generates anyway (test/tooling/spec-errors.test.ts has the
+ *   refusal without the flag).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -76,8 +79,17 @@ replaceOnce(
   `  /api/v1/orders/{id}/hold:\n${operation('holdOrder', 'orders', 'orderId')}  /api/v1/orders/{id}/cancel:\n`,
 );
 
-// `npm run generate` as the user types it (tsx), once for the three tests below.
-const generated = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir });
+const postsSpec = path.join(dir, 'openapi/posts.yaml');
+const undescribedParameter = '          description: Offset form. Number of posts to skip (0-based).\n';
+replaceOnce(postsSpec, undescribedParameter, '');
+const postsText = fs.readFileSync(postsSpec, 'utf8');
+const offsetAt = postsText.indexOf('- name: offset') + 2;
+const lintLine =
+  `openapi/posts.yaml:${postsText.slice(0, offsetAt).split('\n').length}:${offsetAt - postsText.lastIndexOf('\n', offsetAt - 1)}: ` +
+  'Parameter object description must be present. (parameter-description)';
+
+// `npm run generate` as the user types it (tsx), once for the tests below.
+const generated = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts', '--warn-lint'], { cwd: dir });
 
 /** Incremental: the second check re-reads only what the resolvers' files touch. */
 async function tsc(): Promise<{ ok: boolean; output: string }> {
@@ -90,6 +102,11 @@ async function tsc(): Promise<{ ok: boolean; output: string }> {
     return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
 }
+
+t.test('generate --warn-lint prints a lint finding and generates anyway', async (t) => {
+  t.equal(generated.stderr, `${lintLine}\n`, 'the finding, one line at its place');
+  t.match(fs.readFileSync(path.join(dir, 'generated/openapi/posts.json'), 'utf8'), /"offset"/, 'generated/ is written');
+});
 
 t.test('generate names each new field and the file to write it in', async (t) => {
   t.match(

