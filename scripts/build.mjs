@@ -92,16 +92,17 @@ export async function compileTree({ sources, out, stamp }) {
 }
 
 /**
- * Packages the test bundles import at run time instead of carrying: every devDependency (test peers,
- * tools, tap itself, whose plugins are built into its own files), and the runtime packages that read
- * files beside themselves (PGlite's WebAssembly, Swagger UI's and GraphiQL's assets, pino's worker,
- * esbuild's binary). graphql too: one copy must serve our schema and every peer that builds on it
- * (its classes are checked with instanceof across packages).
+ * Packages the test bundles import at run time instead of carrying: every devDependency but tap
+ * (test peers and tools, which the tests use as their authors ship them; tap is in every test
+ * process, and its plugins are built into its own files, which bundle whole), and the runtime
+ * packages that read files beside themselves (PGlite's WebAssembly, Swagger UI's and GraphiQL's
+ * assets, pino's worker, esbuild's binary). graphql too: one copy must serve our schema and every
+ * peer that builds on it (its classes are checked with instanceof across packages).
  */
 function externalPackages() {
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   return new Set([
-    ...Object.keys(manifest.devDependencies ?? {}),
+    ...Object.keys(manifest.devDependencies ?? {}).filter((name) => name !== 'tap'),
     ...['@electric-sql/pglite', 'swagger-ui-dist', 'graphiql', 'esbuild', 'pino', 'pino-pretty', 'thread-stream', 'graphql'],
   ]);
 }

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import t from 'tap';
 import { onPostgres } from '../helpers/database.ts';
+import { ensureDistBuilt, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
 import { startReceiver, writeTestCaFile } from '../helpers/webhook-receiver.ts';
 import { createProduct } from '../catalog/fixtures.ts';
 import { deliveriesOf, eventually, registerEndpoint, startWebhookServer } from './webhook-fixtures.ts';
@@ -102,7 +103,8 @@ t.test(
 );
 
 t.test('npm run worker refuses the embedded database with one clear line', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  ensureDistBuilt();
+  const child = spawn(process.execPath, [...SERVER_V8_FLAGS, 'dist/src/worker.js'], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: 'memory:', NODE_ENV: 'test' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,12 +1,13 @@
 /**
  * `npm run worker` as an operator runs it: a process of its own on the test server's PostgreSQL
- * database (the embedded one belongs to one process), run from the sources through tsx. The
- * receivers' test CA reaches it through NODE_EXTRA_CA_CERTS, as it would reach a deployed worker.
- * Killed at the test's teardown.
+ * database (the embedded one belongs to one process), the compiled `dist/src/worker.js` that the
+ * script runs (the test runner builds dist/ before any file starts). The receivers' test CA reaches
+ * it through NODE_EXTRA_CA_CERTS, as it would reach a deployed worker. Killed at the test's teardown.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Test } from 'tap';
+import { ensureDistBuilt, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -20,7 +21,8 @@ interface WorkerProcess {
 export function startWorkerProcess(t: Test, server: TestServer, caFile: string, env: Record<string, string> = {}): WorkerProcess {
   const database = server.config.database;
   if (database.kind !== 'postgres') throw new Error('a worker process needs PostgreSQL (TEST_DATABASE_URL)');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  ensureDistBuilt();
+  const child = spawn(process.execPath, [...SERVER_V8_FLAGS, '--enable-source-maps', 'dist/src/worker.js'], {
     cwd: root,
     env: {
       ...process.env,
