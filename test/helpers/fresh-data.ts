@@ -1,6 +1,6 @@
 /**
  * Puts a test database back to a state copied earlier. Between the tests of a file that share one
- * server, that state is what the migrations left: every table is truncated and the rows the
+ * server, that state is what the migrations left: every table is emptied and the rows the
  * migrations insert (the `default` tenant, the config document) are put back from a copy taken when
  * the database was new. A test may also copy a world it built once and go back to it before each
  * case (test/foundation/authorization-matrix.test.ts). A few milliseconds, where a new server costs
@@ -43,15 +43,19 @@ export async function snapshotData(database: DatabaseHandle, schema: string): Pr
     `create schema ${schema}`,
     ...seeded.map((table) => `create table ${schema}."${table}" as table public."${table}"`),
   ]);
+  // DELETE, not TRUNCATE: a truncation gives every table and index a new file, about 60 ms of the
+  // PostgreSQL server's CPU a reset, where deleting the few rows a test wrote costs next to nothing.
+  // As a replica, the session fires no trigger (no notification, no epoch bump; truncation fired
+  // none either) and checks no foreign key, so the order of the tables does not matter.
   const reset = [
-    `truncate table ${tables.map((table) => `public."${table}"`).join(', ')} restart identity cascade`,
+    `set session_replication_role = replica`,
+    ...tables.map((table) => `delete from public."${table}"`),
     ...ordered.map((table) => `insert into public."${table}" overriding system value select * from ${schema}."${table}"`),
-    ...sequenced
-      .filter(({ table }) => seeded.includes(table))
-      .map(
-        ({ table, column }) =>
-          `select setval(pg_get_serial_sequence('public."${table}"', '${column}'), coalesce((select max("${column}") from public."${table}"), 0) + 1, false)`,
-      ),
+    ...sequenced.map(
+      ({ table, column }) =>
+        `select setval(pg_get_serial_sequence('public."${table}"', '${column}'), coalesce((select max("${column}") from public."${table}"), 0) + 1, false)`,
+    ),
+    `set session_replication_role = origin`,
   ];
   return () => execute(database, reset);
 }
