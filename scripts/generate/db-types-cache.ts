@@ -32,7 +32,9 @@ export async function dbTypes(root: string): Promise<string> {
   const text = await new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(import.meta.dirname, 'db-types-worker.ts')],
+      // The worker of the project being generated, not of this module's copy: it migrates that
+      // project's migrations (a scratch copy of the project imports this module from the original).
+      ['--import', 'tsx', path.join(root, 'scripts/generate/db-types-worker.ts')],
       { cwd: root, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => (error ? reject(new Error(`row types: ${stderr || error.message}`)) : resolve(stdout)),
     );
