@@ -107,7 +107,12 @@ function externalPackages() {
   ]);
 }
 
-/** Bare imports of `external` packages stay imports; everything else is bundled. */
+/**
+ * Bare imports of `external` packages stay imports; so does every package the code imports on demand
+ * (`import()`: passport-saml, the OpenTelemetry SDK), which Node then loads when it is used, as in
+ * production, with a CommonJS package's exports by name (in a split bundle they would sit under
+ * `default` alone); everything else is bundled.
+ */
 function keepPackages(external) {
   return {
     name: 'keep-packages',
@@ -115,7 +120,7 @@ function keepPackages(external) {
       b.onResolve({ filter: /^[^./]/ }, (args) => {
         if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
         const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
-        return external.has(name) ? { path: args.path, external: true } : undefined;
+        return args.kind === 'dynamic-import' || external.has(name) ? { path: args.path, external: true } : undefined;
       });
     },
   };

@@ -84,7 +84,7 @@ interface ServerOptions {
 }
 
 export async function createServer(config: Config, options: ServerOptions = {}): Promise<Server> {
-  const tracing = config.tracing ? startTracing(config.tracing) : null;
+  const tracing = config.tracing ? await startTracing(config.tracing) : null;
   let database: DatabaseHandle;
   try {
     database = await openMigrated(config, tracing);

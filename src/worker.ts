@@ -39,7 +39,7 @@ if (config.webhookAllowPrivateTargets) {
   log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production');
 }
 // Spans for each delivery attempt when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/ops/tracing/).
-const tracing = config.tracing ? startTracing(config.tracing) : null;
+const tracing = config.tracing ? await startTracing(config.tracing) : null;
 const wrapDialect = tracing ? { wrapDialect: (dialect: Dialect) => tracedDialect(dialect, tracing) } : {};
 const database = await openDatabase(config.database, wrapDialect).catch((error: Error) =>
   fail(`cannot open the database: ${error.message}`),

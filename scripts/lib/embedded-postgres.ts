@@ -25,6 +25,13 @@ interface EmbeddedPostgresOptions {
    * visit each of the hundred it holds at a time for nothing. On by default, as in production.
    */
   noAutovacuum?: boolean;
+  /**
+   * The least WAL the server can write (`wal_level=minimal`, no full-page images): the test suite
+   * creates a database from a template for every file, and each such CREATE DATABASE is a checkpoint,
+   * after which every first change to a page would log the whole page. Only where nothing is ever
+   * recovered or replicated; not with `durable`.
+   */
+  lightWal?: boolean;
 }
 
 interface EmbeddedPostgresServer {
@@ -62,6 +69,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off']),
       ...(options.sharedBuffers ? ['-c', `shared_buffers=${options.sharedBuffers}`] : []),
       ...(options.noAutovacuum ? ['-c', 'autovacuum=off'] : []),
+      ...(options.lightWal && !options.durable ? ['-c', 'wal_level=minimal', '-c', 'max_wal_senders=0', '-c', 'full_page_writes=off'] : []),
     ],
     onLog: () => {},
     onError: (e) => console.error(String(e)),

@@ -15,7 +15,7 @@ interface SuitePostgres {
 
 export async function startPostgres(): Promise<SuitePostgres> {
   if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => {}, cpuSeconds: () => 0 };
-  const server = await startEmbeddedPostgres({ prefix: 'schemaforge-pg-', maxConnections: 300, noAutovacuum: true });
+  const server = await startEmbeddedPostgres({ prefix: 'schemaforge-pg-', maxConnections: 300, noAutovacuum: true, lightWal: true });
   return {
     url: server.url('postgres'),
     stop: server.stop,

@@ -1,3 +1,4 @@
+// test-suite: once (configuration is read before any database is opened; the one start that opens one refuses the same on either).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -5,7 +6,8 @@ import t from 'tap';
 import { resolveJwtSecret, resolveSecretsKey } from '../../src/auth/secret.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { loggerOptions } from '../../src/logger-options.ts';
-import { ensureDistBuilt, migratedDataFolder, root, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
+import { serverDatabaseEnv } from '../helpers/server-database.ts';
+import { ensureDistBuilt, root, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
 
 /** The compiled server as `npm start` runs it (`node dist/src/main.js`), waited for. */
 function startCompiled(env: Record<string, string>) {
@@ -207,8 +209,9 @@ t.test('npm start with DATABASE_URL=nonsense prints one clear line and exits 1',
 });
 
 t.test('a secret file that holds no usable secret stops the start with one line, and is never used', async (t) => {
-  // The embedded database made and migrated already: the start opens it before it reads the secrets.
-  const dataDir = migratedDataFolder(t);
+  // A database made and migrated already: the start opens it before it reads the secrets.
+  const database = await serverDatabaseEnv(t);
+  const dataDir = database.DATA_DIR!;
   fs.writeFileSync(path.join(dataDir, 'secrets-key'), '\n');
   t.throws(
     () => resolveSecretsKey({ secretsKey: null, dataDir }),
@@ -218,7 +221,8 @@ t.test('a secret file that holds no usable secret stops the start with one line,
   const generated = resolveJwtSecret({ authJwtSecret: null, dataDir });
   t.ok(generated.length >= 32, 'a missing file is generated');
   t.equal(resolveJwtSecret({ authJwtSecret: null, dataDir }), generated, 'and kept');
-  const result = startCompiled({ DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'development', PORT: '0' });
+  // Development, where a secret nobody configured is read from (or made in) DATA_DIR.
+  const result = startCompiled({ ...database, AUTH_JWT_SECRET: '', SECRETS_KEY: '', NODE_ENV: 'development', PORT: '0' });
   t.equal(result.status, 1);
   const lines = result.stderr.trim().split('\n');
   t.equal(lines.length, 1, `one line: ${result.stderr}`);

@@ -1,4 +1,4 @@
-// test-suite: once (the server as a process of its own on a copy of a migrated data folder; it writes logs, nothing else).
+// test-suite: once (the server as a process of its own; it writes logs, nothing else, the same on either engine).
 /**
  * The log format as a person starting the built server sees it: `NODE_ENV=development` (what `npm run
  * dev` sets) writes pino-pretty's readable lines, a deployment one JSON object a line, and LOG_FORMAT
@@ -6,14 +6,15 @@
  * loading in the compiled server (dist/), through pino's transport.
  */
 import t, { type Test } from 'tap';
-import { ensureDistBuilt, migratedDataFolder, startServerProcess } from '../helpers/server-process.ts';
+import { serverDatabaseEnv } from '../helpers/server-database.ts';
+import { ensureDistBuilt, startServerProcess } from '../helpers/server-process.ts';
 
 ensureDistBuilt();
 
 /** The server's stdout after it has answered /readyz once, colours stripped, one entry a line. */
 async function logLines(t: Test, env: Record<string, string>): Promise<string[]> {
   // A database made and migrated already: creating one (in memory too) is most of a start's CPU.
-  const server = await startServerProcess({ via: 'node', env: { DATA_DIR: migratedDataFolder(t), DATABASE_URL: '', ...env } });
+  const server = await startServerProcess({ via: 'node', env: { ...(await serverDatabaseEnv(t)), ...env } });
   t.teardown(() => void server.child.kill('SIGKILL'));
   // The access line of the helper's /readyz is written after the response: wait for it.
   const deadline = Date.now() + 10_000;

@@ -8,6 +8,9 @@
  *   field, in its area's resolvers file (src/content/users.resolvers.ts, posts.resolvers.ts), one
  *   error a field and none in the file that merges the areas (src/content/content.graph.ts), until
  *   resolvers exist;
+ * - a migration adding posts.summary and the field Post.summary: the row carries it, so generate
+ *   names nothing to write, the row types gain the column, and the repository's insert and update
+ *   types take it without an edit (a probe in src/ the same typecheck reads);
  * - two operations in openapi/rest-v1.yaml without handlers: the server, started as `npm run dev`
  *   starts it (the sources through tsx, which checks no types), stops with one line per operation
  *   naming the file where the operations of its tag are written;
@@ -21,7 +24,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { scratchProject } from '../helpers/scratch-project.ts';
-import { migratedDataFolder, SERVER_V8_FLAGS } from '../helpers/server-process.ts';
+import { serverDatabaseEnv } from '../helpers/server-database.ts';
+import { SERVER_V8_FLAGS } from '../helpers/server-process.ts';
 
 const run = promisify(execFile);
 
@@ -79,6 +83,46 @@ replaceOnce(
   `  /api/v1/orders/{id}/hold:\n${operation('holdOrder', 'orders', 'orderId')}  /api/v1/orders/{id}/cancel:\n`,
 );
 
+// A new column: a migration and an SDL field, no repository edit.
+const migrations = path.join(dir, 'src/db/migrations');
+fs.writeFileSync(
+  path.join(migrations, '0999_post_summary.ts'),
+  [
+    "import { sql, type Kysely } from 'kysely';",
+    '',
+    'export async function up(db: Kysely<unknown>): Promise<void> {',
+    '  await sql`alter table posts add column summary text`.execute(db);',
+    '}',
+    '',
+  ].join('\n'),
+);
+const migrationIndex = path.join(migrations, 'index.ts');
+fs.writeFileSync(
+  migrationIndex,
+  fs
+    .readFileSync(migrationIndex, 'utf8')
+    .replace(/^(import \* as m0001 .*)$/m, "$1\nimport * as m0999 from './0999_post_summary.ts';")
+    .replace(/^};\s*$/m, "  '0999_post_summary': m0999,\n};\n"),
+);
+replaceOnce(path.join(dir, 'schema/posts.graphql'), 'type Post {\n', 'type Post {\n  "A short summary."\n  summary: String\n');
+// The repository's insert and update types take the column as they are.
+fs.writeFileSync(
+  path.join(dir, 'src/new-column.probe.ts'),
+  [
+    "import type { Executor } from './db/transaction.ts';",
+    "import { insertPost, updatePost } from './content/posts.repository.ts';",
+    '',
+    'export async function probe(db: Executor): Promise<string | null> {',
+    "  const post = await insertPost(db, { author_id: 'a', title: 't', content: 'c', slug: 's', published_at: null, summary: 'short' });",
+    "  await updatePost(db, post.id, { summary: 'shorter' });",
+    '  // @ts-expect-error a column that does not exist is refused',
+    "  await updatePost(db, post.id, { nosuch: 'x' });",
+    '  return post.summary;',
+    '}',
+    '',
+  ].join('\n'),
+);
+
 const postsSpec = path.join(dir, 'openapi/posts.yaml');
 const undescribedParameter = '          description: Offset form. Number of posts to skip (0-based).\n';
 replaceOnce(postsSpec, undescribedParameter, '');
@@ -123,15 +167,22 @@ t.test('generate names each new field and the file to write it in', async (t) =>
   t.match(fs.readFileSync(path.join(dir, 'generated/graphql/resolvers.ts'), 'utf8'), /'pingCount'/, 'StrictResolvers requires it');
 });
 
+t.test('a new column is one edit: a migration and an SDL field, no repository edit', async (t) => {
+  t.notMatch(generated.stdout, /summary/, 'the row carries the field: nothing else to write');
+  const types = fs.readFileSync(path.join(dir, 'generated/db/types.ts'), 'utf8');
+  t.match(types, /export interface PostsTable \{[^}]*\n {2}summary: string \| null;\n\}/, 'the row types gain the column');
+  t.match(types, /export type NewPostsRow = Insertable<PostsTable>;/);
+  // The typecheck below reads src/new-column.probe.ts too: it has no error in either run.
+});
+
 t.test('an operation without a handler stops the server with one line naming the file to write it in', async (t) => {
   // As `npm run dev` starts it: the sources through tsx, no typecheck.
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
-    // A migrated embedded database: the refusal comes after the database is open.
-    DATABASE_URL: '',
-    DATA_DIR: migratedDataFolder(t),
+    // A migrated database: the refusal comes after the database is open.
+    ...(await serverDatabaseEnv(t)),
     PORT: '0',
     HOST: '127.0.0.1',
   };
@@ -162,7 +213,7 @@ t.test('a new SDL field is a compile error in its area resolvers file until it h
   t.same(
     errors.map((line) => line.slice(0, line.indexOf('('))),
     ['src/content/posts.resolvers.ts', 'src/content/users.resolvers.ts'],
-    `one error a field, each in its area's resolvers file:\n${broken.output}`,
+    `one error a field, each in its area's resolvers file (none in the new column's probe):\n${broken.output}`,
   );
   t.match(broken.output, /src\/content\/users\.resolvers\.ts.*pingCount/, 'in the area file of schema/users.graphql, naming the field');
   t.match(

@@ -1,30 +1,31 @@
+// test-suite: once (what the server logs is written above the database; the engine adds no line of its own).
 /**
  * Secrets never reach the logs: the server runs as a process of its own at LOG_LEVEL=debug, goes
  * through registration and password sign-in (session cookie and bearer token), GraphQL, an operator's
  * JWT, tenants and a SCIM token, webhook registration with a chosen secret, its rotation and a signed
  * delivery to a receiver, and /metrics with its token; then every line it wrote (stdout and stderr) is
  * searched for each secret, password, token and cookie value the flow used or was given. The server
- * runs on the embedded database, on a copy of a migrated data folder.
+ * runs on a migrated database of its own (test/helpers/server-database.ts).
  */
 import net from 'node:net';
 import t from 'tap';
 import { signToken } from '../../src/auth/jwt.ts';
-import { ensureDistBuilt, migratedDataFolder, startServerProcess } from '../helpers/server-process.ts';
+import { serverDatabaseEnv } from '../helpers/server-database.ts';
+import { ensureDistBuilt, startServerProcess } from '../helpers/server-process.ts';
 import { startReceiver, writeTestCaFile } from '../helpers/webhook-receiver.ts';
 
 ensureDistBuilt();
 
 t.test('a debug-level run of every credential flow writes none of its secrets', async (t) => {
-  // The embedded database, made and migrated already (making one is not what this tests).
-  const dataDir = migratedDataFolder(t);
+  // A database made and migrated already (making one is not what this tests).
+  const database = await serverDatabaseEnv(t);
   const jwtSecret = 'jwt-secret-for-the-log-scan-0123456789abcdef';
   const secretsKey = 'sealing-key-for-the-log-scan-0123456789abcdef';
   const metricsToken = 'metrics-token-for-the-log-scan-0123456789';
   const server = await startServerProcess({
     via: 'node',
     env: {
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
+      ...database,
       LOG_LEVEL: 'debug',
       AUTH_JWT_SECRET: jwtSecret,
       SECRETS_KEY: secretsKey,

@@ -127,7 +127,7 @@ export async function startServerProcess(options: StartOptions): Promise<ServerP
   const base = `http://127.0.0.1:${port}`;
   const started: ServerProcess = { child, base, port, exited, stdout: () => stdout, stderr: () => stderr };
   if (options.noWait) return started;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
     try {
@@ -135,7 +135,7 @@ export async function startServerProcess(options: StartOptions): Promise<ServerP
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`server not ready within 60 s: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`server not ready within 120 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return started;

@@ -132,7 +132,7 @@ t.test(
       normal.some((f) => f.endsWith('.long.test.ts')),
       'npm test runs no *.long.test.ts',
     );
-    t.ok(long.includes('test/foundation/faults.long.test.ts'), 'the fault scenarios are long');
+    t.ok(long.includes('test/foundation/faults-kill-embedded.long.test.ts'), 'the fault scenarios are long');
     t.ok(
       long.includes('test/graphql/planner.property.test.ts') && normal.includes('test/graphql/planner.property.test.ts'),
       'a property test is in both',

@@ -14,7 +14,7 @@
  *   current and the backup certificate; then the assertion id is recorded (replay).
  */
 import { randomBytes } from 'node:crypto';
-import { MultiSamlStrategy, type Profile, type SamlConfig, ValidateInResponseTo } from '@node-saml/passport-saml';
+import type { MultiSamlStrategy, Profile, SamlConfig } from '@node-saml/passport-saml';
 import type { CacheProvider } from '@node-saml/node-saml';
 import { runStrategy } from '../../auth/run-strategy.ts';
 import type { Database } from '../../db/database.ts';
@@ -88,20 +88,33 @@ interface SamlRequestContext {
 }
 
 export class SamlSignOn {
-  private readonly strategy: MultiSamlStrategy;
+  /**
+   * passport-saml and the XML signature stack under it (about 1.4 MB of JavaScript) are loaded by
+   * the first SAML request, not compiled at every start: most servers sign nobody in with SAML.
+   */
+  private loaded?: Promise<MultiSamlStrategy>;
 
   constructor(
     private readonly db: Database,
     private readonly providers: IdentityProvidersService,
     private readonly accounts: AccountsService,
     private readonly baseUrl: string,
-  ) {
-    this.strategy = new MultiSamlStrategy(
+  ) {}
+
+  private strategy(): Promise<MultiSamlStrategy> {
+    this.loaded ??= import('@node-saml/passport-saml').then(({ MultiSamlStrategy, ValidateInResponseTo }) =>
+      this.newStrategy(MultiSamlStrategy, ValidateInResponseTo.ifPresent),
+    );
+    return this.loaded;
+  }
+
+  private newStrategy(Strategy: typeof MultiSamlStrategy, ifPresent: SamlConfig['validateInResponseTo']): MultiSamlStrategy {
+    return new Strategy(
       {
         passReqToCallback: false,
         getSamlOptions: (req, done) => {
           const context = (req as unknown as { saml: SamlRequestContext }).saml;
-          done(null, this.optionsFor(context));
+          done(null, this.optionsFor(context, ifPresent));
         },
       },
       (profile: Profile | null, done: (error: Error | null, user?: Record<string, unknown>) => void) =>
@@ -134,7 +147,7 @@ export class SamlSignOn {
       ttlS: REQUEST_TTL_S,
     });
     const saml: SamlRequestContext = { provider, requestId, cache: new SsoRequestCache(this.db, tenantId) };
-    const outcome = await runStrategy(this.strategy, { saml, query: { RelayState: relayState }, body: {}, headers: {} });
+    const outcome = await runStrategy(await this.strategy(), { saml, query: { RelayState: relayState }, body: {}, headers: {} });
     if (outcome.kind !== 'redirect') throw new Error(`passport-saml did not redirect (${outcome.kind})`);
     return { url: outcome.url, binding };
   }
@@ -160,7 +173,7 @@ export class SamlSignOn {
     const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
     let outcome;
     try {
-      outcome = await runStrategy<Profile>(this.strategy, {
+      outcome = await runStrategy<Profile>(await this.strategy(), {
         saml,
         query: {},
         body: { SAMLResponse: facts.forVerification, ...(relayState ? { RelayState: relayState } : {}) },
@@ -215,8 +228,9 @@ export class SamlSignOn {
   async metadata(tenantId: string): Promise<string> {
     const provider = await this.samlProvider(tenantId);
     const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    const strategy = await this.strategy();
     return new Promise((resolve, reject) =>
-      this.strategy.generateServiceProviderMetadata({ saml } as never, null, null, (error, xml) => (error ? reject(error) : resolve(xml!))),
+      strategy.generateServiceProviderMetadata({ saml } as never, null, null, (error, xml) => (error ? reject(error) : resolve(xml!))),
     );
   }
 
@@ -231,12 +245,14 @@ export class SamlSignOn {
       sessionIndex: sessionIndex ?? undefined,
       issuer: provider.saml.entityId,
     };
+    const strategy = await this.strategy();
     return new Promise((resolve, reject) =>
-      this.strategy.logout({ saml, user, query: {}, body: {} } as never, (error, url) => (error ? reject(error) : resolve(url ?? null))),
+      strategy.logout({ saml, user, query: {}, body: {} } as never, (error, url) => (error ? reject(error) : resolve(url ?? null))),
     );
   }
 
-  private optionsFor({ provider, requestId, cache }: SamlRequestContext): SamlConfig {
+  /** `ifPresent`: passport-saml's own value, from the module loaded with the strategy. */
+  private optionsFor({ provider, requestId, cache }: SamlRequestContext, ifPresent: SamlConfig['validateInResponseTo']): SamlConfig {
     const saml: SamlSettings = provider.saml;
     const sp = serviceProviderOf(this.baseUrl, provider.tenantId);
     return {
@@ -251,7 +267,7 @@ export class SamlSignOn {
       wantAuthnResponseSigned: saml.signedResponses,
       acceptedClockSkewMs: CLOCK_SKEW_MS,
       maxAssertionAgeMs: MAX_ASSERTION_AGE_MS,
-      validateInResponseTo: ValidateInResponseTo.ifPresent,
+      validateInResponseTo: ifPresent,
       requestIdExpirationPeriodMs: REQUEST_TTL_S * 1000,
       cacheProvider: cache,
       ...(requestId ? { generateUniqueId: () => requestId } : {}),

@@ -1,6 +1,8 @@
 /**
  * OpenTelemetry tracing, off unless configured (Config.tracing, from the standard OTEL_* variables).
- * When it is off nothing here runs: no provider, no exporter, and the seams that would make spans
+ * When it is off nothing here runs, and the SDK is not even loaded (imported when tracing starts: it
+ * is about 0.6 MB of JavaScript, compiled at every start otherwise): no provider, no exporter,
+ * and the seams that would make spans
  * (./http-spans.ts, ./graphql-spans.ts, ./db-spans.ts, ./webhook-spans.ts) are not installed at all,
  * so the hot paths carry no tracer, not even a no-op one.
  *
@@ -10,18 +12,12 @@
  * (`traceparent`) for what comes in and goes out. The active span moves along with the work through
  * the process-wide AsyncLocalStorage context manager, registered the first time tracing starts.
  */
-import { context, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { context, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { TracingConfig } from '../../config.ts';
 
 export interface Tracing {
   tracer: Tracer;
-  propagator: W3CTraceContextPropagator;
+  propagator: TextMapPropagator;
   /** Sends the spans ended so far. */
   flush(): Promise<void>;
   /** Sends what is left and stops exporting (on shutdown). */
@@ -31,13 +27,23 @@ export interface Tracing {
 let contextManagerSet = false;
 
 /** The active span follows async work; set once per process, and only by a process that traces. */
-function useAsyncContext(): void {
+async function useAsyncContext(): Promise<void> {
+  if (contextManagerSet) return;
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   if (contextManagerSet) return;
   contextManagerSet = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 }
 
-export function startTracing(config: TracingConfig): Tracing {
-  useAsyncContext();
+export async function startTracing(config: TracingConfig): Promise<Tracing> {
+  const [{ W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, sdk, { ATTR_SERVICE_NAME }] = await Promise.all([
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
+  const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = sdk;
+  await useAsyncContext();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
