@@ -40,54 +40,57 @@ async function usernames(base: string): Promise<string[]> {
 
 // One data folder through a refused second start, a clean stop and a kill -9: each server start on
 // the embedded database costs seconds of CPU.
-t.test('a second server on the same data folder refuses with one line naming the folder and the owner; nothing is lost, a clean stop or a kill -9', async (t) => {
-  const dataDir = migratedDataFolder(t);
-  const first = await startServerProcess({ env: embedded(dataDir), via: 'node' });
-  t.teardown(() => void first.child.kill('SIGKILL'));
-  await createUser(first.base, 'before');
+t.test(
+  'a second server on the same data folder refuses with one line naming the folder and the owner; nothing is lost, a clean stop or a kill -9',
+  async (t) => {
+    const dataDir = migratedDataFolder(t);
+    const first = await startServerProcess({ env: embedded(dataDir), via: 'node' });
+    t.teardown(() => void first.child.kill('SIGKILL'));
+    await createUser(first.base, 'before');
 
-  const second = await startServerProcess({ env: embedded(dataDir), via: 'node', noWait: true });
-  t.equal(await second.exited, 1, 'the second start exits 1');
-  const lines = second.stderr().trim().split('\n');
-  t.equal(lines.length, 1, `one line: ${second.stderr()}`);
-  t.equal(
-    lines[0],
-    `error: cannot open the database (pglite-file): the data folder ${path.join(dataDir, 'pglite')} is in use by process ` +
-      `${first.child.pid}; stop that process or set DATA_DIR to another folder`,
-  );
+    const second = await startServerProcess({ env: embedded(dataDir), via: 'node', noWait: true });
+    t.equal(await second.exited, 1, 'the second start exits 1');
+    const lines = second.stderr().trim().split('\n');
+    t.equal(lines.length, 1, `one line: ${second.stderr()}`);
+    t.equal(
+      lines[0],
+      `error: cannot open the database (pglite-file): the data folder ${path.join(dataDir, 'pglite')} is in use by process ` +
+        `${first.child.pid}; stop that process or set DATA_DIR to another folder`,
+    );
 
-  // `npm run migrate` is refused the same way.
-  const migrate = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
-    cwd: root,
-    env: { ...process.env, ...embedded(dataDir) },
-  }).then(
-    () => ({ code: 0, stderr: '' }),
-    (error: { code: number; stderr: string }) => error,
-  );
-  t.equal(migrate.code, 1, 'npm run migrate exits 1');
-  t.match(migrate.stderr, new RegExp(`^error: the data folder \\S+ is in use by process ${first.child.pid};`));
+    // `npm run migrate` is refused the same way.
+    const migrate = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+      cwd: root,
+      env: { ...process.env, ...embedded(dataDir) },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    t.equal(migrate.code, 1, 'npm run migrate exits 1');
+    t.match(migrate.stderr, new RegExp(`^error: the data folder \\S+ is in use by process ${first.child.pid};`));
 
-  // The first server did not notice: it keeps serving, and every write it answered survives its restart.
-  await createUser(first.base, 'after');
-  first.child.kill('SIGTERM');
-  t.equal(await first.exited, 0);
-  t.notOk(fs.existsSync(path.join(dataDir, 'pglite.lock')), 'a clean stop leaves no lock');
-  const restarted = await startServerProcess({ env: embedded(dataDir), via: 'node' });
-  t.teardown(() => void restarted.child.kill('SIGKILL'));
-  t.same(await usernames(restarted.base), ['after', 'before']);
+    // The first server did not notice: it keeps serving, and every write it answered survives its restart.
+    await createUser(first.base, 'after');
+    first.child.kill('SIGTERM');
+    t.equal(await first.exited, 0);
+    t.notOk(fs.existsSync(path.join(dataDir, 'pglite.lock')), 'a clean stop leaves no lock');
+    const restarted = await startServerProcess({ env: embedded(dataDir), via: 'node' });
+    t.teardown(() => void restarted.child.kill('SIGKILL'));
+    t.same(await usernames(restarted.base), ['after', 'before']);
 
-  // The lock of a process that died (kill -9) is taken over, and what it acknowledged is there.
-  await createUser(restarted.base, 'acknowledged');
-  restarted.child.kill('SIGKILL');
-  await restarted.exited;
-  t.ok(fs.existsSync(path.join(dataDir, 'pglite.lock')), 'kill -9 left its lock behind');
-  const next = await startServerProcess({ env: embedded(dataDir), via: 'node' });
-  t.teardown(() => void next.child.kill('SIGKILL'));
-  t.same(await usernames(next.base), ['acknowledged', 'after', 'before'], 'the acknowledged write is there');
-  t.equal(JSON.parse(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8')).pid, next.child.pid, 'the lock is the new process’s');
-  next.child.kill('SIGTERM');
-  t.equal(await next.exited, 0);
-});
+    // The lock of a process that died (kill -9) is taken over, and what it acknowledged is there.
+    await createUser(restarted.base, 'acknowledged');
+    restarted.child.kill('SIGKILL');
+    await restarted.exited;
+    t.ok(fs.existsSync(path.join(dataDir, 'pglite.lock')), 'kill -9 left its lock behind');
+    const next = await startServerProcess({ env: embedded(dataDir), via: 'node' });
+    t.teardown(() => void next.child.kill('SIGKILL'));
+    t.same(await usernames(next.base), ['acknowledged', 'after', 'before'], 'the acknowledged write is there');
+    t.equal(JSON.parse(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8')).pid, next.child.pid, 'the lock is the new process’s');
+    next.child.kill('SIGTERM');
+    t.equal(await next.exited, 0);
+  },
+);
 
 t.test('a port in use is one line, said before the data folder is touched', async (t) => {
   const dataDir = dataFolder(t);
