@@ -128,7 +128,7 @@ export function ledgerReport(run: LedgerRun): string {
   if (run.budget && total > CPU_BUDGET_S) {
     lines.push(
       `\n!!! OVER BUDGET: npm test used ${s(total)} CPU-s, ${s(total - CPU_BUDGET_S)} over its ${CPU_BUDGET_S}. ` +
-        `Make the heaviest files above cheaper or move their long scenarios to npm run test:long (README, "The ledger"). !!!`,
+        `Make the heaviest files above cheaper or move their long scenarios to npm run test:long (docs/testing.md, "The ledger"). !!!`,
     );
   }
   return lines.join('\n');

@@ -1,7 +1,7 @@
 /**
  * Request limits, all checked before execution so an expensive operation never starts.
  *
- * Cost model (complexity), the one documented in the README:
+ * Cost model (complexity), the one documented in docs/graphql.md ("Limits"):
  * - every field costs 1, plus what its selection costs;
  * - a field with a `size` or `limit` argument (the paged connections, `searchUsers`, and the bounded
  *   lists `followers`, `following` and `replies`) multiplies its selection's cost by that argument

@@ -113,6 +113,7 @@ t.test('the ledger: totals against the budget, the heaviest files, what grew, an
   t.match(over, /12\.0 +10\.0 s +PGlite \(in-memory\) test\/b\.test\.ts +new/);
   t.match(over, /grown since test\/ledger\.json .*\n +PostgreSQL test\/a\.test\.ts: 500\.0 → 700\.0 CPU-s/);
   t.match(over.trim().split('\n').at(-1), /^!!! OVER BUDGET: npm test used 1052\.0 CPU-s, 52\.0 over its 1000/, 'the last line');
+  t.match(over.trim().split('\n').at(-1), /\(docs\/testing\.md, "The ledger"\)/, 'the last line points at the ledger in docs/testing.md');
   const within = ledgerReport({ entries, shared: [], wallMs: 540_000, budget: true, previous });
   t.notMatch(within, /OVER BUDGET/, '752 CPU-s is within the budget');
   t.notMatch(
