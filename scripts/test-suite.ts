@@ -32,7 +32,7 @@ import { reportCoverage } from '../test/helpers/contract-coverage.ts';
 import { ownCpuSeconds } from './test-suite/cpu.ts';
 import { ledgerReport, previousLedger, saveLedger, type Ledger } from './test-suite/ledger.ts';
 import { startPostgres } from './test-suite/postgres.ts';
-import { countsOf, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
+import { countsOf, coverageReport, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
 import { runFile } from './test-suite/run-file.ts';
 import { isLongFile, root, runsOf, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
 import { ensureTapBuilt } from './test-suite/tap-build.ts';
@@ -188,15 +188,7 @@ saveLedger(tier, ledger, options['commit-ledger']);
 
 const coverage = reportCoverage(coverageDir, path.join(root, 'generated/openapi'));
 fs.rmSync(coverageDir, { recursive: true, force: true });
-console.log('\ncontract coverage (responses validated against their OpenAPI document):');
-for (const c of coverage) {
-  const percent = (n: number, of: number) => `${of ? Math.floor((100 * n) / of) : 100} %`;
-  console.log(
-    `  ${c.document.padEnd(9)} operations ${c.operationsExercised}/${c.operations} (${percent(c.operationsExercised, c.operations)}), ` +
-      `documented statuses ${c.statusesExercised}/${c.statuses} (${percent(c.statusesExercised, c.statuses)})` +
-      (c.missingOperations.length ? `; not exercised: ${c.missingOperations.join(', ')}` : ''),
-  );
-}
+console.log(coverageReport(coverage, whole));
 const uncovered = coverage.filter((c) => c.missingOperations.length).length;
 const coverageEnforced = whole && tier === 'normal';
 if (uncovered && coverageEnforced) console.log(`contract coverage: ${uncovered} document(s) below 100 % of operations`);

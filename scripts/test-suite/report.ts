@@ -3,6 +3,7 @@
  * end the timing report (each run's wall time and its ten slowest files) and the contract coverage.
  */
 import os from 'node:os';
+import type { DocumentCoverage } from '../../test/helpers/contract-coverage.ts';
 import type { FileResult } from './run-file.ts';
 
 export interface FileRun {
@@ -70,4 +71,24 @@ export function countsOf(results: FileResult[]): RunCounts {
     skip: 0,
     todo: 0,
   });
+}
+
+/**
+ * The contract coverage, a line per OpenAPI document. A run of some files (`whole` false) lists the
+ * documents they called: a row of 0 % for every other document would say nothing about them.
+ */
+export function coverageReport(coverage: DocumentCoverage[], whole: boolean): string {
+  const reported = whole ? coverage : coverage.filter((c) => c.operationsExercised > 0);
+  const percent = (n: number, of: number) => `${of ? Math.floor((100 * n) / of) : 100} %`;
+  const lines = ['', 'contract coverage (responses validated against their OpenAPI document):'];
+  for (const c of reported) {
+    lines.push(
+      `  ${c.document.padEnd(9)} operations ${c.operationsExercised}/${c.operations} (${percent(c.operationsExercised, c.operations)}), ` +
+        `documented statuses ${c.statusesExercised}/${c.statuses} (${percent(c.statusesExercised, c.statuses)})` +
+        (c.missingOperations.length ? `; not exercised: ${c.missingOperations.join(', ')}` : ''),
+    );
+  }
+  if (reported.length < coverage.length)
+    lines.push(`  (${coverage.length - reported.length} document(s) these files do not call left out)`);
+  return lines.join('\n');
 }

@@ -24,7 +24,7 @@ export function recordExercised(document: string, operationId: string, status: s
 
 type Json = Record<string, any>;
 
-interface DocumentCoverage {
+export interface DocumentCoverage {
   document: string;
   operations: number;
   operationsExercised: number;

@@ -10,6 +10,7 @@ import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ledgerReport } from '../../scripts/test-suite/ledger.ts';
+import { coverageReport } from '../../scripts/test-suite/report.ts';
 import { countTap, runFile } from '../../scripts/test-suite/run-file.ts';
 import {
   filesOfTier,
@@ -97,6 +98,25 @@ t.test("a file's CPU seconds are its whole process tree's, children included", a
   t.match(result, { ok: true, pass: 1 });
   t.ok(result.cpuSeconds >= 0.9, `the child's second is counted (${result.cpuSeconds} CPU-s)`);
   t.ok(result.cpuSeconds < result.ms / 1000 + 1, 'and not more than the tree can have used');
+});
+
+t.test('contract coverage: a whole run lists every document, a run of some files only the documents they called', async (t) => {
+  const of = (document: string, exercised: number) => ({
+    document,
+    operations: 2,
+    operationsExercised: exercised,
+    statuses: 4,
+    statusesExercised: exercised,
+    missingOperations: exercised < 2 ? ['other'] : [],
+  });
+  const coverage = [of('rest-v1', 2), of('scim', 0), of('webhooks', 1)];
+  const whole = coverageReport(coverage, true);
+  t.match(whole, /scim +operations 0\/2 \(0 %\)/, 'a whole run shows what it left out');
+  t.match(whole, /rest-v1 +operations 2\/2 \(100 %\), documented statuses 2\/4 \(50 %\)/);
+  const some = coverageReport(coverage, false);
+  t.notMatch(some, /scim/, 'no 0 % row for a document the files did not call');
+  t.match(some, /webhooks +operations 1\/2 \(50 %\).*not exercised: other/);
+  t.match(some, /1 document\(s\) these files do not call left out/);
 });
 
 t.test('the ledger: totals against the budget, the heaviest files, what grew, and a loud line over budget', async (t) => {
