@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { freePort } from '../../scripts/lib/free-port.ts';
+import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import { sharedServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -31,6 +32,14 @@ function command(server: TestServer | { port: number }, script: string, ...args:
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => e,
   );
+}
+
+/** The JSON request body example of `POST <path>` in the published document `name`, as "Try it out" fills it in. */
+function requestExample(name: string, urlPath: string): unknown {
+  const doc = loadOpenApiDocument(name) as Record<string, any>;
+  const media = doc.paths[urlPath].post.requestBody.content['application/json'];
+  const schema = media.schema.$ref ? doc.components.schemas[String(media.schema.$ref).split('/').pop()!] : media.schema;
+  return media.example ?? Object.values<{ value: unknown }>(media.examples ?? {})[0]?.value ?? schema.examples?.[0];
 }
 
 t.test('npm run token prints a token the server accepts, with repeatable --role', async (t) => {
@@ -83,6 +92,21 @@ t.test('seed, then a token by username', async (t) => {
   t.equal(again.code, 0);
   t.match(again.stdout, /already seeded/);
   t.equal((await server.v1.GET('/api/v1/products', { params: { query: { size: 50 } } })).data!.content.length, 6, 'nothing duplicated');
+
+  // "Try it out" with the reference's example bodies, on the seeded data: nothing the seed made is in the way (a SKU, an address).
+  const alice = token.stdout.trim();
+  const admin = (await command(server, 'token', '--sub', 'operator:try-it-out', '--role', 'ADMIN')).stdout.trim();
+  const tries: [document: string, path: string, token?: string][] = [
+    ['rest-v1', '/api/v1/products', admin],
+    ['rest-v2', '/api/v2/products', admin],
+    ['rest-v1', '/api/v1/customers', alice],
+    ['auth', '/auth/local/register'],
+  ];
+  for (const [document, path, bearer] of tries) {
+    const body = requestExample(document, path);
+    const answer = await server.api.post(path, { body, ...(bearer ? { token: bearer } : {}) });
+    t.equal(answer.status, 201, `${document} POST ${path} with its example body: ${answer.text.slice(0, 300)}`);
+  }
 
   const nobody = await command(server, 'token', '--username', 'nobody');
   t.equal(nobody.code, 1);

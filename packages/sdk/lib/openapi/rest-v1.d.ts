@@ -583,7 +583,7 @@ export interface components {
          *       "name": "Desk lamp",
          *       "description": "LED desk lamp with dimmer.",
          *       "price": 25,
-         *       "sku": "LAMP-001",
+         *       "sku": "LAMP-002",
          *       "category": "HOME",
          *       "stockQuantity": 12,
          *       "attributes": [
@@ -2568,7 +2568,7 @@ export interface operations {
                  *       "name": "Desk lamp",
                  *       "description": "LED desk lamp with dimmer.",
                  *       "price": 25.9,
-                 *       "sku": "LAMP-001",
+                 *       "sku": "LAMP-002",
                  *       "category": "HOME",
                  *       "stockQuantity": 12,
                  *       "attributes": [
@@ -2597,7 +2597,7 @@ export interface operations {
                      *       "name": "Desk lamp",
                      *       "description": "LED desk lamp with dimmer.",
                      *       "price": 25.9,
-                     *       "sku": "LAMP-001",
+                     *       "sku": "LAMP-002",
                      *       "category": "HOME",
                      *       "stockQuantity": 12,
                      *       "inStock": true,

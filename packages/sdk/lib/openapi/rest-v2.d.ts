@@ -103,7 +103,7 @@ export interface components {
          *         "amount": "19.90",
          *         "currency": "USD"
          *       },
-         *       "sku": "LAMP-001",
+         *       "sku": "LAMP-003",
          *       "category": "HOME",
          *       "quantity": 12,
          *       "attributes": {
@@ -807,7 +807,7 @@ export interface operations {
                  *         "amount": "19.90",
                  *         "currency": "USD"
                  *       },
-                 *       "sku": "LAMP-001",
+                 *       "sku": "LAMP-003",
                  *       "category": "HOME",
                  *       "quantity": 12,
                  *       "attributes": {
@@ -833,7 +833,7 @@ export interface operations {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "name": "Desk lamp",
                      *       "description": "Adjustable LED desk lamp with a weighted base.",
-                     *       "sku": "LAMP-001",
+                     *       "sku": "LAMP-003",
                      *       "category": "HOME",
                      *       "price": {
                      *         "amount": "19.90",
