@@ -1,9 +1,11 @@
 /**
  * What the operator commands (scim-token, token --username, seed) share: they talk to the running
- * server at BASE_URL rather than to the database, because the embedded database has a single opener
- * (the server), with a short-lived ADMIN JWT they sign themselves with the configured secret
- * (AUTH_JWT_SECRET, or the one generated under DATA_DIR), as `npm run token` does. A failure is one
- * line on stderr and exit status 1.
+ * server rather than to the database, because the embedded database has a single opener (the
+ * server), with a short-lived ADMIN JWT they sign themselves with the configured secret
+ * (AUTH_JWT_SECRET, or the one generated under DATA_DIR), as `npm run token` does. The server's
+ * address is the config's `baseUrl`, by the server's own rule (src/config.ts): BASE_URL, else
+ * http://localhost:$PORT (3000 without PORT), so the same settings that started the server reach it.
+ * A failure is one line on stderr and exit status 1.
  */
 import { signToken } from '../src/auth/jwt.ts';
 import { resolveJwtSecret } from '../src/auth/secret.ts';
@@ -30,12 +32,18 @@ export function refusal(what: string, { response, error }: Answer): Failure {
   return new Failure(`${what} was answered ${response.status}: ${said}`.replace(/\s+/g, ' '));
 }
 
-/** The reason a request never got an answer, e.g. `connect ECONNREFUSED 127.0.0.1:3000`. */
-function unreachable(baseUrl: string, error: unknown): Failure {
+/**
+ * The reason a request never got an answer, e.g. `connect ECONNREFUSED 127.0.0.1:3000`, and the
+ * setting that chose the address (BASE_URL when set, else PORT).
+ */
+function unreachable(baseUrl: string, error: unknown, env: NodeJS.ProcessEnv): Failure {
   const cause = (error as { cause?: { message?: string; code?: string } }).cause;
   // Happy eyeballs over `localhost` fails with an AggregateError whose message is empty; its code is not.
   const reason = cause?.message || cause?.code || (error as Error).message;
-  return new Failure(`cannot reach the server at ${baseUrl} (${reason}); is it running, and is BASE_URL its address?`);
+  const hint = env.BASE_URL?.trim()
+    ? 'is BASE_URL its address?'
+    : 'on that port? Give this command the PORT (or BASE_URL) the server was started with';
+  return new Failure(`cannot reach the server at ${baseUrl} (${reason}); is it running, and ${hint}`);
 }
 
 export interface Operator {
@@ -61,7 +69,7 @@ export function operator(): Operator {
       } catch (error) {
         if (error instanceof Failure) throw error;
         // fetch rejects with a TypeError when nothing answers, and with a TimeoutError after 30 s.
-        if (error instanceof TypeError || (error as Error).name === 'TimeoutError') throw unreachable(config.baseUrl, error);
+        if (error instanceof TypeError || (error as Error).name === 'TimeoutError') throw unreachable(config.baseUrl, error, process.env);
         throw new Failure((error as Error).message);
       }
     },

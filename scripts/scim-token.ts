@@ -2,8 +2,9 @@
  * `npm run --silent scim-token -- --tenant <tenantId> [--name <name>]`: prints a new SCIM bearer token
  * for the tenant, creating the tenant (named `--name`, else its id) when it does not exist yet.
  *
- * It goes through the running server's admin API at BASE_URL (scripts/operator.ts). Only the token goes
- * to stdout; any failure is one line on stderr and exit status 1.
+ * It goes through the running server's admin API (BASE_URL, else http://localhost:$PORT:
+ * scripts/operator.ts). Only the token goes to stdout; any failure is one line on stderr and exit
+ * status 1.
  */
 import { parseArgs } from 'node:util';
 import { createAdminClient } from '../generated/client/rest.ts';

@@ -1,9 +1,10 @@
 /**
- * `npm run seed`: loads a small, realistic data set into the running server at BASE_URL through its
- * own APIs and the generated SDK (scripts/operator.ts): three users who follow each other, published
- * posts with tags and a comment thread, six products, and a customer of alice's with one order.
- * It refuses to run twice (it stops when alice already exists), so it never duplicates anything.
- * Afterwards `npm run --silent token -- --username alice` gives a token to explore with.
+ * `npm run seed`: loads a small, realistic data set into the running server (BASE_URL, else
+ * http://localhost:$PORT: scripts/operator.ts) through its own APIs and the generated SDK: three
+ * users who follow each other, published posts with tags and a comment thread, six products, and a
+ * customer of alice's with one order. It refuses to run twice (it stops when alice already exists),
+ * so it never duplicates anything. Afterwards `npm run --silent token -- --username alice` gives a
+ * token to explore with.
  */
 import {
   AddCommentDocument,

@@ -1,8 +1,10 @@
 /**
  * `npm run --silent token -- (--sub <userId> | --username <name>) [--role ADMIN]... [--expires-in 3600]`:
  * prints a bearer JWT signed with the configured secret (AUTH_JWT_SECRET, or the one generated under
- * DATA_DIR). `--sub` needs nothing running; `--username` asks the running server at BASE_URL for the
- * user's id (GraphQL `searchUsers`, an exact match of the username ranks first), e.g. `--username alice` after `npm run seed`.
+ * DATA_DIR). `--sub` needs nothing running; `--username` asks the running server for the user's id
+ * (GraphQL `searchUsers`, an exact match of the username ranks first), e.g. `--username alice` after
+ * `npm run seed`. The server is found as seed finds it (scripts/operator.ts): BASE_URL, else
+ * http://localhost:$PORT, the server's own rule.
  */
 import { parseArgs } from 'node:util';
 import { SearchUsersDocument } from '../generated/client/graphql.ts';

@@ -103,7 +103,7 @@ export interface components {
          *         "amount": "19.90",
          *         "currency": "USD"
          *       },
-         *       "sku": "LAMP-001",
+         *       "sku": "LAMP-003",
          *       "category": "HOME",
          *       "quantity": 12,
          *       "attributes": {
@@ -394,7 +394,8 @@ export interface components {
                  *       "title": "Conflict",
                  *       "status": 409,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "A product with SKU ABC-123 already exists."
+                 *       "code": "DUPLICATE_SKU",
+                 *       "detail": "A product with SKU ABC-123 already exists"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -412,7 +413,7 @@ export interface components {
                  *       "title": "Forbidden",
                  *       "status": 403,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Access denied"
+                 *       "detail": "This operation requires the ADMIN role"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -448,7 +449,7 @@ export interface components {
                  *       "title": "Internal server error",
                  *       "status": 500,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Internal server error"
+                 *       "detail": "An unexpected error occurred; it has been logged"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -468,8 +469,8 @@ export interface components {
                  *       "type": "/problems/not-acceptable",
                  *       "title": "Not acceptable",
                  *       "status": 406,
-                 *       "instance": "/api/v1/products",
-                 *       "detail": "text/csv is not available for this resource; available: application/json, application/xml"
+                 *       "instance": "/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "detail": "Accept: text/csv is not available for this resource; available: application/json, application/xml; format: json, xml"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -486,28 +487,23 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "instance": "/api/v1/products",
+                 *       "instance": "/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "code": "PRODUCT_NOT_FOUND",
                  *       "detail": "Product not found: 3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body or uploaded file exceeds the size limit (10,000,000 bytes for uploads). */
+        /**
+         * @description The request body exceeds the size limit (1 MiB for a JSON body), or
+         *     an uploaded file does (10,000,000 bytes).
+         */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/payload-too-large",
-                 *       "title": "Payload too large",
-                 *       "status": 413,
-                 *       "instance": "/api/v1/products",
-                 *       "detail": "The uploaded file exceeds 10000000 bytes."
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -605,7 +601,7 @@ export interface components {
                  *       "title": "Unauthorized",
                  *       "status": 401,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "A valid bearer token is required."
+                 *       "detail": "This operation requires a bearer token"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -659,7 +655,7 @@ export interface components {
                  *       "title": "Unsupported media type",
                  *       "status": 415,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Content-Type text/csv is not supported; use application/json."
+                 *       "detail": "Unsupported request content type"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -807,7 +803,7 @@ export interface operations {
                  *         "amount": "19.90",
                  *         "currency": "USD"
                  *       },
-                 *       "sku": "LAMP-001",
+                 *       "sku": "LAMP-003",
                  *       "category": "HOME",
                  *       "quantity": 12,
                  *       "attributes": {
@@ -833,7 +829,7 @@ export interface operations {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "name": "Desk lamp",
                      *       "description": "Adjustable LED desk lamp with a weighted base.",
-                     *       "sku": "LAMP-001",
+                     *       "sku": "LAMP-003",
                      *       "category": "HOME",
                      *       "price": {
                      *         "amount": "19.90",

@@ -636,7 +636,7 @@ export interface components {
                  *       ],
                  *       "status": "409",
                  *       "scimType": "uniqueness",
-                 *       "detail": "userName bjensen@example.com is already taken"
+                 *       "detail": "Another user of this tenant already has this userName"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -672,7 +672,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "500",
-                 *       "detail": "Internal server error"
+                 *       "detail": "An unexpected error occurred; it has been logged"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -690,7 +690,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "404",
-                 *       "detail": "Resource 2819c223-7f76-453a-919d-413861904646 not found"
+                 *       "detail": "User 2819c223-7f76-453a-919d-413861904646 not found"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -708,7 +708,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "413",
-                 *       "detail": "The request body exceeds 1048576 bytes"
+                 *       "detail": "The request body is too large"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -726,7 +726,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "412",
-                 *       "detail": "The resource is at version W/\"4\"; If-Match named another version"
+                 *       "detail": "User 2819c223-7f76-453a-919d-413861904646 is at version 4; the request was based on another version"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -746,7 +746,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "401",
-                 *       "detail": "A valid SCIM token is required"
+                 *       "detail": "A valid SCIM token is required: Authorization: Bearer <token>"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -782,7 +782,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "415",
-                 *       "detail": "Unsupported request content type"
+                 *       "detail": "Request bodies must be application/scim+json or application/json"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -800,7 +800,7 @@ export interface components {
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
                  *       "status": "415",
-                 *       "detail": "Content-Type text/plain is not supported; use application/scim+json"
+                 *       "detail": "This operation accepts JSON request bodies only (application/json or a +json type)"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];

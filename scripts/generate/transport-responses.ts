@@ -17,7 +17,7 @@ type Json = Record<string, any>;
 interface Shape {
   mediaType: string;
   schema: string;
-  example(status: number, detail: string, type: string, title: string): Json;
+  example(status: number, detail: string, type: string, title: string, scimDetail?: string): Json;
 }
 
 const PROBLEM: Shape = {
@@ -29,10 +29,25 @@ const PROBLEM: Shape = {
 const SCIM: Shape = {
   mediaType: 'application/scim+json',
   schema: '#/components/schemas/Error',
-  example: (status, detail) => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(status), detail }),
+  example: (status, detail, _type, _title, scimDetail) => ({
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    status: String(status),
+    detail: scimDetail ?? detail,
+  }),
 };
 
-const RESPONSES: Record<string, { status: number; type: string; title: string; description: string; detail: string }> = {
+interface TransportResponse {
+  status: number;
+  type: string;
+  title: string;
+  description: string;
+  /** What the server says (src/http/framework-errors.ts). */
+  detail: string;
+  /** Where SCIM words it its own way (src/identity/scim/scim-error-handler.ts). */
+  scimDetail?: string;
+}
+
+const RESPONSES: Record<string, TransportResponse> = {
   UriTooLong: {
     status: 414,
     type: 'uri-too-long',
@@ -60,6 +75,7 @@ const RESPONSES: Record<string, { status: number; type: string; title: string; d
     title: 'Unsupported media type',
     description: 'The operation takes no request body, and the one sent is of a type the server does not read.',
     detail: 'Unsupported request content type',
+    scimDetail: 'Request bodies must be application/scim+json or application/json',
   },
 };
 
@@ -75,7 +91,9 @@ export function addTransportResponses(doc: Json): void {
   for (const [name, r] of Object.entries(RESPONSES)) {
     doc.components.responses[name] = {
       description: r.description,
-      content: { [shape.mediaType]: { schema: { $ref: shape.schema }, example: shape.example(r.status, r.detail, r.type, r.title) } },
+      content: {
+        [shape.mediaType]: { schema: { $ref: shape.schema }, example: shape.example(r.status, r.detail, r.type, r.title, r.scimDetail) },
+      },
     };
   }
   for (const item of Object.values<Json>(doc.paths ?? {})) {

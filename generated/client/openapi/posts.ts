@@ -314,7 +314,7 @@ export interface components {
                  *       "title": "Internal server error",
                  *       "status": 500,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Internal server error"
+                 *       "detail": "An unexpected error occurred; it has been logged"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -334,7 +334,7 @@ export interface components {
                  *       "title": "Unauthorized",
                  *       "status": 401,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "A valid bearer token is required."
+                 *       "detail": "This operation requires a bearer token"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];

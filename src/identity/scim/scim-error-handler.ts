@@ -67,7 +67,7 @@ export function scimError(status: number, detail: string, scimType?: ScimType): 
   return { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
 }
 
-function toScimError(error: unknown): ScimErrorBody {
+export function toScimError(error: unknown): ScimErrorBody {
   if (error instanceof ScimQueryError) return scimError(400, error.message, error.scimType);
   if (error instanceof AppError) {
     const status = STATUS[error.code];

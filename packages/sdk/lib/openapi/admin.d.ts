@@ -754,7 +754,8 @@ export interface components {
                  *       "title": "Conflict",
                  *       "status": 409,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "A product with SKU ABC-123 already exists."
+                 *       "code": "DUPLICATE_SKU",
+                 *       "detail": "A product with SKU ABC-123 already exists"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -772,7 +773,7 @@ export interface components {
                  *       "title": "Forbidden",
                  *       "status": 403,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Access denied"
+                 *       "detail": "This operation requires the ADMIN role"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -808,7 +809,7 @@ export interface components {
                  *       "title": "Internal server error",
                  *       "status": 500,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Internal server error"
+                 *       "detail": "An unexpected error occurred; it has been logged"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -825,28 +826,23 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "instance": "/api/v1/products",
+                 *       "instance": "/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "code": "PRODUCT_NOT_FOUND",
                  *       "detail": "Product not found: 3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body or uploaded file exceeds the size limit (10,000,000 bytes for uploads). */
+        /**
+         * @description The request body exceeds the size limit (1 MiB for a JSON body), or
+         *     an uploaded file does (10,000,000 bytes).
+         */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/payload-too-large",
-                 *       "title": "Payload too large",
-                 *       "status": 413,
-                 *       "instance": "/api/v1/products",
-                 *       "detail": "The uploaded file exceeds 10000000 bytes."
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -864,7 +860,7 @@ export interface components {
                  *       "title": "Unauthorized",
                  *       "status": 401,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "A valid bearer token is required."
+                 *       "detail": "This operation requires a bearer token"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -918,7 +914,7 @@ export interface components {
                  *       "title": "Unsupported media type",
                  *       "status": 415,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Content-Type text/csv is not supported; use application/json."
+                 *       "detail": "Unsupported request content type"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];

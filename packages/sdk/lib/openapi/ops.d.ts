@@ -277,7 +277,7 @@ export interface components {
                  *       "title": "Internal server error",
                  *       "status": 500,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Internal server error"
+                 *       "detail": "An unexpected error occurred; it has been logged"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -294,7 +294,8 @@ export interface components {
                  *       "type": "/problems/not-found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "instance": "/api/v1/products",
+                 *       "instance": "/api/v1/products/3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "code": "PRODUCT_NOT_FOUND",
                  *       "detail": "Product not found: 3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *     }
                  */
@@ -313,7 +314,7 @@ export interface components {
                  *       "title": "Service unavailable",
                  *       "status": 503,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "Database unreachable"
+                 *       "detail": "The database cannot be reached right now; retry shortly"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -333,7 +334,7 @@ export interface components {
                  *       "title": "Unauthorized",
                  *       "status": 401,
                  *       "instance": "/api/v1/products",
-                 *       "detail": "A valid bearer token is required."
+                 *       "detail": "This operation requires a bearer token"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
