@@ -57,7 +57,7 @@ async function call(
   w: World,
   method: string,
   path: string,
-  init: { token?: string; headers?: Record<string, string>; body?: BodyInit } = {},
+  init: { token?: string; headers?: Record<string, string>; body?: RequestInit['body'] } = {},
 ) {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
