@@ -136,12 +136,14 @@ function ruleOf(keyword: string): Violation['rule'] {
  * Turns ajv errors into violations: the body's properties are the operation's input, query
  * parameters its parameters, path parameters its identifiers (problem.ts renders them as `/price`,
  * `query.size`, `path.id`). `declared` lists the operation's query parameters, named when an
- * undeclared one is refused.
+ * undeclared one is refused; `takenBy` names, for a parameter this operation lacks, the operation
+ * beside it that takes it (`?q=` on a list: its `/search`).
  */
 export function violationsFrom(
   errors: ErrorObject[] | null | undefined,
   location: 'body' | 'query' | 'path',
   declared: readonly string[] = [],
+  takenBy: ReadonlyMap<string, string> = new Map(),
 ): Violation[] {
   const seen = new Set<string>();
   const out: Violation[] = [];
@@ -152,10 +154,12 @@ export function violationsFrom(
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') message = 'is required';
     if (e.keyword === 'additionalProperties') {
+      const other = location === 'query' ? takenBy.get(field.at(-1) ?? '') : undefined;
       message =
         location !== 'query'
           ? 'is not an allowed property'
-          : `is not a parameter of this operation; ${declared.length ? `accepted: ${declared.join(', ')}` : 'it takes no query parameters'}`;
+          : `is not a parameter of this operation; ${declared.length ? `accepted: ${declared.join(', ')}` : 'it takes no query parameters'}` +
+            (other ? `; ${other} takes it` : '');
     }
     if (e.keyword === 'enum') message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     const key = JSON.stringify([field, message]);
@@ -192,6 +196,24 @@ function declaredQueryParameters(doc: Json, item: Json, op: Json): string[] {
     .map((p: Json) => resolveRef(doc, p))
     .filter((p: Json) => p?.in === 'query')
     .map((p: Json) => p.name as string);
+}
+
+/**
+ * For each query parameter that an operation at `path` does not declare but an operation of the same
+ * method one literal segment below it does (`GET /api/v1/products/search` beside
+ * `GET /api/v1/products`), that operation, as `GET /api/v1/products/search`: read from the document,
+ * so a new sub-resource is named without an edit here.
+ */
+function queryParametersBelow(doc: Json, path: string, method: string, declared: readonly string[]): Map<string, string> {
+  const below = new Map<string, string>();
+  for (const [other, item] of Object.entries<Json>(doc.paths ?? {})) {
+    const rest = other.startsWith(`${path}/`) ? other.slice(path.length + 1) : '';
+    if (!rest || rest.includes('/') || rest.includes('{') || !item[method]) continue;
+    for (const name of declaredQueryParameters(doc, item, item[method])) {
+      if (!declared.includes(name) && !below.has(name)) below.set(name, `${method.toUpperCase()} ${other}`);
+    }
+  }
+  return below;
 }
 
 /**
@@ -266,6 +288,7 @@ export function registerOperations<Ops>(
       // An operation takes a form body only when its document says so, and then only a form body.
       const takesForm = Boolean(resolveRef(doc, op.requestBody ?? {})?.content?.[FORM]);
       const declaredQuery = declaredQueryParameters(doc, item, op);
+      const queryTakenBy = queryParametersBelow(doc, path, method, declaredQuery);
       const guard = securityGuard(doc, op, options.isAuthenticated);
       const response = serializedResponses(doc, schemaId, op);
       if (options.prefix && !path.startsWith(`${options.prefix}/`)) throw new Error(`${document}: ${path} is outside ${options.prefix}`);
@@ -281,7 +304,7 @@ export function registerOperations<Ops>(
           const violations: Violation[] = [];
           if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));
           if (validateQuery && !validateQuery(request.query))
-            violations.push(...violationsFrom(validateQuery.errors, 'query', declaredQuery));
+            violations.push(...violationsFrom(validateQuery.errors, 'query', declaredQuery, queryTakenBy));
           if (validateBody) {
             const hasBody = request.body !== undefined && request.body !== null;
             if (hasBody || bodyRequired) {

@@ -64,6 +64,16 @@ t.test('every operation refuses an undeclared query parameter with a 400 naming 
     t.same(r.body.errors, [
       { field: 'query.pagesize', message: 'is not a parameter of this operation; accepted: page, size, sort, format' },
     ]);
+    // A parameter that the operation beside it takes: the message names that operation.
+    const search = await server.api.get('/api/v1/products?q=lamp', { expect: 400 });
+    t.same(search.body.errors, [
+      {
+        field: 'query.q',
+        message: 'is not a parameter of this operation; accepted: page, size, sort, format; GET /api/v1/products/search takes it',
+      },
+    ]);
+    const v2 = await server.api.get('/api/v2/products?q=lamp', { expect: 400 });
+    t.match(v2.body.errors?.[0]?.message, /; GET \/api\/v2\/products\/search takes it$/, 'in v2 too');
     const none = await server.api.get('/healthz?verbose=1', { expect: 400 });
     t.same(none.body.errors, [{ field: 'query.verbose', message: 'is not a parameter of this operation; it takes no query parameters' }]);
   });
