@@ -33,8 +33,9 @@ import { ownCpuSeconds } from './test-suite/cpu.ts';
 import { ledgerReport, previousLedger, saveLedger, type Ledger } from './test-suite/ledger.ts';
 import { startPostgres } from './test-suite/postgres.ts';
 import { countsOf, coverageReport, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
-import { runFile } from './test-suite/run-file.ts';
-import { isLongFile, root, runsOf, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
+import { runBatch } from './test-suite/run-batch.ts';
+import { runFile, type FileResult } from './test-suite/run-file.ts';
+import { isLongFile, root, runsAlone, runsOf, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
 import { ensureTapBuilt } from './test-suite/tap-build.ts';
 
 const PGLITE = 'PGlite (in-memory)';
@@ -44,6 +45,15 @@ const POSTGRES = 'PostgreSQL';
  * four files at once the largest take minutes, and must not fail for it.
  */
 const TIMEOUT_S = 600;
+/** The module that runs several files in one process (test-suite/batch.ts). */
+const BATCH_ENTRY = 'scripts/test-suite/batch.ts';
+/**
+ * Files that can share a process are run in batches of about this much wall time (as the last
+ * ledger timed them) and at most MAX_BATCH files: long enough that loading the process is paid once
+ * for several files, short enough that the four lanes still end together.
+ */
+const BATCH_TARGET_MS = 60_000;
+const MAX_BATCH = 8;
 
 const { values: options, positionals } = parseArgs({
   options: {
@@ -108,7 +118,7 @@ for (const stale of fs.existsSync(path.dirname(buildDir)) ? fs.readdirSync(path.
   if (pid && !isAlive(pid)) fs.rmSync(path.join(path.dirname(buildDir), stale), { recursive: true, force: true });
 }
 const compileStarted = performance.now();
-await bundleTests({ entries: [...new Set(jobsToRun.map((job) => job.file))], out: buildDir });
+await bundleTests({ entries: [...new Set(jobsToRun.map((job) => job.file)), BATCH_ENTRY], out: buildDir });
 console.log(`bundled ${runsOfEach.size} test files in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
 // dist/ too, before any file starts: the tests that run `npm start` or `npm run worker` side by side
 // then find it built and leave it alone (a rebuild under a starting process fails its imports).
@@ -139,25 +149,75 @@ void postgres?.then(({ url }) => (envOf[POSTGRES] = { ...baseEnv, TEST_DATABASE_
 // that no long file starts last and holds the suite up alone.
 const previous = previousLedger(tier);
 const expected = (job: { file: string; run: string }) => previous?.entries[`${job.run} ${job.file}`]?.wallMs ?? Infinity;
-const queue = [...jobsToRun].sort((a, b) => expected(b) - expected(a));
+type Job = (typeof jobsToRun)[number];
+const queue: Job[][] = batches(jobsToRun).sort((a, b) => expectedMs(b) - expectedMs(a));
 const done: FileRun[] = [];
+
+function expectedMs(batch: Job[]): number {
+  return batch.reduce((n, job) => n + expected(job), 0);
+}
+
+/**
+ * The jobs grouped into what each process runs: a file that runs alone (selection.ts runsAlone) on
+ * its own, the others in batches of one database's files, filled longest first. A run with a
+ * subtest filter (--grep) or of a single file gives every file its own process.
+ */
+function batches(jobs: Job[]): Job[][] {
+  if (options.grep || jobs.length < 2) return jobs.map((job) => [job]);
+  const alone = jobs.filter((job) => runsAlone(path.join(root, job.file)));
+  const grouped: Job[][] = alone.map((job) => [job]);
+  for (const run of runs) {
+    const shared = jobs
+      .filter((job) => job.run === run && !alone.includes(job))
+      // Never timed: counted as a typical file.
+      .map((job) => ({ job, ms: Number.isFinite(expected(job)) ? expected(job) : 15_000 }))
+      .sort((a, b) => b.ms - a.ms);
+    let batch: Job[] = [];
+    let ms = 0;
+    for (const { job, ms: jobMs } of shared) {
+      if (batch.length && (ms + jobMs > BATCH_TARGET_MS || batch.length === MAX_BATCH)) {
+        grouped.push(batch);
+        batch = [];
+        ms = 0;
+      }
+      batch.push(job);
+      ms += jobMs;
+    }
+    if (batch.length) grouped.push(batch);
+  }
+  return grouped;
+}
+
+async function runJobs(batch: Job[]): Promise<FileResult[]> {
+  const env = { ...envOf[batch[0]!.run]! };
+  if (batch.length === 1)
+    return [
+      await runFile({ module: moduleOf(batch[0]!.file), cwd: root, env: { ...env, TEST_FILE: batch[0]!.file }, timeoutS: TIMEOUT_S }),
+    ];
+  const files = batch.map((job) => ({ file: job.file, module: moduleOf(job.file) }));
+  return runBatch({ batchModule: moduleOf(BATCH_ENTRY), files, cwd: root, env, timeoutS: TIMEOUT_S });
+}
 
 async function worker(): Promise<void> {
   for (;;) {
-    const index = queue.findIndex((job) => envOf[job.run]);
+    const index = queue.findIndex((batch) => envOf[batch[0]!.run]);
     if (index < 0) {
       if (!queue.length) return;
       // Only PostgreSQL files are left and its server is still starting.
       await postgres;
       continue;
     }
-    const [job] = queue.splice(index, 1);
+    const [batch] = queue.splice(index, 1);
     const startedAt = performance.now() - started;
-    const env = { ...envOf[job!.run]!, TEST_FILE: job!.file };
-    const result = await runFile({ module: moduleOf(job!.file), cwd: root, env, timeoutS: TIMEOUT_S });
-    const entry = { ...job!, result, startedAt, endedAt: performance.now() - started };
-    done.push(entry);
-    process.stdout.write(fileBlock(done.length, entry));
+    const results = await runJobs(batch!);
+    let fileStart = startedAt;
+    batch!.forEach((job, i) => {
+      const result = results[i]!;
+      const entry = { ...job, result, startedAt: fileStart, endedAt: fileStart + result.ms };
+      fileStart = entry.endedAt;
+      done.push(entry);
+      process.stdout.write(fileBlock(done.length, entry));
+    });
   }
 }
 

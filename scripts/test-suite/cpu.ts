@@ -11,7 +11,7 @@ import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:
 import fs from 'node:fs';
 
 let ticksPerSecond: number | undefined;
-function clockTicks(): number {
+export function clockTicks(): number {
   if (ticksPerSecond === undefined) {
     try {
       ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

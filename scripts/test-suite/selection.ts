@@ -70,6 +70,17 @@ function drawsRandomly(file: string): boolean {
   return reaches(file, new Set([randomHelper]));
 }
 
+/**
+ * Whether `file` needs a process of its own rather than sharing one with other files (batch.ts):
+ * a long scenario, a file that draws random values (its seed and replay line are the process's), a
+ * file with a root-level `t.before` (tap would hold it for every later file), or one that says
+ * `// test-suite: own-process (<why>)` (it changes something process-wide).
+ */
+export function runsAlone(file: string): boolean {
+  const text = fs.readFileSync(file, 'utf8');
+  return isLongFile(file) || drawsRandomly(file) || /^t\.before\(/m.test(text) || /^\/\/ test-suite: own-process\b/m.test(text);
+}
+
 /** What a file's `// test-suite:` line says, if it has one. */
 function marker(file: string): 'once' | 'postgres-only' | undefined {
   return /^\/\/ test-suite: (once|postgres-only)\b/m.exec(fs.readFileSync(file, 'utf8'))?.[1] as 'once' | 'postgres-only' | undefined;

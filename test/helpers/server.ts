@@ -136,6 +136,9 @@ export async function sharedServer(options: SharedStartOptions = {}): Promise<Te
   if (!entry) {
     entry = startServer(tap, options).then(async (server) => ({ server, reset: await snapshotSeedData(server.database) }));
     shared.set(key, entry);
+    // The file ends with its root teardowns (at the process's end, or sooner when files share a
+    // process: scripts/test-suite/batch.ts): the next file starts a server of its own.
+    tap.teardown(() => void shared.delete(key));
   }
   const { server, reset } = await entry;
   await reset();

@@ -1,3 +1,4 @@
+// test-suite: own-process (it sets OpenTelemetry's process-wide context manager, which would stay for the files after it)
 // test-suite: once (spans are made above the driver)
 /**
  * OpenTelemetry tracing (src/ops/tracing/), against a real OTLP/HTTP receiver on loopback collecting

@@ -7,10 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ledgerReport } from '../../scripts/test-suite/ledger.ts';
 import { coverageReport } from '../../scripts/test-suite/report.ts';
+import { runBatch } from '../../scripts/test-suite/run-batch.ts';
 import { countTap, runFile } from '../../scripts/test-suite/run-file.ts';
 import {
   filesOfTier,
@@ -99,6 +101,52 @@ t.test("a file's CPU seconds are its whole process tree's, children included", a
   t.match(result, { ok: true, pass: 1 });
   t.ok(result.cpuSeconds >= 0.9, `the child's second is counted (${result.cpuSeconds} CPU-s)`);
   t.ok(result.cpuSeconds < result.ms / 1000 + 1, 'and not more than the tree can have used');
+});
+
+t.test('files that share a process each get their own result, teardowns and failures', async (t) => {
+  // batch.ts as the suite compiles it, importing the same tap as the fixtures.
+  const out = fs.mkdtempSync(path.join(root, '.test-build', 'batch-fixture-'));
+  t.teardown(() => fs.rmSync(out, { recursive: true, force: true }));
+  const batchModule = path.join(out, 'batch.mjs');
+  await build({
+    entryPoints: [at('scripts/test-suite/batch.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    external: ['tap'],
+    outfile: batchModule,
+    logLevel: 'error',
+  });
+  const order = path.join(out, 'order.txt');
+  const note = (what: string) => `(await import('node:fs')).appendFileSync(${JSON.stringify(order)}, ${JSON.stringify(`${what}\n`)});`;
+  const bodies: Record<string, string> = {
+    failing: `t.test('outer', async (t) => { t.pass('fine'); t.equal(1, 2, 'one is two'); });\n`,
+    torn: `t.teardown(async () => { ${note('torn down')} });\nt.test('two', async (t) => { t.pass('a'); t.pass('b'); });\n`,
+    next: `${note('next loaded')}\nt.test('after', async (t) => { t.pass('c'); });\n`,
+    broken: `t.test('before the throw', async (t) => { t.pass('d'); });\nthrow new Error('broken at load');\n`,
+    exiting: `t.test('exits', async (t) => { t.pass('e'); process.exit(3); });\n`,
+    unreached: `t.test('never', async (t) => { t.pass('f'); });\n`,
+  };
+  const files = Object.entries(bodies).map(([file, body]) => ({ file, module: fixture(t, body) }));
+  // Without a subtest filter of this run (--grep), which would hide the fixtures' tests.
+  const { TAP_GREP: _, ...env } = process.env;
+  const results = await runBatch({ batchModule, files, cwd: root, env, timeoutS: 30 });
+  const [failing, torn, next, broken, exiting, unreached] = results;
+  t.match(failing, { ok: false, pass: 1, fail: 1, failures: ['outer > one is two'] }, 'a failure belongs to its file');
+  t.match(torn, { ok: true, pass: 2, fail: 0 }, 'a file after a failed one runs and passes');
+  t.match(next, { ok: true, pass: 1 });
+  t.equal(fs.readFileSync(order, 'utf8'), 'torn down\nnext loaded\n', "a file's root-level teardowns run before the next file loads");
+  t.match(broken, { ok: false, pass: 1, fail: 1 }, 'a file that throws outside its tests fails');
+  t.match(broken!.failures[0], /the file failed outside its tests: Error: broken at load/);
+  t.match(exiting, { ok: false, pass: 1 }, 'the file the process ended in fails with what it printed');
+  t.match(
+    unreached,
+    { ok: false, pass: 0, failures: ['not run: the batch process ended before it (exiting)'] },
+    'and a file not reached fails as not run',
+  );
+  t.notMatch(torn!.stdout, /test-suite: end of/, "the end marker is not in a clean file's output");
+  t.match(torn!.stdout, /^ok 1 - two/m, 'each file is numbered from 1');
+  for (const result of [failing, torn, next, broken]) t.ok(result!.cpuSeconds > 0 && result!.ms > 0, 'each file has its CPU and wall time');
 });
 
 t.test('contract coverage: a whole run lists every document, a run of some files only the documents they called', async (t) => {
