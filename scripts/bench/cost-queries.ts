@@ -29,7 +29,8 @@ export const REALISTIC = {
   },
   /** A people search with each match's three latest posts. */
   search: {
-    query: 'query Search($q: String!) { searchUsers(query: $q, limit: 10) { id username displayName posts(size: 3) { content { id title } } } }',
+    query:
+      'query Search($q: String!) { searchUsers(query: $q, limit: 10) { id username displayName posts(size: 3) { content { id title } } } }',
     variables: { q: 'user' },
   },
 } as const satisfies Record<string, CostQuery>;

@@ -90,7 +90,8 @@ try {
       const vars = { user: 'user-000', post: String(post), ...variables };
       const declared = (v: string) => query.includes(`$${v}:`);
       const payload = { query, variables: Object.fromEntries(Object.entries(vars).filter(([k]) => declared(k))) };
-      const send = () => server.app.http.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload });
+      const send = () =>
+        server.app.http.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload });
       const estimate = operationComplexity(schema, parse(query), payload.variables, undefined);
       const first = await send();
       const body = first.json<{ data?: unknown; errors?: { extensions?: { code?: string } }[] }>();
