@@ -1,24 +1,27 @@
 /**
  * Request limits, all checked before execution so an expensive operation never starts.
  *
- * Cost model (complexity), the one documented in docs/graphql.md ("Limits"):
- * - every field costs 1, plus what its selection costs;
- * - a field with a `size` or `limit` argument (the paged connections, `searchUsers`, and the bounded
- *   lists `followers`, `following` and `replies`) multiplies its selection's cost by that argument
- *   (its default when omitted or null), which is also the most rows it can return: `users(size: 20)
- *   { content { id } }` costs 1 + 20 × (1 + 1) = 41;
- * - `content` inside a connection is not multiplied again (the page size already was);
- * - any other list field (`tags`, `allUsers`) multiplies its selection by UNPAGED_LIST_FACTOR, an
- *   assumed typical length;
+ * Cost model (complexity), the one documented in docs/graphql.md ("Limits"), calibrated on measured
+ * work (scripts/bench/graphql-cost.ts): what multiplies is fetches per parent row, not columns.
+ * - a scalar or enum field costs 0: a column of a row its parent already fetched;
+ * - any other field costs 1 (its fetch) plus n × its selection's cost, n being the most rows it can
+ *   return: its `size` or `limit` argument (its default when omitted or null: the paged connections,
+ *   `searchUsers`, and the bounded lists `followers`, `following` and `replies`), UNPAGED_LIST_FACTOR
+ *   for any other list (`tags`, at most 10 a post; `allUsers`), 1 for a single object;
+ * - `content` inside a connection is not multiplied again (the page size already was): it costs 1,
+ *   each row of the page, plus its selection. `users(size: 20) { content { id } }` costs 1 + 20 × 1;
  * - introspection (`__schema`, `__type`, `__typename`) costs nothing; it is bounded instead by the
- *   introspection rule below, the alias cap and the length cap.
+ *   introspection rule below, the alias cap and the length cap, which also bound a fan-out of free
+ *   scalars.
  * Depth counts nested field levels, root fields being depth 1 (`{ user { id } }` has depth 2);
  * introspection subtrees are exempt from depth and covered by the introspection rule.
  */
 import {
   GraphQLError,
+  getNamedType,
   getNullableType,
   isIntrospectionType,
+  isLeafType,
   isListType,
   Kind,
   type ASTVisitor,
@@ -40,6 +43,7 @@ export interface GraphQLLimits {
   maxQueryLength: number;
 }
 
+/** The schema's bound on `Post.tags` (CreatePostInput.tags, maxItems 10); assumed for `allUsers`. */
 const UNPAGED_LIST_FACTOR = 10;
 const DEFAULT_MAX_ALIASES = 20;
 const DEFAULT_MAX_QUERY_LENGTH = 16_384;
@@ -160,6 +164,9 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
 /** The estimator of the cost model above, for operationComplexity and its compiled form (cost.ts). */
 export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
+  // A scalar or enum is a column of a row its parent field already fetched (and charged for):
+  // measured, a response object costs the server about 2 µs, a fetch per parent far more.
+  if (isLeafType(getNamedType(field.type))) return 0;
   const sized = field.args.find((a) => a.name === 'size' || a.name === 'limit');
   if (sized) {
     const value: unknown = args[sized.name] ?? sized.defaultValue;

@@ -111,16 +111,24 @@ t.test('limit is 1 to 100', async (t) => {
 t.test('cost: the limit multiplies the list, as size does', async (t) => {
   const server = await sharedServer();
   await seed(server).user('alice');
+  // Scalars cost 0, posts(size: 1) { totalElements } = 1 (a fetch per user):
   // 1 + 1 × (1 + (1 + 100 × 1) + (1 + 96 × 1)) = 200
-  const at200 = await gql(server, '{ users(size: 1) { content { followers(limit: 100) { id } following(limit: 96) { id } } } }');
+  const counts = 'posts(size: 1) { totalElements }';
+  const at200 = await gql(
+    server,
+    `{ users(size: 1) { content { followers(limit: 100) { ${counts} } following(limit: 96) { ${counts} } } } }`,
+  );
   t.same(at200.body.errors, undefined);
-  const at201 = await gql(server, '{ users(size: 1) { content { followers(limit: 100) { id } following(limit: 97) { id } } } }');
+  const at201 = await gql(
+    server,
+    `{ users(size: 1) { content { followers(limit: 100) { ${counts} } following(limit: 97) { ${counts} } } } }`,
+  );
   t.equal(at201.body.errors?.[0].message, 'Query complexity 201 exceeds the maximum complexity of 200');
-  // 1 + 1 × (1 + (1 + (1 + 10 × (1 + 20 × 1)))) = 214: an omitted limit counts as its default, 10.
-  const nested = await gql(server, '{ users(size: 1) { content { id followers { following(limit: 20) { id } } } } }');
-  t.equal(nested.body.errors?.[0].message, 'Query complexity 214 exceeds the maximum complexity of 200');
-  // 1 + (1 + 100 × (1 + (1 + 98 × 1))) = 10 002, then 1 + (1 + 1 × (1 + (1 + 5 × 1))) = 9.
-  const replies = await gql(server, '{ post(id: "1") { comments(size: 100) { content { replies(limit: 98) { id } } } } }');
+  // 1 + 1 × (1 + (1 + 10 × (1 + 20 × 1))) = 213: an omitted limit counts as its default, 10.
+  const nested = await gql(server, `{ users(size: 1) { content { id followers { following(limit: 20) { ${counts} } } } } }`);
+  t.equal(nested.body.errors?.[0].message, 'Query complexity 213 exceeds the maximum complexity of 200');
+  // 1 + (1 + 100 × (1 + (1 + 98 × 1))) = 10 002 (each reply's author a fetch), then 1 + (1 + 1 × (1 + (1 + 5 × 0))) = 4.
+  const replies = await gql(server, '{ post(id: "1") { comments(size: 100) { content { replies(limit: 98) { author { id } } } } } }');
   t.equal(replies.body.errors?.[0].extensions.code, 'QUERY_TOO_COMPLEX', 'replies are multiplied by their limit');
   const fewReplies = await gql(server, '{ post(id: "1") { comments(size: 1) { content { replies(limit: 5) { id } } } } }');
   t.equal(fewReplies.body.errors?.[0].extensions.code, 'POST_NOT_FOUND', 'replies(limit: 5) under one comment is cheap: it runs');

@@ -56,8 +56,9 @@ t.test('document cache', async (t) => {
   });
 
   t.test('a cached document is still held to the cost of each request’s variables', async (t) => {
-    // users(size: 97) { content { id } } = 195; searchUsers(limit: n) { id } = 1 + n.
-    const query = 'query($n: Int) { users(size: 97) { content { id } } searchUsers(query: "a", limit: $n) { id } }';
+    // users(size: 97) { content { id followers { id } } } = 1 + 97 × 2 = 195; searchUsers(limit: n) { followers(limit: 1) { id } } = 1 + n.
+    const query =
+      'query($n: Int) { users(size: 97) { content { id followers { id } } } searchUsers(query: "a", limit: $n) { followers(limit: 1) { id } } }';
     const ok = documentOf(preparer.prepare({ query, variables: { n: 4 } }));
     t.same(codesOf(preparer.prepare({ query, variables: { n: 5 } })), ['QUERY_TOO_COMPLEX'], 'same text, larger limit');
     t.equal(documentOf(preparer.prepare({ query, variables: { n: 4 } })), ok, 'and the cached document again for 4');
@@ -65,8 +66,8 @@ t.test('document cache', async (t) => {
   });
 
   t.test('@include with a variable counts only when included', async (t) => {
-    // Without followers 1 + 20 × (1 + 1) = 41; with them 1 + 20 × (1 + 1 + (1 + 10 × 1)) = 261.
-    const query = 'query($all: Boolean!) { users(size: 20) { content { id followers @include(if: $all) { id } } } }';
+    // Scalars cost 0: without followers 1 + 100 × 1 = 101; with them 1 + 100 × (1 + (1 + 10 × 0)) = 201.
+    const query = 'query($all: Boolean!) { users(size: 100) { content { id followers @include(if: $all) { id } } } }';
     t.same(codesOf(preparer.prepare({ query, variables: { all: false } })), []);
     t.same(codesOf(preparer.prepare({ query, variables: { all: true } })), ['QUERY_TOO_COMPLEX']);
     t.same(codesOf(preparer.prepare({ query, variables: { all: false } })), []);
@@ -232,7 +233,8 @@ t.test('compiled execution', async (t) => {
   });
 
   t.test('over HTTP: a cached document with variables is refused or run per request', async (t) => {
-    const query = 'query($n: Int) { users(size: 97) { content { username } } searchUsers(query: "a", limit: $n) { username } }';
+    const query =
+      'query($n: Int) { users(size: 97) { content { username followers { id } } } searchUsers(query: "a", limit: $n) { username followers(limit: 1) { id } } }';
     for (const [n, code] of [
       [4, undefined],
       [5, 'QUERY_TOO_COMPLEX'],
@@ -241,7 +243,7 @@ t.test('compiled execution', async (t) => {
     ] as const) {
       const r = await gql(server, query, { n });
       t.equal(r.body.errors?.[0].extensions.code, code, `limit ${n}`);
-      if (!code) t.same(r.body.data.searchUsers, [{ username: 'alice' }]);
+      if (!code) t.same(r.body.data.searchUsers, [{ username: 'alice', followers: [] }]);
     }
   });
 });

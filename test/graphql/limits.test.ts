@@ -36,11 +36,18 @@ t.test('limits', async (t) => {
   });
 
   t.test('complexity 200 passes, 201 is refused before execution', async (t) => {
-    // users(size: 97) { content { id } } = 1 + 97 × 2 = 195; searchUsers(limit: n) { id } = 1 + n.
-    const at200 = await gql(server, '{ users(size: 97) { content { id } } searchUsers(query: "a", limit: 4) { id } }');
+    // Scalars cost 0. users(size: 97) { content { id followers { id } } } = 1 + 97 × (1 + 1) = 195;
+    // searchUsers(limit: n) { id followers(limit: 1) { id } } = 1 + n × 1.
+    const at200 = await gql(
+      server,
+      '{ users(size: 97) { content { id followers { id } } } searchUsers(query: "a", limit: 4) { id followers(limit: 1) { id } } }',
+    );
     t.same(at200.body.errors, undefined);
     t.equal(at200.body.data.users.content.length, 1);
-    const at201 = await gql(server, '{ users(size: 97) { content { id } } searchUsers(query: "a", limit: 5) { id } }');
+    const at201 = await gql(
+      server,
+      '{ users(size: 97) { content { id followers { id } } } searchUsers(query: "a", limit: 5) { id followers(limit: 1) { id } } }',
+    );
     t.equal(at201.status, 400);
     t.same(at201.body, {
       errors: [
@@ -52,15 +59,16 @@ t.test('limits', async (t) => {
     });
     const viaVariables = await gql(
       server,
-      'query($n: Int) { users(size: 97) { content { id } } searchUsers(query: "a", limit: $n) { id } }',
+      'query($n: Int) { users(size: 97) { content { id followers { id } } } searchUsers(query: "a", limit: $n) { id followers(limit: 1) { id } } }',
       { n: 5 },
     );
     t.equal(viaVariables.body.errors?.[0].extensions.code, 'QUERY_TOO_COMPLEX', 'variables count');
-    const defaults = await gql(server, '{ users { content { followers { id } } } }');
+    // 1 + 100 × (1 + (1 + 10 × 0)): each user's row and its followers' fetch; the ids are free.
+    const defaults = await gql(server, '{ users(size: 100) { content { followers { id } } } }');
     t.equal(
       defaults.body.errors?.[0].message,
-      'Query complexity 241 exceeds the maximum complexity of 200',
-      'default size 20, followers by their default limit 10',
+      'Query complexity 201 exceeds the maximum complexity of 200',
+      'followers by their default limit 10',
     );
   });
 
