@@ -9,7 +9,10 @@
  * the schema. Mock answers do not count towards contract coverage. test/tooling/mock-vs-server.test.ts
  * compares the mock's answers with the real server's.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import t, { type Test } from 'tap';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { exampleOf, resolve } from '../../scripts/mock/examples.ts';
 import { createMockServer } from '../../scripts/mock/mock-server.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -223,4 +226,30 @@ t.test('GraphQL answers from the schema', async (t) => {
   t.match(await refused.json(), { errors: [{}] }, "the schema's @constraint directives hold");
   const invalid = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ noSuchField }' }) });
   t.match(await invalid.json(), { errors: [{ message: /noSuchField/ }] });
+});
+
+t.test('stopping `npm run mock` by its npm process stops the mock', async (t) => {
+  // npm passes SIGTERM to the shell it runs a script in; the script execs its command so that the
+  // signal reaches the server instead of stopping the shell alone and orphaning it (package.json).
+  const port = await freePort();
+  const npm = spawn('npm', ['run', '--silent', 'mock'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+    stdio: 'ignore',
+  });
+  const answers = () =>
+    fetch(`http://127.0.0.1:${port}/api/v1/products`).then(
+      () => true,
+      () => false,
+    );
+  const until = async (wanted: boolean, seconds: number) => {
+    for (const deadline = Date.now() + seconds * 1000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      if ((await answers()) === wanted) return true;
+    }
+    return false;
+  };
+  t.teardown(() => void npm.kill('SIGKILL'));
+  t.ok(await until(true, 90), 'the mock answers');
+  npm.kill('SIGTERM');
+  t.ok(await until(false, 20), 'and no longer answers once its npm process is stopped');
 });
