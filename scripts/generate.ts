@@ -87,16 +87,17 @@ export async function generate(root: string, outDir: string, options: GenerateOp
   for (const name of names) {
     const file = path.join(root, 'openapi', `${name}.yaml`);
     const doc = await reported(problems, () => bundleDocument(file, root));
-    if (!doc) continue;
-    await reported(problems, () => checkServedMethods(doc, `openapi/${name}.yaml`));
+    if (doc) await reported(problems, () => checkServedMethods(doc, `openapi/${name}.yaml`));
+    // Linted whatever bundling found: its findings come with a broken $ref, not after it is fixed.
     const found = await lintDocument(lintConfig, root, file);
     (options.warnLint ? warnings : problems).push(...found.errors);
     warnings.push(...found.warnings);
-    documents.push([name, doc]);
+    if (doc) documents.push([name, doc]);
   }
   const graphqlFiles = await reported(problems, () => generateGraphql(root));
   for (const line of warnings) (options.warn ?? console.error)(line);
-  if (problems.length || !graphqlFiles) throw SpecError.of(problems);
+  // A file two documents reference fails both their bundles with the same line: said once.
+  if (problems.length || !graphqlFiles) throw SpecError.of([...new Set(problems)]);
 
   for (const [name, doc] of documents) {
     put(`generated/openapi/${name}.json`, JSON.stringify(doc, null, 2));

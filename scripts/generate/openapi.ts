@@ -22,6 +22,7 @@ import {
 } from '@redocly/openapi-core';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { parseDocument as parseYamlDocument } from 'yaml';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
 import { PATH_ITEM_METHODS, SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 import { SpecError } from './spec-error.ts';
@@ -59,6 +60,21 @@ function yamlReason(message: string): string {
 }
 
 /**
+ * A YAML syntax error of `file` at the place of the mistake: the bundler's parser (js-yaml) names
+ * where it gave up, often the line after a missing colon or far below an unclosed quote; the `yaml`
+ * package names the line of the mistake itself (`All mapping items must start at the same column`,
+ * `Missing closing "quote`). The bundler's own line when `yaml` finds nothing wrong (YAML 1.1
+ * against 1.2 differences).
+ */
+function syntaxErrorLine(root: string, file: string, fallback: string): string {
+  // The earliest error: an unclosed quote is reported after what it swallowed.
+  const [first] = parseYamlDocument(fs.readFileSync(file, 'utf8')).errors.sort((a, b) => a.pos[0] - b.pos[0]);
+  if (!first?.linePos) return fallback;
+  const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  return `${path.relative(root, file)}:${first.linePos[0].line}:${first.linePos[0].col}: ${reason}`;
+}
+
+/**
  * One line per problem the bundler reports: a referenced file that is not YAML
  * (`openapi/components/paging.yaml:100:1: unexpected end of the stream…`, once, without the refs that
  * fail because of it) or a `$ref` that leads nowhere (`openapi/posts.yaml:135:11: cannot resolve
@@ -74,8 +90,10 @@ function bundleProblemLines(root: string, problems: readonly NormalizedProblem[]
     const location = problem.location[0];
     const at = location ? `${place(root, location)}: ` : '';
     const unresolved = /^Can't resolve \$ref(?:: (.*))?$/s.exec(problem.message);
-    if (problem.message.startsWith('Failed to parse: ')) out.add(`${at}${yamlReason(problem.message)}`);
-    else if (unresolved && unresolved[1] && unparsed.has(yamlReason(unresolved[1]))) continue;
+    if (problem.message.startsWith('Failed to parse: ')) {
+      const fallback = `${at}${yamlReason(problem.message)}`;
+      out.add(location ? syntaxErrorLine(root, location.source.absoluteRef, fallback) : fallback);
+    } else if (unresolved && unresolved[1] && unparsed.has(yamlReason(unresolved[1]))) continue;
     else if (unresolved && location) {
       out.add(`${at}cannot resolve $ref '${refAt(location)}'${unresolved[1] ? `: ${unresolved[1].split('\n')[0]}` : ''}`);
     } else out.add(`${at}${problem.message.split('\n')[0]}`);
@@ -95,7 +113,9 @@ export async function bundleDocument(file: string, root = path.dirname(path.dirn
     result = await bundle({ ref: file, config, dereference: false, removeUnusedComponents: false });
   } catch (error) {
     if (!(error instanceof YamlParseError)) throw error;
-    throw new SpecError(`${path.relative(root, file)}:${error.line}:${error.col}: ${yamlReason(error.message)}`);
+    throw new SpecError(
+      syntaxErrorLine(root, file, `${path.relative(root, file)}:${error.line}:${error.col}: ${yamlReason(error.message)}`),
+    );
   }
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw SpecError.of(bundleProblemLines(root, errors));
@@ -126,14 +146,18 @@ export async function lintDocument(config: Config, root: string, file: string): 
   const base = config.configFile ? path.dirname(path.resolve(root, config.configFile)) : root;
   const alias = Object.entries(config.apis).find(([, api]) => path.resolve(base, api.root) === path.resolve(file))?.[0];
   const problems = await lint({ ref: file, config: alias ? getMergedConfig(config, alias) : config });
-  const found = { errors: [] as string[], warnings: [] as string[] };
+  const found = { errors: [] as [number[], string][], warnings: [] as [number[], string][] };
   for (const problem of problems) {
-    if (problem.ignored) continue;
+    // Bundling reports what cannot be read or resolved, at the same place and in its own words.
+    if (problem.ignored || problem.ruleId === 'no-unresolved-refs' || problem.message.startsWith('Failed to parse')) continue;
     const location = problem.location[0];
     const line = `${location ? `${place(root, location)}: ` : ''}${problem.message.split('\n')[0]} (${problem.ruleId})`;
-    (problem.severity === 'error' ? found.errors : found.warnings).push(line);
+    const start = location ? getLineColLocation(location).start : { line: 0, col: 0 };
+    (problem.severity === 'error' ? found.errors : found.warnings).push([[start.line, start.col], line]);
   }
-  return found;
+  // In the order of the file (redocly lists them rule by rule).
+  const inOrder = (lines: [number[], string][]) => lines.sort(([a], [b]) => a[0]! - b[0]! || a[1]! - b[1]!).map(([, line]) => line);
+  return { errors: inOrder(found.errors), warnings: inOrder(found.warnings) };
 }
 
 /**

@@ -100,7 +100,7 @@ t.test('OpenAPI documents: YAML syntax, $ref and lint findings', async (t) => {
     const text = edit(original, '  version: 1.0.0\n', '  version: 1.0.0\n version: 2\n');
     fs.writeFileSync(spec, text);
     const { line } = placeOf(text, '\n version: 2', 1);
-    t.equal(await refusal(t, () => bundleDocument(spec)), `openapi/posts.yaml:${line}:2: bad indentation of a mapping entry`);
+    t.equal(await refusal(t, () => bundleDocument(spec)), `openapi/posts.yaml:${line}:1: All mapping items must start at the same column`);
   });
 
   t.test('a YAML syntax error in a referenced file is one line, in that file', async (t) => {
@@ -111,7 +111,21 @@ t.test('OpenAPI documents: YAML syntax, $ref and lint findings', async (t) => {
     const broken = edit(problemText, '\n      type: http\n', '\n      type: http\n     scheme: basic\n');
     fs.writeFileSync(problem, broken);
     const { line } = placeOf(broken, '\n     scheme: basic', 1);
-    t.equal(await refusal(t, () => bundleDocument(spec)), `openapi/components/problem.yaml:${line}:6: bad indentation of a mapping entry`);
+    t.equal(
+      await refusal(t, () => bundleDocument(spec)),
+      `openapi/components/problem.yaml:${line}:1: All mapping items must start at the same column`,
+    );
+  });
+
+  t.test('a YAML syntax error is placed on the line of the mistake, not where the parser gave up', async (t) => {
+    // A missing colon: js-yaml (the bundler's parser) stops on the next line.
+    const colonless = edit(original, '\n  version: 1.0.0\n', '\n  version 1.0.0\n');
+    fs.writeFileSync(spec, colonless);
+    const missing = placeOf(colonless, '\n  version 1.0.0', 3);
+    t.equal(
+      await refusal(t, () => bundleDocument(spec)),
+      `openapi/posts.yaml:${missing.line}:${missing.column}: Implicit keys need to be on a single line`,
+    );
   });
 
   t.test('an unresolved $ref names the ref and where it is', async (t) => {
@@ -144,14 +158,14 @@ t.test('npm run generate and lint:specs refuse the same specs, one line each', a
   const lintAt = placeOf(undescribed, '- name: offset', 2);
   const lintLine = `openapi/posts.yaml:${lintAt.line}:${lintAt.column}: Parameter object description must be present. (parameter-description)`;
 
-  const ops = path.join(dir, 'openapi/ops.yaml');
-  const opsText = fs.readFileSync(ops, 'utf8');
-  const firstRef = /\$ref: '([^']+)'/.exec(opsText);
-  if (!firstRef) throw new Error('openapi/ops.yaml no longer holds a $ref');
-  const badRef = edit(opsText, firstRef[0], `${firstRef[0].slice(0, -1)}X'`);
-  fs.writeFileSync(ops, badRef);
-  const refAt = placeOf(badRef, `${firstRef[0].slice(0, -1)}X'`);
-  const refLine = `openapi/ops.yaml:${refAt.line}:${refAt.column}: cannot resolve $ref '${firstRef[1]}X'`;
+  // In a component every document bundles: each of them fails on it, and the line is said once.
+  const shared = path.join(dir, 'openapi/components/problem.yaml');
+  const sharedText = fs.readFileSync(shared, 'utf8');
+  const firstRef = "$ref: '#/components/schemas/FieldError'";
+  const badRef = edit(sharedText, firstRef, `${firstRef.slice(0, -1)}X'`);
+  fs.writeFileSync(shared, badRef);
+  const refAt = placeOf(badRef, `${firstRef.slice(0, -1)}X'`);
+  const refLine = `openapi/components/problem.yaml:${refAt.line}:${refAt.column}: cannot resolve $ref '#/components/schemas/FieldErrorX'`;
 
   const schema = path.join(dir, 'schema/posts.graphql');
   const sdlText = edit(fs.readFileSync(schema, 'utf8'), '  author: User!\n', '  author: Auther!\n');
@@ -168,7 +182,11 @@ t.test('npm run generate and lint:specs refuse the same specs, one line each', a
 
   const refused = await generate();
   t.equal(refused.code, 1, 'generate fails');
-  t.equal(refused.stderr, `${[refLine, lintLine, sdlLine].join('\n')}\n`, 'every document in name order, then the SDL; no stack');
+  t.equal(
+    refused.stderr,
+    `${[refLine, lintLine, sdlLine].join('\n')}\n`,
+    'every problem once, in document name order, then the SDL; no stack',
+  );
   t.notOk(fs.existsSync(out), 'nothing is written');
 
   const checkSdl = await run(process.execPath, ['--import', 'tsx', 'scripts/check-sdl.ts'], { cwd: dir }).then(
