@@ -29,6 +29,7 @@ import {
 } from './generate/openapi.ts';
 import { generateRestClient } from './generate/rest-client.ts';
 import { buildSdk } from './generate/sdk-build.ts';
+import { bundleCheckOperations } from './generate/sdk-check-operations.ts';
 import { generateGraphqlRuntime, generateWebhookClient } from './generate/sdk-sources.ts';
 import { SpecError } from './generate/spec-error.ts';
 
@@ -134,6 +135,8 @@ export async function generate(root: string, outDir: string, options: GenerateOp
   for (const [rel, text] of Object.entries(buildSdk(clientSources))) put(`${SDK_LIB}${rel}`, text);
   // Consumers write their own operations against the schema (graphql-codegen's client preset).
   put(`${SDK_LIB}schema.graphql`, files['generated/graphql/schema.graphql']!);
+  // Their operations checked against the server's limits before they run (the package's bin).
+  put(`${SDK_LIB}check-operations.js`, await bundleCheckOperations(root));
 
   put('generated/db/types.ts', await rowTypes);
 

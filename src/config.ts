@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import path from 'node:path';
+import { DEFAULT_MAX_COMPLEXITY, DEFAULT_MAX_DEPTH } from './graphql/limit-defaults.ts';
 
 export type DatabaseTarget =
   | { kind: 'pglite-file'; dataDir: string }
@@ -346,8 +347,8 @@ export function loadConfig(
       connectionsPerAddress: readInt(env, 'GRAPHQL_WS_MAX_CONNECTIONS_PER_ADDRESS', 50, 1, 100_000),
       subscriptionsPerConnection: readInt(env, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS', 20, 1, 10_000),
     },
-    graphqlMaxDepth: readInt(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 100),
-    graphqlMaxComplexity: readInt(env, 'GRAPHQL_MAX_COMPLEXITY', 200, 1),
+    graphqlMaxDepth: readInt(env, 'GRAPHQL_MAX_DEPTH', DEFAULT_MAX_DEPTH, 1, 100),
+    graphqlMaxComplexity: readInt(env, 'GRAPHQL_MAX_COMPLEXITY', DEFAULT_MAX_COMPLEXITY, 1),
     webhookRetryDelaysMs: readRetryDelays(env),
     webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookDegradedAfter: degraded,

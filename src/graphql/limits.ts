@@ -27,13 +27,14 @@ import {
   type ASTVisitor,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLArgument,
+  type GraphQLField,
   type GraphQLSchema,
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import type { Config } from '../config.ts';
 
 export interface GraphQLLimits {
   maxDepth: number;
@@ -48,8 +49,11 @@ const UNPAGED_LIST_FACTOR = 10;
 const DEFAULT_MAX_ALIASES = 20;
 const DEFAULT_MAX_QUERY_LENGTH = 16_384;
 
-/** The limits every GraphQL operation is held to, from configuration. */
-export function graphqlLimits(config: Config): GraphQLLimits {
+/**
+ * The limits every GraphQL operation is held to, from configuration (or from the check-operations
+ * CLI's flags: hence the two settings only, not the whole Config).
+ */
+export function graphqlLimits(config: { graphqlMaxDepth: number; graphqlMaxComplexity: number }): GraphQLLimits {
   return {
     maxDepth: config.graphqlMaxDepth,
     maxComplexity: config.graphqlMaxComplexity,
@@ -161,13 +165,21 @@ export function aliasLimitRule(maxAliases: number): ValidationRule {
   };
 }
 
+/**
+ * The argument that bounds how many rows a field returns (`size` or `limit`), if it has one: the
+ * estimator multiplies by it, and check-operations names the variables that set it.
+ */
+export function sizeArgument(field: GraphQLField<unknown, unknown>): GraphQLArgument | undefined {
+  return field.args.find((a) => a.name === 'size' || a.name === 'limit');
+}
+
 /** The estimator of the cost model above, for operationComplexity and its compiled form (cost.ts). */
 export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
   // A scalar or enum is a column of a row its parent field already fetched (and charged for):
   // measured, a response object costs the server about 2 µs, a fetch per parent far more.
   if (isLeafType(getNamedType(field.type))) return 0;
-  const sized = field.args.find((a) => a.name === 'size' || a.name === 'limit');
+  const sized = sizeArgument(field);
   if (sized) {
     const value: unknown = args[sized.name] ?? sized.defaultValue;
     return 1 + (typeof value === 'number' ? Math.max(value, 0) : 1) * childComplexity;

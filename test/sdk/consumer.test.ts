@@ -9,7 +9,8 @@
  * (NodeNext: no tsx, no `allowImportingTsExtensions`), and its compiled JavaScript calls the live
  * server: REST (a product created by an admin, a typed page of products, a Problem Details error),
  * local registration, a GraphQL mutation with a bearer token, its own client-preset query, the
- * `postCreated` subscription, and `verifyWebhook` on a signature made as the server makes it.
+ * `postCreated` subscription, and `verifyWebhook` on a signature made as the server makes it. The
+ * SDK's `schemaforge-check-operations` bin passes the consumer's operation with its cost.
  * The `@ts-expect-error` lines fail the compile unless the SDK's types refuse what they should.
  */
 import { execFile } from 'node:child_process';
@@ -230,6 +231,16 @@ t.test('the packed SDK installs small and clean, and a consumer project writes i
   t.equal(`${codegen.stderr}`.trim(), '', 'graphql-codegen reports nothing');
   const persisted = JSON.parse(fs.readFileSync(path.join(dir, 'src/gql/persisted-documents.json'), 'utf8')) as Record<string, string>;
   t.match(Object.values(persisted), [/^query PostWithAuthor\(\$id: ID!\)/], 'the client preset extracted the consumer’s operation');
+  // The SDK's bin checks the consumer's operations against the server's limits (check-operations.test.ts
+  // tests its refusals): installed on the PATH of npm scripts, run on the peer graphql.
+  const checked = await run(path.join(dir, 'node_modules/.bin/schemaforge-check-operations'), ['--costs', 'src/**/*.ts', '!src/gql/**'], {
+    cwd: dir,
+  });
+  t.equal(
+    checked.stdout,
+    '1 operation in 1 file within the limits (cost 200, depth 10, aliases 20): PostWithAuthor 2\n',
+    'schemaforge-check-operations passes the consumer’s operation',
+  );
 
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
   const compiled = await run(process.execPath, [tsc, '-p', dir]).catch((error: { stdout: string }) => error);
