@@ -25,7 +25,7 @@ import { seed } from './gql.ts';
 const server = await startServer(t, {
   configure: async ({ http, services }) => {
     const schema = buildContentSchema();
-    const limits = { ...graphqlLimits({ graphqlMaxDepth: 10, graphqlMaxComplexity: 200 } as never) };
+    const limits = { ...graphqlLimits({ graphqlMaxDepth: 10, graphqlMaxComplexity: 200 }) };
     // Its own scope with the bearer hook, as the GraphQL plugin registers /graphql.
     await http.register(async (scope) => {
       scope.addHook(
