@@ -14,9 +14,10 @@ import { typecheckStateFile } from './typecheck-state.ts';
 
 /** `file:line:column: message`, the file named from the project root. */
 function describe(root: string, diagnostic: ts.Diagnostic): string {
-  // The compiler spells out both types in full; the start of its message says which property.
+  // The compiler spells out both types in full: their middle goes, the start says what is wrong
+  // and the end which properties (`… is missing the following properties from type …: pingCount`).
   const full = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
-  const message = full.length > 300 ? `${full.slice(0, 299)}…` : full;
+  const message = full.length > 300 ? `${full.slice(0, 150)} … ${full.slice(-150)}` : full;
   if (!diagnostic.file || diagnostic.start === undefined) return message;
   const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
   return `${path.relative(root, diagnostic.file.fileName)}:${line + 1}:${character + 1}: ${message}`;
