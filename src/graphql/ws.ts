@@ -133,13 +133,34 @@ class AuthenticatedConnections {
 /** Messages only a server sends; graphql-ws closes with 4500 (its own error) when a client sends one. */
 const SERVER_MESSAGES = new Set(['connection_ack', 'next', 'error']);
 
+/** RFC 6455 §5.5: a control frame's payload is at most 125 bytes, two of them the close code. */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/** `reason` cut, on a character boundary, to fit a close frame (ending in "…" when cut). */
+function fitCloseReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= MAX_CLOSE_REASON_BYTES) return reason;
+  const room = MAX_CLOSE_REASON_BYTES - Buffer.byteLength('…');
+  let cut = '';
+  let bytes = 0;
+  for (const character of reason) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > room) break;
+    cut += character;
+  }
+  return `${cut}…`;
+}
+
 /**
- * Closes with 4400, as the protocol asks for an unexpected message, when the client sends a message
- * only a server may send, before graphql-ws sees it: its handler would throw on it, log an internal
- * error and close with 4500. Wraps the socket's message listeners, which graphql-ws adds on
- * 'connection'.
+ * Guards graphql-ws against what would have it close with 4500 (its own error, logged as internal),
+ * before it sees it:
+ *
+ * - a message only a server may send is closed with 4400, as the protocol asks for an unexpected
+ *   message (graphql-ws's handler would throw on it). Wraps the socket's message listeners, which
+ *   graphql-ws adds on 'connection';
+ * - a close reason that names what the client sent (`Subscriber for <id> already exists`, 4409) is
+ *   cut to fit the close frame: ws throws on a longer one, and graphql-ws turns that into 4500.
  */
-function refuseServerMessages(ws: WebSocket): void {
+function guardProtocol(ws: WebSocket): void {
   const on = ws.on.bind(ws) as (event: string, listener: (...args: unknown[]) => void) => WebSocket;
   ws.on = ((event: string, listener: (...args: unknown[]) => void) => {
     if (event !== 'message') return on(event, listener);
@@ -152,6 +173,8 @@ function refuseServerMessages(ws: WebSocket): void {
       listener(data, ...rest);
     });
   }) as typeof ws.on;
+  const close = ws.close.bind(ws);
+  ws.close = (code?: number, reason?: string | Buffer) => close(code, typeof reason === 'string' ? fitCloseReason(reason) : reason);
 }
 
 /** The `type` of a message, or null when it is not a JSON object with one (graphql-ws refuses those itself). */
@@ -292,7 +315,7 @@ export async function registerGraphQLWs(app: FastifyInstance, options: GraphQLWs
       // Refused after the handshake rather than with an HTTP status, so that the client (a browser
       // too) is told why in the close frame.
       if (!perAddress.take(options.clientAddress(request), ws)) return ws.close(CLOSE_TOO_MANY_CONNECTIONS, TOO_MANY_CONNECTIONS);
-      refuseServerMessages(ws);
+      guardProtocol(ws);
       wss.emit('connection', ws, request);
     });
   };

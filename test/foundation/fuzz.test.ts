@@ -27,12 +27,15 @@ t.test(`${REQUESTS} fuzz requests (seed ${SEED}): no 5xx, no hang, nothing undoc
   t.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200, 'the server still answers');
 });
 
-t.test('200 graphql-ws connections fed random message sequences: only protocol close codes, documented errors', async (t) => {
-  const server = await sharedServer();
-  const result = await fuzzWebSocket(server.baseUrl, { connections: 200, seed: SEED });
-  t.comment(
-    `fuzz (graphql-ws): ${result.connections} connections, ${result.frames} frames; close codes ${JSON.stringify(result.closeCodes)}`,
-  );
-  t.same(result.failures.slice(0, 10), [], 'no connection saw anything but the protocol');
-  t.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200, 'the server still answers');
-});
+t.test(
+  `200 graphql-ws connections fed random message sequences (seed ${SEED}): only protocol close codes, documented errors`,
+  async (t) => {
+    const server = await sharedServer();
+    const result = await fuzzWebSocket(server.baseUrl, { connections: 200, seed: SEED });
+    t.comment(
+      `fuzz (graphql-ws): ${result.connections} connections, ${result.frames} frames; close codes ${JSON.stringify(result.closeCodes)}`,
+    );
+    t.same(result.failures.slice(0, 10), [], 'no connection saw anything but the protocol');
+    t.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200, 'the server still answers');
+  },
+);

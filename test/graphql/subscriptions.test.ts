@@ -128,6 +128,22 @@ t.test('WebSocket errors: constraints, limits, bad token, no HTTP subscriptions'
   const [code] = await new Promise<[number]>((resolve) => badToken.on('close', (c) => resolve([c])));
   t.equal(code, 4403, 'an invalid token in connection_init closes with 4403 Forbidden');
 
+  // graphql-ws names the id in its 4409 reason; one longer than a close frame holds is cut, not a 4500.
+  const longId = 'x'.repeat(5000);
+  const duplicate = new WebSocket(wsUrl(server.baseUrl), 'graphql-transport-ws');
+  duplicate.on('open', () => duplicate.send(JSON.stringify({ type: 'connection_init' })));
+  duplicate.on('message', (data: Buffer) => {
+    if (JSON.parse(data.toString()).type !== 'connection_ack') return;
+    for (let i = 0; i < 2; i++)
+      duplicate.send(JSON.stringify({ type: 'subscribe', id: longId, payload: { query: 'subscription { postCreated { id } }' } }));
+  });
+  const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
+    duplicate.on('close', (c, reason) => resolve({ code: c, reason: reason.toString() })),
+  );
+  t.equal(closed.code, 4409, 'a second subscribe with a running id closes with 4409');
+  t.match(closed.reason, /^Subscriber for x+…$/);
+  t.ok(Buffer.byteLength(closed.reason) <= 123, 'the reason fits a close frame');
+
   const overHttp = await gql(server, 'subscription { postCreated { id } }');
   t.match(overHttp.body.errors, [{ message: 'Subscriptions are not supported', extensions: { errorType: 'BAD_REQUEST' } }]);
 });
