@@ -32,7 +32,7 @@ import { reportCoverage } from '../test/helpers/contract-coverage.ts';
 import { ownCpuSeconds } from './test-suite/cpu.ts';
 import { ledgerReport, previousLedger, saveLedger, type Ledger } from './test-suite/ledger.ts';
 import { startPostgres } from './test-suite/postgres.ts';
-import { countsOf, coverageReport, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
+import { countsOf, coverageReport, failedReport, fileBlock, timingReport, type FileRun } from './test-suite/report.ts';
 import { runBatch } from './test-suite/run-batch.ts';
 import { runFile, type FileResult } from './test-suite/run-file.ts';
 import { isLongFile, root, runsAlone, runsOf, testFilesTouchedSince, testFilesUnder } from './test-suite/selection.ts';
@@ -278,10 +278,7 @@ function checksCpu(): number {
 }
 
 const failed = done.filter((d) => !d.result.ok);
-if (failed.length) {
-  console.log('\nfailed:');
-  for (const f of failed) for (const failure of f.result.failures) console.log(`  ${f.file} (${f.run}): ${failure}`);
-}
+if (failed.length) console.log(`\n${failedReport(failed)}`);
 const total = countsOf(done.map((d) => d.result));
 console.log(`\nsuite: ${total.pass} passed, ${total.fail} failed`);
 process.exit(failed.length === 0 && (uncovered === 0 || !coverageEnforced) ? 0 : 1);

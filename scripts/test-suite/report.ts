@@ -34,6 +34,21 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const clock = (ms: number) => `${Math.floor(ms / 60000)}m${String(Math.round((ms % 60000) / 1000)).padStart(2, '0')}s`;
 
 /**
+ * The closing list of failures, each named with its file and database; a file that drew random values
+ * has its seed and replay command (printed at its start, test/helpers/random.ts) repeated under it,
+ * so that the end of a long log is enough to replay it.
+ */
+export function failedReport(failed: FileRun[]): string {
+  const lines = ['failed:'];
+  for (const { file, run, result } of failed) {
+    for (const failure of result.failures) lines.push(`  ${file} (${run}): ${failure}`);
+    const seed = /^# (random seed \d+.*)$/m.exec(result.stdout)?.[1];
+    if (seed) lines.push(`    ${seed}`);
+  }
+  return lines.join('\n');
+}
+
+/**
  * Per run: wall time (its first file's start to its last file's end), files, counts, and the ten
  * slowest files (process start to exit, start-up included: that is what a file costs the suite).
  */

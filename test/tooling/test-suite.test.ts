@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ledgerReport } from '../../scripts/test-suite/ledger.ts';
-import { coverageReport } from '../../scripts/test-suite/report.ts';
+import { coverageReport, failedReport } from '../../scripts/test-suite/report.ts';
 import { runBatch } from '../../scripts/test-suite/run-batch.ts';
 import { countTap, runFile } from '../../scripts/test-suite/run-file.ts';
 import {
@@ -262,6 +262,17 @@ t.test('a property that fails prints its seed and the command that replays it; t
   t.ok(found(first.out), 'the failure and its path are printed');
   t.equal(found(replay.out), found(first.out), 'after the same number of runs, at the same path');
   t.equal(/Counterexample: (.*)/.exec(replay.out)?.[1], /Counterexample: (.*)/.exec(first.out)?.[1], 'and the same counterexample');
+  // The suite's closing list repeats it under the file's failures.
+  const result = { pass: 0, fail: 1, skip: 0, todo: 0, ok: false, ms: 1, cpuSeconds: 0, stdout: first.out, stderr: '', timedOut: false };
+  const closing = failedReport([
+    { file: 'test/x.test.ts', run: 'PostgreSQL', startedAt: 0, endedAt: 1, result: { ...result, failures: ['p > q'] } },
+  ]);
+  t.match(
+    closing,
+    new RegExp(
+      `^failed:\n  test/x\\.test\\.ts \\(PostgreSQL\\): p > q\n    random seed ${seed} \\(new this run\\); replay: TEST_SEED=${seed} `,
+    ),
+  );
   const fixed = await run({ TEST_TIER: '', TEST_SEED: '' });
   t.match(fixed.out, /^# random seed 20261128; replay:/m, 'npm test uses the fixed seed');
 });
