@@ -17,7 +17,7 @@ import { root } from './selection.ts';
 /** `npm test`'s CPU budget (issue 40): a 2-core machine's 10 minutes, less room for a slow day. */
 const CPU_BUDGET_S = 1000;
 
-export interface LedgerEntry {
+interface LedgerEntry {
   wallMs: number;
   cpuSeconds: number;
 }

@@ -7,7 +7,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
 import { AppError } from '../errors.ts';
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type StoredImageType = (typeof IMAGE_TYPES)[number];
 
 /** Enough for every supported signature and, in practice, for the dimensions in the header. */

@@ -16,9 +16,9 @@ export interface GraphQLRequestContext {
 }
 
 /** Operations over HTTP, or over the WebSocket (where subscriptions run). */
-export type GraphQLTransport = 'http' | 'ws';
+type GraphQLTransport = 'http' | 'ws';
 
-export interface GraphLog {
+interface GraphLog {
   error(details: object, message: string): void;
 }
 

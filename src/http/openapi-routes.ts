@@ -49,7 +49,7 @@ type ReplyOf<Op> = { [S in keyof ResponsesOf<Op> as S extends number ? S : never
 /** The documented 2xx statuses: what a handler's return value (sent with the current status) may be. */
 type SuccessStatus<Op> = Extract<keyof ReplyOf<Op>, 200 | 201 | 202 | 203 | 206>;
 
-export type OperationRequest<Op> = FastifyRequest<{
+type OperationRequest<Op> = FastifyRequest<{
   Params: Section<Op, 'path'>;
   Querystring: Section<Op, 'query'>;
   Body: BodyOf<Op>;
@@ -74,7 +74,7 @@ type StatusReply<Op, P> = Omit<FastifyReply, 'code' | 'status' | 'send' | 'heade
 };
 
 /** The reply of operation `Op`; Fastify's own for an operation not known at compile time (the mock server). */
-export type OperationReply<Op> = unknown extends Op
+type OperationReply<Op> = unknown extends Op
   ? FastifyReply
   : StatusReply<Op, 200 extends keyof ReplyOf<Op> ? ReplyOf<Op>[200] : never>;
 
@@ -85,7 +85,7 @@ export type ReplyHeaders = Pick<FastifyReply, 'getHeader' | 'hasHeader' | 'remov
 };
 
 /** A handler returns the body of a documented 2xx JSON answer, or the reply it sent itself. */
-export type OperationResult<Op> = ReplyOf<Op>[SuccessStatus<Op>] | FastifyReply<any> | undefined;
+type OperationResult<Op> = ReplyOf<Op>[SuccessStatus<Op>] | FastifyReply<any> | undefined;
 
 export type OperationHandler<Op> = (request: OperationRequest<Op>, reply: OperationReply<Op>) => Promise<OperationResult<Op>>;
 

@@ -5,7 +5,7 @@
  */
 import { validationFailed } from '../errors.ts';
 
-export type SortDirection = 'asc' | 'desc';
+type SortDirection = 'asc' | 'desc';
 
 export interface SortOrder<F extends string> {
   field: F;

@@ -7,7 +7,7 @@ import { versionCondition, type ExpectedVersions } from '../db/versioning.ts';
 export type OrderStatus = 'PENDING' | 'CONFIRMED' | 'SHIPPED' | 'DELIVERED' | 'CANCELLED';
 
 /** Decimals travel as text (numeric columns, `::text` inside JSON) so nothing parses them into floats. */
-export interface OrderItemRecord {
+interface OrderItemRecord {
   product_id: string;
   name: string;
   quantity: number;
@@ -27,7 +27,7 @@ export interface Tracking {
 
 export type OrderRecord = Omit<OrdersRow, 'status'> & { status: OrderStatus; owner_id: string | null; items: OrderItemRecord[] };
 
-export type OrderSortField = 'createdAt' | 'updatedAt' | 'total' | 'status';
+type OrderSortField = 'createdAt' | 'updatedAt' | 'total' | 'status';
 
 const COLUMNS: Record<OrderSortField, string> = {
   createdAt: 'orders.created_at',

@@ -2,7 +2,7 @@
  * The catalog of webhook event types (the interface document leaves it open: decision 75) and the
  * api_version values a consumer can subscribe with. `*` in an endpoint's `events` subscribes to all.
  */
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   'order.created',
   'order.updated',
   'order.shipped',
@@ -22,7 +22,7 @@ export function isEventType(value: string): value is EventType {
 }
 
 /** Payload formats, newest last; an endpoint registered without one gets the newest. */
-export const API_VERSIONS = ['2026-11-24'] as const;
+const API_VERSIONS = ['2026-11-24'] as const;
 
 export type ApiVersion = (typeof API_VERSIONS)[number];
 

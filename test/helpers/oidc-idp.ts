@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 
-export interface OidcAccount {
+interface OidcAccount {
   sub: string;
   email: string;
   given_name?: string;

@@ -26,7 +26,7 @@ import {
 import { collect, type Fragments } from './selection.ts';
 
 /** How a column's value becomes its GraphQL value: as it is, an integer id as text, a timestamp as ISO 8601 in UTC. */
-export type ColumnFormat = 'value' | 'text' | 'timestamp';
+type ColumnFormat = 'value' | 'text' | 'timestamp';
 
 /** A field with arguments, read per request (`getArgumentValues` with the request's variables). */
 export interface ArgumentsOf {
@@ -40,14 +40,14 @@ export type Entry<V> = readonly [key: string, value: V];
 type Typename = { readonly kind: 'typename'; readonly name: string };
 export type Column = { readonly kind: 'column'; readonly column: string; readonly format: ColumnFormat };
 
-export type UserValue =
+type UserValue =
   | Typename
   | Column
   | { readonly kind: 'posts'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<PostShape> }
   | { readonly kind: 'followerCount' };
 export type UserShape = readonly Entry<UserValue>[];
 
-export type PostValue =
+type PostValue =
   | Typename
   | Column
   | { readonly kind: 'author'; readonly user: UserShape }
@@ -56,13 +56,13 @@ export type PostValue =
   | { readonly kind: 'comments'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<CommentShape> };
 export type PostShape = readonly Entry<PostValue>[];
 
-export type TagValue = Typename | Column | { readonly kind: 'postCount' };
+type TagValue = Typename | Column | { readonly kind: 'postCount' };
 export type TagShape = readonly Entry<TagValue>[];
 
-export type CommentValue = Typename | Column | { readonly kind: 'author'; readonly user: UserShape };
+type CommentValue = Typename | Column | { readonly kind: 'author'; readonly user: UserShape };
 export type CommentShape = readonly Entry<CommentValue>[];
 
-export type ConnectionValue<Item> =
+type ConnectionValue<Item> =
   Typename | { readonly kind: 'content'; readonly item: Item } | { readonly kind: 'totalElements' | 'totalPages' | 'hasNext' };
 export type ConnectionShape<Item> = readonly Entry<ConnectionValue<Item>>[];
 

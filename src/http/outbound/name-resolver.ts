@@ -11,7 +11,7 @@ import net from 'node:net';
 /** DNS_RESOLVER as config.ts reads it: the server to ask, or null for the system resolver. */
 export type ResolverAddress = { host: string; port: number } | null;
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: 4 | 6;
 }

@@ -30,7 +30,7 @@ interface OutboundClientOptions {
   maxSocketsPerHost?: number;
 }
 
-export interface OutboundRequest {
+interface OutboundRequest {
   method: string;
   headers: Record<string, string>;
   body?: string | Buffer;

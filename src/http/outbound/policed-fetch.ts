@@ -35,7 +35,7 @@ export function outboundErrorIn(error: unknown): OutboundError | null {
   return null;
 }
 
-export interface PolicedFetchInit {
+interface PolicedFetchInit {
   method?: string;
   headers?: Headers | Record<string, string> | [string, string][];
   body?: string | URLSearchParams | ArrayBuffer | Uint8Array | ReadableStream | null;

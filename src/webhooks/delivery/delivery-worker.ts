@@ -33,7 +33,7 @@ interface WorkerLog {
 }
 
 /** What an attempt wrapper is told of the attempt it wraps. */
-export interface AttemptDescription {
+interface AttemptDescription {
   deliveryId: string;
   endpointId: string;
   eventId: string;

@@ -30,7 +30,7 @@ interface OutboundRequest {
   headers: Record<string, string>;
 }
 
-export type TransportError = 'timeout' | 'dns' | 'tls' | 'connection' | 'address_refused' | 'redirect_limit' | 'redirect_invalid';
+type TransportError = 'timeout' | 'dns' | 'tls' | 'connection' | 'address_refused' | 'redirect_limit' | 'redirect_invalid';
 
 export type TransportResult =
   | { kind: 'response'; status: number; retryAfter?: string; body: string; durationMs: number; redirects: number }

@@ -15,7 +15,7 @@ interface Rule {
   cells: readonly [Cell, Cell, Cell, Cell, Cell, Cell];
 }
 
-export const RULES = {
+const RULES = {
   public: {
     says: 'Anyone, signed in or not; a credential changes nothing.',
     cells: ['ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
