@@ -74,9 +74,7 @@ type StatusReply<Op, P> = Omit<FastifyReply, 'code' | 'status' | 'send' | 'heade
 };
 
 /** The reply of operation `Op`; Fastify's own for an operation not known at compile time (the mock server). */
-type OperationReply<Op> = unknown extends Op
-  ? FastifyReply
-  : StatusReply<Op, 200 extends keyof ReplyOf<Op> ? ReplyOf<Op>[200] : never>;
+type OperationReply<Op> = unknown extends Op ? FastifyReply : StatusReply<Op, 200 extends keyof ReplyOf<Op> ? ReplyOf<Op>[200] : never>;
 
 /** What a helper that sets headers (not the status, not the body) needs of any operation's reply. */
 export type ReplyHeaders = Pick<FastifyReply, 'getHeader' | 'hasHeader' | 'removeHeader'> & {
