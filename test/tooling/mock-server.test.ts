@@ -5,15 +5,20 @@
  * response that passes the contract check; requests are validated as the real server validates them
  * (400 Problem Details), security is enforced (401 without a token), the response type is negotiated
  * (XML, CSV, 406), SCIM refusals are SCIM errors, and `Prefer` picks another documented response
- * (`code=`), a named example (`example=`) or a generated body (`dynamic=true`). GraphQL answers from
- * the schema. Mock answers do not count towards contract coverage. test/tooling/mock-vs-server.test.ts
+ * (`code=`), a named example (`example=`) or a generated body (`dynamic=true`, within the bounds and
+ * `if`/`then`/`else` rules its schema states). GraphQL answers from the schema, a page or list
+ * holding as many rows as its `size`, `limit`, `first` or `last` asks. Mock answers do not count towards contract coverage. test/tooling/mock-vs-server.test.ts
  * compares the mock's answers with the real server's.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { addMocksToSchema, createMockStore } from '@graphql-tools/mock';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { graphql } from 'graphql';
 import t, { type Test } from 'tap';
 import { freePort } from '../../scripts/lib/free-port.ts';
 import { exampleOf, resolve } from '../../scripts/mock/examples.ts';
+import { pageSizeResolvers } from '../../scripts/mock/graphql.ts';
 import { createMockServer } from '../../scripts/mock/mock-server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { documentNames } from '../../generated/openapi/index.ts';
@@ -194,6 +199,80 @@ t.test('Prefer picks a named example or a generated body', async (t) => {
   const both = await fetch(`${baseUrl}${PRODUCT}`, { headers: { prefer: 'code=404, dynamic=true' } });
   t.equal(both.status, 404);
   t.match(await both.json(), { status: Number });
+});
+
+t.test('Prefer: dynamic=true keeps the bounds and the rules the schemas state', async (t) => {
+  // ProductResponse states price >= 0.01, stockQuantity >= 0 and, by if/then/else, inStock exactly
+  // when stockQuantity > 0 (src/catalog/products.v1.representation.ts); v2's Inventory the same.
+  const baseUrl = await startMock(t);
+  const dynamic = async (path: string) =>
+    (await (await fetch(`${baseUrl}${path}`, { headers: { prefer: 'dynamic=true' } })).json()) as Json;
+  const v1: Json[] = [];
+  const v2: Json[] = [];
+  for (let i = 0; i < 50; i++) {
+    v1.push(await dynamic(PRODUCT), ...((await dynamic('/api/v1/products')).content as Json[]));
+    v2.push(...((await dynamic('/api/v2/products')).content as Json[]));
+  }
+  const broken = v1.filter(
+    (p) => !(p.price >= 0.01 && Number.isInteger(p.stockQuantity) && p.stockQuantity >= 0 && p.inStock === p.stockQuantity > 0),
+  );
+  t.same(broken, [], `${v1.length} v1 products: price >= 0.01, stockQuantity >= 0, inStock === stockQuantity > 0`);
+  const brokenV2 = v2.filter(
+    (p) => !(Number(p.price.amount) >= 0 && p.inventory.quantity >= 0 && p.inventory.inStock === p.inventory.quantity > 0),
+  );
+  t.same(brokenV2, [], `${v2.length} v2 products: amount >= 0, quantity >= 0, inStock === quantity > 0`);
+  t.ok(
+    v1.some((p) => p.inStock) && v1.some((p) => !p.inStock),
+    "both branches of the schema's if/then/else are generated, not only `then`",
+  );
+});
+
+t.test('GraphQL page sizes decide how many rows a mocked list or page holds', async (t) => {
+  const baseUrl = await startMock(t);
+  const ask = async (query: string) => {
+    const response = await fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer mock', 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    return (await response.json()) as { data: Json; errors?: unknown };
+  };
+  const five = await ask('{ users(size: 5) { content { id } } }');
+  t.equal(five.data.users.content.length, 5, 'users(size: 5) holds 5 users');
+  t.equal(new Set(five.data.users.content.map((u: Json) => u.id)).size, 5, 'five different users');
+  t.equal((await ask('{ users { content { id } } }')).data.users.content.length, 20, "without `size`, the argument's default (20)");
+  const nested = await ask('{ searchUsers(query: "a", limit: 3) { followers(limit: 4) { id } posts(size: 1) { content { id } } } }');
+  t.equal(nested.data.searchUsers.length, 3, 'a list: searchUsers(limit: 3)');
+  for (const user of nested.data.searchUsers as Json[]) {
+    t.equal(user.followers.length, 4, 'a nested list: followers(limit: 4)');
+    t.equal(user.posts.content.length, 1, 'a nested page: posts(size: 1)');
+  }
+  const over = await ask('{ users(size: 101) { content { id } } }');
+  t.match(over, { errors: [{}] }, 'a size over its @constraint max is refused as the server refuses it');
+});
+
+t.test('a Relay connection takes `first` too, at most 100 rows without a declared max', async (t) => {
+  // The project's SDL pages with `size` and `limit` only; a connection shows the same code holds for `first`.
+  const schema = makeExecutableSchema({
+    typeDefs: `
+      directive @constraint(max: Int) on ARGUMENT_DEFINITION
+      type Node { id: ID! }
+      type Edge { cursor: String! node: Node! }
+      type Connection { edges: [Edge!]! nodes: [Node!]! total: Int! }
+      type Query { items(first: Int): Connection! capped(last: Int @constraint(max: 7)): [Node!]! }
+    `,
+  });
+  const store = createMockStore({ schema });
+  const mocked = addMocksToSchema({ schema, store, resolvers: pageSizeResolvers(schema, store) });
+  const result = await graphql({
+    schema: mocked,
+    source: '{ items(first: 3) { edges { node { id } } nodes { id } } all: items(first: 150) { nodes { id } } capped(last: 9) { id } }',
+  });
+  const data = result.data as Json;
+  t.equal(data.items.edges.length, 3, 'first: 3 gives 3 edges');
+  t.equal(data.items.nodes.length, 3, 'and 3 nodes');
+  t.equal(data.all.nodes.length, 100, 'at most 100 rows');
+  t.equal(data.capped.length, 7, 'at most the @constraint max');
 });
 
 t.test('GraphQL answers from the schema', async (t) => {

@@ -1010,11 +1010,11 @@ export interface components {
             id: string;
             /** @description Images in upload order (oldest first). */
             images: components["schemas"]["ImageResponse"][];
-            /** @description True exactly when `stockQuantity` is greater than 0. */
+            /** @description True exactly when `stockQuantity` is greater than 0 (the schema states it with `if`/`then`/`else`). */
             inStock: boolean;
             /** @description Product name. */
             name: string;
-            /** @description Decimal with at most 2 fraction digits. */
+            /** @description Decimal with at most 2 fraction digits; at least 0.01. */
             price: number;
             /** @description Stock keeping unit, unique across products. */
             sku: string;

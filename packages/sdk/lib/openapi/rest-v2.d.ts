@@ -185,7 +185,7 @@ export interface components {
         };
         /** @description Stock level of a product. */
         Inventory: {
-            /** @description True exactly when `quantity` is greater than 0. */
+            /** @description True exactly when `quantity` is greater than 0 (the schema states it with `if`/`then`/`else`). */
             inStock: boolean;
             /** @description Units in stock. */
             quantity: number;
@@ -193,7 +193,7 @@ export interface components {
         /** @description A monetary amount as a decimal string with exactly 2 fraction digits. */
         Money: {
             /**
-             * @description Decimal string with exactly 2 fraction digits.
+             * @description Decimal string with exactly 2 fraction digits, at least `"0.01"`.
              * @example 19.90
              */
             amount: string;
