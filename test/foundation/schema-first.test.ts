@@ -227,17 +227,6 @@ t.test('a new SDL field is a compile error in its area resolvers file until it h
   );
   t.match(rejected[0], /^src\/content\/posts\.resolvers\.ts:\d+:\d+: .*'trendingPosts'/, 'at the export of posts.resolvers.ts');
   t.notMatch(generated.stdout, /content\.graph\.ts/, 'not in the file that merges the areas');
-  const broken = await tsc();
-  t.notOk(broken.ok, 'tsc itself fails the same files');
-  t.same(
-    broken.output
-      .split('\n')
-      .filter((line) => /error TS\d+/.test(line))
-      .map((line) => line.slice(0, line.indexOf('('))),
-    ['src/content/posts.resolvers.ts', 'src/content/users.resolvers.ts'],
-    broken.output,
-  );
-
   const users = path.join(dir, 'src/content/users.resolvers.ts');
   const posts = path.join(dir, 'src/content/posts.resolvers.ts');
   replaceOnce(users, '  User: {\n', '  User: {\n    pingCount: () => 0,\n');
