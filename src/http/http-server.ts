@@ -16,6 +16,7 @@ import { problem, toProblem } from './problem.ts';
 import { answerUnroutedRequests } from './unrouted.ts';
 import { loggerOptions } from '../logger-options.ts';
 import type { ErrorRenderer, RawErrorRenderer } from './fastify-types.ts';
+import { lazySerializerFactory } from './lazy-serializers.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -147,6 +148,7 @@ export function createHttpServer(config: Config): FastifyInstance {
     // timeouts (408) on the raw socket, Fastify's URL decoding (400) and path segment length (414).
     clientErrorHandler: respondToClientError,
     frameworkErrors: answerFrameworkError,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
   });
   useBoundedJsonBodies(http);
   // 404 and 405 for unrouted requests, as Problem Details.
