@@ -51,6 +51,21 @@ const at = (path: FieldPath, message: string): Violation => ({ field: path, mess
  */
 const ajv = createJsonSchemaValidator({ allErrors: true, validateSchema: false });
 
+/**
+ * ajv's validators by their schema's JSON. ajv keeps a compiled schema by the schema object, and
+ * every schema build makes new ones: the SDL declares the same few rules on many arguments, and a
+ * process that builds the schema again (the mock, the trusted-documents CLI, a test's servers)
+ * would compile each anew, most of the cost of a build.
+ */
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function validatorOf(schema: Record<string, unknown>): ReturnType<typeof ajv.compile> {
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) validators.set(key, (validate = ajv.compile(schema)));
+  return validate;
+}
+
 type Rule = (rules: ConstraintRules) => [keyword: string, schema: unknown, message: string] | null;
 
 const FORMAT_MESSAGES: Record<string, string> = { email: 'must be a valid e-mail address', uri: 'must be an absolute URI' };
@@ -85,7 +100,7 @@ function compiledRules(rules: ConstraintRules): Checker | null {
   });
   if (!compiled.length) return null;
   const schema = Object.fromEntries(compiled.map(([keyword, value]) => [keyword, value]));
-  const validate = ajv.compile(schema);
+  const validate = validatorOf(schema);
   const order = compiled.map(([keyword]) => keyword);
   const messages = new Map(compiled.map(([keyword, , message]) => [keyword, message]));
   return (value, path, out) => {
