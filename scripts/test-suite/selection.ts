@@ -34,10 +34,19 @@ export function testFilesUnder(dir: string): string[] {
 
 const importPattern = /(?:from|import|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 
+/** Each file's imports, read once: a selection walks the closure of every test file, most of it shared. */
+const imports = new Map<string, string[]>();
+
 /** The relative imports of `file` (static or dynamic), as absolute paths. */
 function importsOf(file: string): string[] {
-  if (!fs.existsSync(file)) return [];
-  return [...fs.readFileSync(file, 'utf8').matchAll(importPattern)].map((m) => path.resolve(path.dirname(file), m[1] ?? ''));
+  let found = imports.get(file);
+  if (!found) {
+    found = fs.existsSync(file)
+      ? [...fs.readFileSync(file, 'utf8').matchAll(importPattern)].map((m) => path.resolve(path.dirname(file), m[1] ?? ''))
+      : [];
+    imports.set(file, found);
+  }
+  return found;
 }
 
 /**
