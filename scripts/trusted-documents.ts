@@ -13,10 +13,6 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { buildGraphQLSchema } from '../src/graphql/schema.ts';
-import { RegistrationError, registerDocuments } from '../src/graphql/trusted/registration.ts';
-import { listDocuments, removeDocuments } from '../src/graphql/trusted/trusted-documents.repository.ts';
 
 const USAGE = `usage: npm run trusted-documents -- add [--client NAME] FILE... | list | remove (--client NAME | ID...)`;
 
@@ -30,7 +26,17 @@ async function main(): Promise<void> {
   if (command === 'remove' && !rest.length && values.client === undefined) throw new Usage(`remove needs --client or ids; ${USAGE}`);
 
   const manifests = command === 'add' ? rest.map((file) => ({ file, manifest: readManifest(file) })) : [];
-  const handle = await openDatabase(loadConfig().database);
+  const config = loadConfig();
+  // Loaded once the arguments, the files and the configuration are known good: a mistake in them is
+  // answered at once, without loading the database driver and the schema.
+  const [{ openDatabase }, { buildGraphQLSchema }, { RegistrationError, registerDocuments }, { listDocuments, removeDocuments }] =
+    await Promise.all([
+      import('../src/db/database.ts'),
+      import('../src/graphql/schema.ts'),
+      import('../src/graphql/trusted/registration.ts'),
+      import('../src/graphql/trusted/trusted-documents.repository.ts'),
+    ]);
+  const handle = await openDatabase(config.database);
   try {
     if (command === 'list') {
       for (const d of await listDocuments(handle.db)) console.log(`${d.id}\t${d.clientName ?? '-'}\t${d.createdAt.toISOString()}`);
