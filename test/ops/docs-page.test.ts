@@ -3,7 +3,9 @@
  * GET /docs: the API reference in a real browser (Debian's Chromium through playwright-core). It
  * opens the catalog document, finds the product-creation operation and shows its request example
  * (read here from the published document, so the test follows the spec); nothing is loaded from
- * outside the server. Off, /docs and its assets are 404.
+ * outside the server. Off, /docs and its assets are 404. The README's first hour, in the page:
+ * Authorize with a user's bearer token, then Try it out and Execute on an operation with its example
+ * body answers 201 (the screenshot is docs-try-it-out.png in the temp folder).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -128,6 +130,46 @@ t.test(
     await about.locator('summary').click();
     await page.getByText(sentence).waitFor({ state: 'visible', timeout: 5_000 });
     t.ok(await page.getByText(sentence).isVisible(), 'and one click opens it');
+    t.same(violations, [], 'within the Content-Security-Policy');
+  },
+);
+
+t.test(
+  "the README's first hour in a browser: Authorize with a bearer token, Try it out on POST /api/v1/customers, Execute: 201",
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    // The served documents name BASE_URL as their server (by default http://localhost:PORT), which
+    // Try it out calls: here the address the test server listens on.
+    const server = await sharedServer({ baseUrlIsListenAddress: true });
+    // As `npm run token -- --username alice` gives it: a bearer token of a user (no role needed).
+    const token = await server.token('alice');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const violations = await watchCspViolations(page);
+    await page.goto(`${server.baseUrl}/docs`);
+    const operation = page.locator('#operations-customers-createCustomer');
+    await operation.waitFor({ timeout: 30_000 });
+
+    // Authorize: the bearer scheme's field, as a reader pastes `echo $TOKEN` into it.
+    await page.locator('.auth-wrapper .authorize').first().click();
+    const dialog = page.locator('.modal-ux');
+    await dialog.locator('input[type=text], input[type=password]').first().fill(token);
+    await dialog.locator('.auth-btn-wrapper .authorize').first().click();
+    await dialog.locator('.auth-btn-wrapper .btn-done').first().click();
+
+    await operation.locator('.opblock-summary').first().click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const status = operation.locator('.responses-table.live-responses-table .response .response-col_status').first();
+    await status.waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: path.join(os.tmpdir(), 'docs-try-it-out.png'), fullPage: false });
+    t.equal((await status.innerText()).trim(), '201', 'the example body creates a customer');
+    const created = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
+    t.match(created, /"userId": "alice"/, "alice's own customer");
     t.same(violations, [], 'within the Content-Security-Policy');
   },
 );
