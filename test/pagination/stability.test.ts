@@ -1,3 +1,4 @@
+// test-suite: once (page walks over the repositories' SQL: the same rows in the same order on either engine)
 /**
  * Rule 3 as a property: walking every page of the standard (`cursor`), cursor (standard first page,
  * then `after`), keyset and feed forms while posts are inserted and deleted between page requests never yields an item
