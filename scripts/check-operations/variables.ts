@@ -3,7 +3,7 @@
  * variables, which a check before any request does not have, so it assumes what the caller most
  * likely sends and says so for each variable that sets a size: a variable's default value, else
  * (a nullable one left unset) the argument's default, else (a required one) the argument's default
- * passed explicitly. Other required variables get a placeholder of their type, which only has to
+ * passed explicitly. Other required variables get a stand-in value of their type, which only has to
  * coerce: their values do not change the cost, except a Boolean under @include/@skip, set so that
  * the subtree counts.
  */
@@ -38,13 +38,13 @@ interface AssumedVariables {
 }
 
 /** A value of `type` that coerces; `skipped`: a Boolean used by @skip (false keeps the subtree). */
-function placeholder(type: GraphQLInputType, skipped: boolean): unknown {
-  if (isNonNullType(type)) return placeholder(type.ofType, skipped);
+function standInValue(type: GraphQLInputType, skipped: boolean): unknown {
+  if (isNonNullType(type)) return standInValue(type.ofType, skipped);
   if (isListType(type)) return [];
   if (isEnumType(type)) return type.getValues()[0]?.value;
   if (isInputObjectType(type)) {
     const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === undefined);
-    return Object.fromEntries(required.map((f) => [f.name, placeholder(f.type, false)]));
+    return Object.fromEntries(required.map((f) => [f.name, standInValue(f.type, false)]));
   }
   if (type.name === 'Int' || type.name === 'Float') return 0;
   if (type.name === 'Boolean') return !skipped;
@@ -109,7 +109,7 @@ export function assumedVariables(schema: GraphQLSchema, document: DocumentNode, 
           : `$${name} = 1: ${uses[0]!.argument} has no default`,
       );
     } else if (type) {
-      values[name] = placeholder(type, skips.has(name));
+      values[name] = standInValue(type, skips.has(name));
     }
   }
   return { values, notes };

@@ -1756,13 +1756,13 @@ import {
   visitWithTypeInfo as visitWithTypeInfo2,
   Kind as Kind5
 } from "graphql";
-function placeholder(type, skipped) {
-  if (isNonNullType(type)) return placeholder(type.ofType, skipped);
+function standInValue(type, skipped) {
+  if (isNonNullType(type)) return standInValue(type.ofType, skipped);
   if (isListType2(type)) return [];
   if (isEnumType(type)) return type.getValues()[0]?.value;
   if (isInputObjectType(type)) {
     const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === void 0);
-    return Object.fromEntries(required.map((f) => [f.name, placeholder(f.type, false)]));
+    return Object.fromEntries(required.map((f) => [f.name, standInValue(f.type, false)]));
   }
   if (type.name === "Int" || type.name === "Float") return 0;
   if (type.name === "Boolean") return !skipped;
@@ -1818,7 +1818,7 @@ function assumedVariables(schema, document, operation) {
         largest ? `$${name} = ${largest.defaultValue}, the default of ${largest.argument}` : `$${name} = 1: ${uses[0].argument} has no default`
       );
     } else if (type) {
-      values[name] = placeholder(type, skips.has(name));
+      values[name] = standInValue(type, skips.has(name));
     }
   }
   return { values, notes };
