@@ -2,25 +2,47 @@
  * After `npm run generate`: every file the type checker now rejects, one line each with its first
  * error, so a spec change names all the code it leaves to update (a fixture typed by a changed
  * schema, an event's payload), not only what the implementation check knows how to find
- * (implementation-check.ts). It is the project's own `tsc -p tsconfig.json`, asked through the
- * compiler's API.
+ * (implementation-check.ts). It is the project's own `tsc -p tsconfig.json` (scripts/tsc.ts).
  *
  * Incremental: the compiler's state is kept between runs (in the system's temp folder, one file per
  * project folder), so after the first run a small change checks only the files it affects.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
-import { typecheckStateFile } from './typecheck-state.ts';
+import { TSC, typecheckStateFile } from '../tsc.ts';
 
-/** `file:line:column: message`, the file named from the project root. */
-function describe(root: string, diagnostic: ts.Diagnostic): string {
-  // The compiler spells out both types in full: their middle goes, the start says what is wrong
-  // and the end which properties (`… is missing the following properties from type …: pingCount`).
-  const full = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
-  const message = full.length > 300 ? `${full.slice(0, 150)} … ${full.slice(-150)}` : full;
-  if (!diagnostic.file || diagnostic.start === undefined) return message;
-  const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-  return `${path.relative(root, diagnostic.file.fileName)}:${line + 1}:${character + 1}: ${message}`;
+interface Diagnostic {
+  /** As tsc prints it: relative to the project root, with `/`; empty for an error of no file. */
+  file: string;
+  at: string;
+  /** The message's lines: the first says what is wrong, each further one more precisely why. */
+  lines: string[];
+}
+
+/** The errors of `tsc --pretty false`: `file(line,col): error TSn: message`, a chained message's further lines indented. */
+function parse(output: string): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const line of output.split('\n')) {
+    const located = /^(.+?)\((\d+),(\d+)\): error TS\d+: (.*)$/.exec(line);
+    const global = /^error TS\d+: (.*)$/.exec(line);
+    if (located) diagnostics.push({ file: located[1]!, at: `${located[2]}:${located[3]}`, lines: [located[4]!] });
+    else if (global) diagnostics.push({ file: '', at: '', lines: [global[1]!] });
+    else if (/^\s+\S/.test(line) && diagnostics.length) diagnostics.at(-1)!.lines.push(line.trim());
+  }
+  return diagnostics;
+}
+
+const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length)}…` : text);
+
+/**
+ * `file:line:column: message`. The compiler spells out both types in full, so each line is cut:
+ * the first line (what is wrong) and, for a chained message, the last (the most precise cause, such
+ * as `Property 'pingCount' is missing in type …`).
+ */
+function describe({ file, at, lines }: Diagnostic): string {
+  const text = lines.length > 1 ? `${clip(lines[0]!, 150)} … ${clip(lines.at(-1)!, 150)}` : clip(lines[0]!, 300);
+  return file ? `${file}:${at}: ${text}` : text;
 }
 
 /**
@@ -28,28 +50,18 @@ function describe(root: string, diagnostic: ts.Diagnostic): string {
  * file, in path order. Empty when the project compiles (or has no tsconfig.json).
  */
 export function rejectedFiles(root: string): string[] {
-  const configPath = path.join(root, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
-  if (!parsed) return [];
-  const options: ts.CompilerOptions = { ...parsed.options, incremental: true, noEmit: true, tsBuildInfoFile: typecheckStateFile(root) };
-  const program = ts.createIncrementalProgram({
-    rootNames: parsed.fileNames,
-    options,
-    host: ts.createIncrementalCompilerHost(options),
-    ...(parsed.projectReferences ? { projectReferences: parsed.projectReferences } : {}),
-  });
-  const diagnostics = [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()].filter(
-    (d) => d.category === ts.DiagnosticCategory.Error,
-  );
-  // With noEmit, emit writes the compiler's state only.
-  program.emit();
-  const byFile = new Map<string, ts.Diagnostic[]>();
-  for (const diagnostic of diagnostics) {
-    const file = diagnostic.file ? path.relative(root, diagnostic.file.fileName) : '';
-    byFile.set(file, [...(byFile.get(file) ?? []), diagnostic]);
-  }
+  if (!fs.existsSync(path.join(root, 'tsconfig.json'))) return [];
+  const state = typecheckStateFile(root);
+  fs.mkdirSync(path.dirname(state), { recursive: true });
+  const args = [TSC, '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', state];
+  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.error) throw result.error;
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const diagnostic of parse(result.stdout)) byFile.set(diagnostic.file, [...(byFile.get(diagnostic.file) ?? []), diagnostic]);
+  if (result.status !== 0 && !byFile.size)
+    throw new Error(`tsc -p tsconfig.json failed without an error it could name:\n${result.stdout}${result.stderr}`);
   return [...byFile.keys()].sort().map((file) => {
     const [first, ...others] = byFile.get(file)!;
-    return `${describe(root, first!)}${others.length ? ` (and ${others.length} more)` : ''}`;
+    return `${describe(first!)}${others.length ? ` (and ${others.length} more)` : ''}`;
   });
 }

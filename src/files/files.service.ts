@@ -29,7 +29,7 @@ const DEFAULT_TYPE = 'application/octet-stream';
 // A bare `type/subtype` token pair (RFC 9110 §8.3.1); anything else is stored as octet-stream.
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}$/;
 
-// eslint-disable-next-line no-control-regex -- control characters are what it removes
+// oxlint-disable-next-line no-control-regex -- control characters are what it removes
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
 /** Keeps the name printable and bounded; the original is otherwise stored as given. */

@@ -8,7 +8,7 @@
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
 // Characters XML 1.0 cannot carry even as references; they become U+FFFD so the document stays well formed.
-// eslint-disable-next-line no-control-regex -- control characters are what it matches
+// oxlint-disable-next-line no-control-regex -- control characters are what it matches
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 function text(value: string): string {

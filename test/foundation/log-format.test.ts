@@ -23,7 +23,7 @@ async function logLines(t: Test, env: Record<string, string>): Promise<string[]>
   await server.exited;
   return server
     .stdout()
-    .replace(/\x1b\[[0-9;]*m/g, '') // eslint-disable-line no-control-regex -- ANSI colour codes, when pino-pretty colours
+    .replace(/\x1b\[[0-9;]*m/g, '') // oxlint-disable-line no-control-regex -- ANSI colour codes, when pino-pretty colours
     .split('\n')
     .filter(Boolean);
 }

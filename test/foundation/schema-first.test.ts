@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { typecheckStateFile } from '../../scripts/generate/typecheck-state.ts';
+import { TSC, typecheckStateFile } from '../../scripts/tsc.ts';
 import { scratchProject } from '../helpers/scratch-project.ts';
 import { serverDatabaseEnv } from '../helpers/server-database.ts';
 import { SERVER_V8_FLAGS } from '../helpers/server-process.ts';
@@ -146,7 +146,7 @@ const rejected = (/^type errors in \d+ file\(s\) \(tsc -p tsconfig\.json\):\n((?
 async function tsc(): Promise<{ ok: boolean; output: string }> {
   try {
     const args = ['-p', '.', '--incremental', '--tsBuildInfoFile', typecheckStateFile(dir)];
-    const { stdout } = await run(path.join(dir, 'node_modules/.bin/tsc'), args, { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, [TSC, ...args], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
     return { ok: true, output: stdout };
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string };

@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { localRegistry, npmEnvironment } from '../helpers/local-registry.ts';
 import { sharedServer } from '../helpers/server.ts';
+import { TSC } from '../../scripts/tsc.ts';
 import { signatureHeader } from '../../src/webhooks/signature.ts';
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { registerDocuments } from '../../src/graphql/trusted/registration.ts';
@@ -242,8 +243,8 @@ t.test('the packed SDK installs small and clean, and a consumer project writes i
     'schemaforge-check-operations passes the consumer’s operation',
   );
 
-  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-  const compiled = await run(process.execPath, [tsc, '-p', dir]).catch((error: { stdout: string }) => error);
+  // TypeScript 7, the release a new consumer installs (scripts/tsc.ts).
+  const compiled = await run(process.execPath, [TSC, '-p', dir]).catch((error: { stdout: string }) => error);
   t.equal(compiled.stdout, '', 'tsc reports nothing');
   t.ok(fs.existsSync(path.join(dir, 'dist/main.js')), 'tsc emitted the consumer');
 
