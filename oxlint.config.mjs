@@ -4,7 +4,7 @@
  * scripts/, test/ and the root files. The rules are ESLint's `recommended` and typescript-eslint's
  * `recommendedTypeChecked` sets, named one by one so that an oxlint release that grows its defaults
  * changes nothing here; each rule switched off or narrowed below says why on its own line. Import
- * cycles (type imports included) are errors. Formatting is Prettier's: no stylistic rule is on.
+ * cycles (type imports included) are errors. Formatting is oxfmt's (`npm run format`): no stylistic rule is on.
  * Decision 187 says why oxlint replaced ESLint.
  */
 import fs from 'node:fs';

@@ -29,7 +29,10 @@ export interface SectionResult {
 }
 
 export type Data =
-  { kind: 'memory' } | { kind: 'stub' } | { kind: 'pglite'; dataDir: (label: string) => string } | { kind: 'postgres'; url: string };
+  | { kind: 'memory' }
+  | { kind: 'stub' }
+  | { kind: 'pglite'; dataDir: (label: string) => string }
+  | { kind: 'postgres'; url: string };
 
 /** What `--db` picks: the stand-ins (in-memory resolvers, stubbed repository) or a database. */
 export const DB_CHOICES = ['stand-in', 'pglite', 'postgres'] as const;

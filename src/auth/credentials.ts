@@ -30,7 +30,10 @@ export interface SessionCredential {
 
 /** What the store knows of a JWT's subject; `roles`: what its tenant grants it now (stored and group roles). */
 export type SubjectStatus =
-  { kind: 'active'; tenantId: string; roles: string[] } | { kind: 'inactive' } | { kind: 'deleted' } | { kind: 'unknown' };
+  | { kind: 'active'; tenantId: string; roles: string[] }
+  | { kind: 'inactive' }
+  | { kind: 'deleted' }
+  | { kind: 'unknown' };
 
 export interface CredentialStore {
   /** The session of a well-formed session token, or null when it is unknown, revoked or expired, or its user inactive. */

@@ -7,7 +7,10 @@
 import type { Strategy } from 'passport-strategy';
 
 type StrategyOutcome<User> =
-  { kind: 'success'; user: User } | { kind: 'fail'; message: string } | { kind: 'redirect'; url: string } | { kind: 'pass' };
+  | { kind: 'success'; user: User }
+  | { kind: 'fail'; message: string }
+  | { kind: 'redirect'; url: string }
+  | { kind: 'pass' };
 
 export function runStrategy<User>(strategy: object, req: object, options: object = {}): Promise<StrategyOutcome<User>> {
   return new Promise((resolve, reject) => {

@@ -21,8 +21,8 @@ export const usersResolvers: StrictResolversOf<'users'> = {
       ((await services.planner?.user(info, principal, id)) as UsersRow | undefined) ?? services.users.get(id),
     users: async (_parent, { page, size }, { services, principal }, info) =>
       ((await services.planner?.users(info, principal, page ?? 0, size ?? DEFAULT_USERS_SIZE)) as
-        ReturnType<typeof toConnection<UsersRow>> | undefined) ??
-      toConnection(await services.users.list(principal, page ?? 0, size ?? DEFAULT_USERS_SIZE)),
+        | ReturnType<typeof toConnection<UsersRow>>
+        | undefined) ?? toConnection(await services.users.list(principal, page ?? 0, size ?? DEFAULT_USERS_SIZE)),
     searchUsers: (_parent, { query, limit }, { services, principal }) =>
       services.users.search(principal, query, limit ?? DEFAULT_SEARCH_LIMIT),
     allUsers: (_parent, _args, context) => context.services.users.all(requirePrincipal(context)),

@@ -63,7 +63,9 @@ type CommentValue = Typename | Column | { readonly kind: 'author'; readonly user
 export type CommentShape = readonly Entry<CommentValue>[];
 
 type ConnectionValue<Item> =
-  Typename | { readonly kind: 'content'; readonly item: Item } | { readonly kind: 'totalElements' | 'totalPages' | 'hasNext' };
+  | Typename
+  | { readonly kind: 'content'; readonly item: Item }
+  | { readonly kind: 'totalElements' | 'totalPages' | 'hasNext' };
 export type ConnectionShape<Item> = readonly Entry<ConnectionValue<Item>>[];
 
 export type RootValue =
