@@ -1,7 +1,8 @@
 /**
  * The row types of generated/db/types.ts, cached by the content of the migrations and of the
- * generator: migrating an in-memory PGlite takes about 5 s, the largest part of `npm run generate`,
- * and its result changes only when a migration does. A miss runs the generator in a worker thread, so
+ * generator: opening the migrated PGlite (made from the migrations once, then loaded from its dump:
+ * scripts/lib/pglite-snapshot.ts) is the largest part of `npm run generate`, and its result changes
+ * only when a migration does. A miss runs the generator in a worker thread, so
  * it overlaps the OpenAPI and GraphQL steps on the second core (a child process: a worker thread
  * does not get tsx's loader on Node 20).
  */
@@ -34,7 +35,9 @@ export async function dbTypes(root: string): Promise<string> {
       process.execPath,
       // The worker of the project being generated, not of this module's copy: it migrates that
       // project's migrations (a scratch copy of the project imports this module from the original).
-      ['--import', 'tsx', path.join(root, 'scripts/generate/db-types-worker.ts')],
+      // WebAssembly at V8's baseline tier only: PGlite runs for a second or two here, too short for
+      // the optimizing tier to pay for compiling its module (decision 108).
+      ['--liftoff-only', '--import', 'tsx', path.join(root, 'scripts/generate/db-types-worker.ts')],
       { cwd: root, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => (error ? reject(new Error(`row types: ${stderr || error.message}`)) : resolve(stdout)),
     );

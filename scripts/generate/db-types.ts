@@ -1,12 +1,13 @@
 /**
- * Row types generated from the migrated schema itself (in-memory PGlite), so the types can never
+ * Row types generated from the migrated schema itself (in-memory PGlite, loaded from the migrated
+ * snapshot: scripts/lib/pglite-snapshot.ts), so the types can never
  * drift from what the migrations create. Per table: `XTable` (the Kysely table, `Generated<>` where
  * the column has a default), `XRow` (as selected), `NewXRow` (as inserted) and `XRowChanges` (as
  * updated), so a repository's insert and update types follow a new column without a hand-kept copy.
  */
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migratedPgliteSnapshot } from '../lib/pglite-snapshot.ts';
 
 interface ColumnRow {
   table_name: string;
@@ -52,9 +53,8 @@ function pascal(name: string): string {
 }
 
 export async function generateDbTypes(): Promise<string> {
-  const handle = await openDatabase({ kind: 'pglite-memory' });
+  const handle = await openDatabase({ kind: 'pglite-memory', snapshot: await migratedPgliteSnapshot() });
   try {
-    await migrateToLatest(handle.db);
     const { rows } = await sql<ColumnRow>`
       select table_name, column_name, udt_name, data_type, is_nullable, column_default, is_identity
       from information_schema.columns

@@ -43,7 +43,7 @@ async function usernames(base: string): Promise<string[]> {
 t.test(
   'a second server on the same data folder refuses with one line naming the folder and the owner; nothing is lost, a clean stop or a kill -9',
   async (t) => {
-    const dataDir = migratedDataFolder(t);
+    const dataDir = await migratedDataFolder(t);
     const first = await startServerProcess({ env: embedded(dataDir), via: 'node' });
     t.teardown(() => void first.child.kill('SIGKILL'));
     await createUser(first.base, 'before');
@@ -108,8 +108,8 @@ t.test('a port in use is one line, said before the data folder is touched', asyn
 t.test('two servers from one checkout on other ports and folders run side by side', async (t) => {
   // One as the operator types it (npm start), the other directly.
   const [a, b] = await Promise.all([
-    startServerProcess({ env: embedded(migratedDataFolder(t)), via: 'npm' }),
-    startServerProcess({ env: embedded(migratedDataFolder(t)), via: 'node' }),
+    startServerProcess({ env: embedded(await migratedDataFolder(t)), via: 'npm' }),
+    startServerProcess({ env: embedded(await migratedDataFolder(t)), via: 'node' }),
   ]);
   t.teardown(() => void [a, b].forEach((s) => s.child.kill('SIGKILL')));
   await createUser(a.base, 'only_in_a');

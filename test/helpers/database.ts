@@ -9,99 +9,15 @@
  * is keyed by a hash of src/db/migrations (and the PGlite version), so editing a migration builds a
  * new one; the server still runs migrateToLatest over the copy, where it finds nothing to do.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'tap';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrationsKey, migratedPgliteSnapshot } from '../../scripts/lib/pglite-snapshot.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-
-const root = path.resolve(import.meta.dirname, '../..');
-
-/** Changes whenever a migration (or the PGlite build, whose data directory format it fixes) does. */
-function templateKey(): string {
-  const hash = createHash('sha256');
-  const dir = path.join(root, 'src/db/migrations');
-  for (const name of fs.readdirSync(dir).sort())
-    hash
-      .update(name)
-      .update('\0')
-      .update(fs.readFileSync(path.join(dir, name)));
-  const pgliteManifest = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
-    version: string;
-  };
-  hash.update(`pglite ${pgliteManifest.version}`);
-  return hash.digest('hex').slice(0, 16);
-}
-
-let pgliteTemplate: Promise<Blob> | undefined;
-
-/**
- * Waits while another process holds `lock` (a file created exclusively), for at most `staleMs`;
- * returns whether this process now holds it.
- */
-async function takeLock(lock: string, done: () => boolean, staleMs = 120_000): Promise<boolean> {
-  const deadline = Date.now() + staleMs;
-  for (;;) {
-    try {
-      fs.closeSync(fs.openSync(lock, 'wx'));
-      return true;
-    } catch {
-      if (done()) return false;
-      if (Date.now() > deadline) {
-        fs.rmSync(lock, { force: true });
-        continue;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-/**
- * The migrated PGlite data directory, built once per machine and migration set: cached as a tar file
- * in the system temp folder (written under a temporary name and renamed, so concurrent test files
- * never read half a file), and in memory for the rest of the process. On a fresh machine the first
- * test process builds it while the others wait, instead of every one migrating a database of its own.
- */
-function migratedPgliteSnapshot(): Promise<Blob> {
-  pgliteTemplate ??= (async () => {
-    const file = path.join(os.tmpdir(), 'schemaforge-test-templates', `pglite-${templateKey()}.tar`);
-    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const lock = `${file}.lock`;
-    if (!(await takeLock(lock, () => fs.existsSync(file)))) return new Blob([fs.readFileSync(file)]);
-    try {
-      if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
-      return await buildPgliteSnapshot(file);
-    } finally {
-      fs.rmSync(lock, { force: true });
-    }
-  })();
-  return pgliteTemplate;
-}
-
-async function buildPgliteSnapshot(file: string): Promise<Blob> {
-  const handle = await openDatabase({ kind: 'pglite-memory' });
-  try {
-    await migrateToLatest(handle.db);
-    const pglite = handle.pglite as PGlite;
-    // Uncompressed: a gzip dump is ten times smaller but three times slower to load.
-    const dump = await pglite.dumpDataDir('none');
-    const bytes = Buffer.from(await dump.arrayBuffer());
-    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(partial, bytes);
-    fs.renameSync(partial, file);
-    return new Blob([bytes]);
-  } finally {
-    await handle.close();
-  }
-}
 
 async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -125,7 +41,7 @@ function databaseUrl(serverUrl: string, name: string): string {
  * either waits for it or finds it complete; a crashed build leaves no template behind.
  */
 async function migratedPostgresTemplate(serverUrl: string): Promise<string> {
-  const name = `schemaforge_template_${templateKey()}`;
+  const name = `schemaforge_template_${migrationsKey().slice(0, 16)}`;
   return withAdmin(serverUrl, async (admin) => {
     const exists = async () => (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
     if (await exists()) return name;

@@ -22,7 +22,7 @@ import { migratedDataFolder } from './server-process.ts';
  * start requires there are set too.
  */
 export async function serverDatabaseEnv(t: Test): Promise<Record<string, string>> {
-  if (!onPostgres) return { DATA_DIR: migratedDataFolder(t), DATABASE_URL: '' };
+  if (!onPostgres) return { DATA_DIR: await migratedDataFolder(t), DATABASE_URL: '' };
   const { target, drop } = await createTestDatabase({ migrated: true });
   t.teardown(drop);
   if (target.kind !== 'postgres') throw new Error('TEST_DATABASE_URL names a PostgreSQL server');

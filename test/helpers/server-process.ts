@@ -6,12 +6,13 @@
  * a data folder whose database is already made, where making one is not what a test is about.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import type { Test } from 'tap';
 import { freePort } from '../../scripts/lib/free-port.ts';
+import { migratedPgliteSnapshot, snapshotKey } from '../../scripts/lib/pglite-snapshot.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
@@ -29,55 +30,33 @@ export const SERVER_V8_FLAGS = ['--liftoff-only'];
 
 /**
  * A new data folder (DATA_DIR) whose embedded database exists and is migrated, removed at the test's
- * end: a copy of one that `npm run migrate` made on an empty folder, kept in
- * node_modules/.cache/schemaforge/ by the content of the migrations and PGlite's version (as generate
- * keeps its row types). Creating a PGlite database costs a start about ten CPU-seconds (in memory
- * too: `DATABASE_URL=memory:` creates one each time); opening a copy, a few. For tests where the
- * database's creation is not what is tested; the server still migrates whatever the copy lacks.
+ * end: a copy of a folder made once from the migrated snapshot (scripts/lib/pglite-snapshot.ts) and
+ * kept beside it in node_modules/.cache/schemaforge/. Creating a PGlite database costs a start about
+ * ten CPU-seconds (in memory too: `DATABASE_URL=memory:` creates one each time); copying a folder,
+ * nothing. For tests where the database's creation is not what is tested (lifecycle.test.ts tests
+ * it); the server still migrates whatever the copy lacks.
  */
-export function migratedDataFolder(t: Test): string {
-  const template = migratedTemplate();
+export async function migratedDataFolder(t: Test): Promise<string> {
+  const template = await migratedTemplate();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-data-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.cpSync(template, path.join(dir, 'pglite'), { recursive: true });
   return dir;
 }
 
-function migratedTemplate(): string {
-  const hash = createHash('sha256');
-  const migrations = path.join(root, 'src/db/migrations');
-  const inputs = [
-    ...fs
-      .readdirSync(migrations)
-      .sort()
-      .map((f) => path.join(migrations, f)),
-    path.join(root, 'src/db/migrate.ts'),
-    path.join(root, 'src/db/database.ts'),
-    path.join(root, 'node_modules/@electric-sql/pglite/package.json'),
-  ];
-  for (const file of inputs) hash.update(path.relative(root, file)).update(fs.readFileSync(file));
-  const template = path.join(root, 'node_modules/.cache/schemaforge', `pglite-migrated-${hash.digest('hex').slice(0, 32)}`);
+async function migratedTemplate(): Promise<string> {
+  const template = path.join(root, 'node_modules/.cache/schemaforge', `pglite-folder-${snapshotKey()}`);
   if (fs.existsSync(template)) return template;
   // Made under a name of its own and renamed into place, so that files creating it at once never
   // copy a half-made one.
-  const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'schemaforge-template-'));
+  const placed = `${template}.${process.pid}`;
+  const pglite = await PGlite.create(placed, { loadDataDir: await migratedPgliteSnapshot() });
+  await pglite.close();
   try {
-    execFileSync(process.execPath, [...SERVER_V8_FLAGS, '--import', 'tsx', 'scripts/migrate.ts'], {
-      cwd: root,
-      env: { ...process.env, NODE_ENV: 'development', DATA_DIR: staging, DATABASE_URL: '' },
-      stdio: 'ignore',
-    });
-    fs.mkdirSync(path.dirname(template), { recursive: true });
-    const placed = `${template}.${process.pid}`;
-    fs.cpSync(path.join(staging, 'pglite'), placed, { recursive: true });
-    try {
-      fs.renameSync(placed, template);
-    } catch {
-      // Another file placed it first.
-      fs.rmSync(placed, { recursive: true, force: true });
-    }
-  } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
+    fs.renameSync(placed, template);
+  } catch {
+    // Another file placed it first.
+    fs.rmSync(placed, { recursive: true, force: true });
   }
   return template;
 }

@@ -26,13 +26,27 @@ function write(file: string, text: string): void {
   fs.writeFileSync(path.join(dir, file), text);
 }
 
-/** Runs the project's lint command in the scratch tree; `only` lints those files alone. */
-async function lint(...only: string[]): Promise<{ code: number; out: string }> {
+interface Finding {
+  /** `file:line rule`, e.g. `src/orders/careless.ts:3 typescript(no-floating-promises)`. */
+  at: string;
+  help: string;
+}
+
+/**
+ * Runs the project's lint command in the scratch tree; `only` lints those files alone. Its findings
+ * are read from oxlint's JSON report, which is the same in a terminal and in CI.
+ */
+async function lint(...only: string[]): Promise<{ code: number; findings: Finding[] }> {
   const oxlint = path.join(root, 'node_modules/.bin/oxlint');
-  return promisify(execFile)(oxlint, ['-c', 'oxlint.config.mjs', ...only], { cwd: dir }).then(
+  const { code, out } = await promisify(execFile)(oxlint, ['-c', 'oxlint.config.mjs', '--format=json', ...only], { cwd: dir }).then(
     (r) => ({ code: 0, out: r.stdout }),
     (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
   );
+  const report = JSON.parse(out) as {
+    diagnostics: { code: string; filename: string; help?: string; labels: { span: { line: number } }[] }[];
+  };
+  const findings = report.diagnostics.map((d) => ({ at: `${d.filename}:${d.labels[0]?.span.line} ${d.code}`, help: d.help ?? '' }));
+  return { code, findings };
 }
 
 write('src/http/plumbing.ts', 'export const status = (code: number): string => `status ${code}`;\n');
@@ -47,7 +61,8 @@ write(
 
 t.test('a clean tree passes, a tap subtest left unawaited included', async (t) => {
   const clean = await lint();
-  t.equal(clean.code, 0, clean.out);
+  t.same(clean.findings, []);
+  t.equal(clean.code, 0);
 });
 
 t.test('a floating promise and a member read of any fail, named by rule (type-aware)', async (t) => {
@@ -58,8 +73,15 @@ t.test('a floating promise and a member read of any fail, named by rule (type-aw
   t.teardown(() => fs.rmSync(path.join(dir, 'src/orders/careless.ts')));
   const found = await lint('src/orders/careless.ts');
   t.equal(found.code, 1);
-  t.match(found.out, /typescript\(no-floating-promises\)[\s\S]*careless\.ts:3:/, 'the unawaited call');
-  t.match(found.out, /typescript\(no-unsafe-member-access\)[\s\S]*careless\.ts:4:/, 'the read of .count on JSON.parse');
+  t.same(
+    found.findings.map((f) => f.at),
+    [
+      'src/orders/careless.ts:3 typescript(no-floating-promises)',
+      'src/orders/careless.ts:4 typescript(no-unsafe-return)',
+      'src/orders/careless.ts:4 typescript(no-unsafe-member-access)',
+    ],
+    'the unawaited call, and the read of .count on JSON.parse returned as a number',
+  );
 });
 
 t.test('plumbing importing an area fails with the dependency rule', async (t) => {
@@ -67,7 +89,9 @@ t.test('plumbing importing an area fails with the dependency rule', async (t) =>
   t.teardown(() => fs.rmSync(path.join(dir, 'src/http/leaky.ts')));
   const found = await lint('src/http/leaky.ts');
   t.equal(found.code, 1);
-  t.match(found.out, /no-restricted-imports[\s\S]*src\/\{auth,db,graphql,http\} are shared plumbing/);
+  t.match(found.findings, [
+    { at: 'src/http/leaky.ts:1 eslint(no-restricted-imports)', help: /^src\/\{auth,db,graphql,http\} are shared plumbing/ },
+  ]);
 });
 
 t.test('an import cycle fails, type-only imports included, naming its files', async (t) => {
@@ -76,5 +100,5 @@ t.test('an import cycle fails, type-only imports included, naming its files', as
   t.teardown(() => ['types-a.ts', 'types-b.ts'].forEach((f) => fs.rmSync(path.join(dir, 'src/orders', f))));
   const found = await lint();
   t.equal(found.code, 1);
-  t.match(found.out, /import\(no-cycle\)[\s\S]*types-a\.ts[\s\S]*types-b\.ts/);
+  t.same(found.findings.map((f) => f.at).sort(), ['src/orders/types-a.ts:1 import(no-cycle)', 'src/orders/types-b.ts:1 import(no-cycle)']);
 });
