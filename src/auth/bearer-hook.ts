@@ -5,12 +5,13 @@
  * handler. Whether an operation needs a caller at all is the operation's business (its `security`).
  */
 import type { onRequestHookHandler } from 'fastify';
-import { carriesCredential, StaleSessionCookie, type Authenticator } from './authenticate.ts';
+import { carriesCredential, type Authenticator } from './authenticate.ts';
+import { StaleSessionCookie } from './session-cookie-credential.ts';
 
 export function bearerAuthentication(authenticate: Authenticator): onRequestHookHandler {
   // Runs on every request of the scope, so it takes Fastify's callback form (no promise for the
   // hook itself), and a request with neither an Authorization header nor the session cookie is
-  // anonymous without a round through passport.
+  // anonymous without reading any credential.
   return (request, reply, done) => {
     if (!carriesCredential(request.raw)) return done();
     authenticate(request.raw).then(

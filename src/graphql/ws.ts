@@ -24,7 +24,7 @@ import type { FastifyInstance } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bearerToken } from '../auth/bearer-strategy.ts';
+import { bearerToken } from '../auth/bearer-credential.ts';
 import { InvalidTokenError, type CredentialVerifier, type VerifiedCredential } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
 import { CREDENTIAL_REVOKED_CHANNEL, parseCredentialRevoked, type CredentialRevoked } from '../auth/revocations.ts';

@@ -142,7 +142,7 @@ export class OidcSignOn {
       attributes,
       idpSessionId: typeof claims.sid === 'string' ? claims.sid : null,
     };
-    if (request.test) return { kind: 'test', report: await this.accounts.signInExternal(provider, identity, { test: true }) };
+    if (request.test) return { kind: 'test', report: await this.accounts.testSignIn(provider, identity) };
     return { kind: 'signed-in', signedIn: await this.accounts.signInExternal(provider, identity), returnTo: request.return_to };
   }
 

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MultiSamlStrategy, Profile, SamlConfig } from '@node-saml/passport-saml';
 import type { CacheProvider } from '@node-saml/node-saml';
-import { runStrategy } from '../../auth/run-strategy.ts';
+import { runStrategy } from './run-strategy.ts';
 import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
@@ -220,7 +220,7 @@ export class SamlSignOn {
       attributes: (profile.attributes as Record<string, unknown> | undefined) ?? {},
       idpSessionId: profile.sessionIndex ?? null,
     };
-    if (test) return { kind: 'test', report: await this.accounts.signInExternal(provider, identity, { test: true }) };
+    if (test) return { kind: 'test', report: await this.accounts.testSignIn(provider, identity) };
     return { kind: 'signed-in', signedIn: await this.accounts.signInExternal(provider, identity), returnTo };
   }
 

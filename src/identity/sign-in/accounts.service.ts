@@ -59,6 +59,12 @@ export interface SignInReport {
   refusal: string | null;
 }
 
+/** The checks of an external sign-in passed (with the roles it would grant) or refused it. */
+type ExternalSignInDecision = { mapped: MappedIdentity; providerRoles: string[] } & (
+  | { kind: 'refused'; refusal: string; existing: UsersRow | undefined }
+  | { kind: 'accepted'; existing: UsersRow | undefined; roles: string[] }
+);
+
 /** What registering does: signs in, or waits for the code mailed to the address. */
 type Registered = ({ kind: 'signed-in' } & SignedIn) | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
 
@@ -214,52 +220,33 @@ export class AccountsService {
     return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
   }
 
-  /** Signs in (or, for a test sign-in, reports on) the person a tenant's provider vouched for. */
-  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity, options: { test: true }): Promise<SignInReport>;
-  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity, options?: { test?: false }): Promise<SignedIn>;
-  async signInExternal(
-    provider: IdentityProvider,
-    identity: ExternalIdentity,
-    options: { test?: boolean } = {},
-  ): Promise<SignedIn | SignInReport> {
-    const tenantId = provider.tenantId;
-    const emailFromSubject = provider.protocol === 'oidc' || provider.saml.nameIdFormat.endsWith(':emailAddress');
-    const mapped = mapIdentity(provider.attributeMapping, identity, emailFromSubject);
-    const providerRoles = mapRoles(provider.roleMapping, mapped.groups);
-    const report = (
-      outcome: SignInReport['outcome'],
-      user: UsersRow | undefined,
-      roles: string[],
-      refusal: string | null,
-    ): SignInReport => ({
-      tenantId,
+  /**
+   * What signing in the person a tenant's provider vouched for would do, without doing it: the
+   * checklist of the test sign-in an administrator runs against a new provider.
+   */
+  async testSignIn(provider: IdentityProvider, identity: ExternalIdentity): Promise<SignInReport> {
+    const decision = await this.decide(provider, identity);
+    const { mapped } = decision;
+    const refused = decision.kind === 'refused';
+    return {
+      tenantId: provider.tenantId,
       protocol: identity.protocol,
       subject: identity.subject,
       attributes: identity.attributes,
       mapped,
-      roles,
-      outcome,
-      userId: user?.id ?? null,
-      refusal,
-    });
-    const refuse = async (message: string, user?: UsersRow): Promise<SignInReport> => {
-      if (options.test) return report('refused', user, providerRoles, message);
-      throw unauthenticated(message);
+      roles: refused ? decision.providerRoles : decision.roles,
+      outcome: refused ? 'refused' : decision.existing ? 'update-user' : 'create-user',
+      userId: decision.existing?.id ?? null,
+      refusal: refused ? decision.refusal : null,
     };
+  }
 
-    if (!mapped.email) return refuse(`The provider sent no e-mail address (attribute "${provider.attributeMapping.email}")`);
-    // The address is how the person is found; one the provider says it has not verified proves nothing.
-    if (identity.attributes.email_verified === false || identity.attributes.email_verified === 'false') {
-      return refuse('The provider has not verified this e-mail address');
-    }
-    const domain = domainOfEmail(mapped.email);
-    const route = await this.domains.routeOf(mapped.email);
-    if (route && route.tenant_id !== tenantId) return refuse(`The domain ${domain} belongs to another tenant`);
-    const existing = await repo.findUserByEmail(this.db, tenantId, mapped.email);
-    if (existing && !existing.active) return refuse('This account is deactivated', existing);
-    const scimRoles = existing ? mapRoles(provider.roleMapping, await repo.groupNamesOfUser(this.db, existing.id)) : [];
-    const roles = [...new Set([...providerRoles, ...scimRoles])].sort();
-    if (options.test) return report(existing ? 'update-user' : 'create-user', existing, roles, null);
+  /** Signs in the person a tenant's provider vouched for, creating or refreshing their account. */
+  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity): Promise<SignedIn> {
+    const decision = await this.decide(provider, identity);
+    if (decision.kind === 'refused') throw unauthenticated(decision.refusal);
+    const { existing, mapped, providerRoles } = decision;
+    const tenantId = provider.tenantId;
 
     // A password account nobody proved the address of never signed in: the provider's user takes it,
     // without the password whoever registered it chose (account pre-hijack).
@@ -282,6 +269,34 @@ export class AccountsService {
       idpSubject: identity.subject,
     });
     return { user, session };
+  }
+
+  /** The checks of an external sign-in, in order; the first that fails is the refusal. */
+  private async decide(provider: IdentityProvider, identity: ExternalIdentity): Promise<ExternalSignInDecision> {
+    const emailFromSubject = provider.protocol === 'oidc' || provider.saml.nameIdFormat.endsWith(':emailAddress');
+    const mapped = mapIdentity(provider.attributeMapping, identity, emailFromSubject);
+    const providerRoles = mapRoles(provider.roleMapping, mapped.groups);
+    const refuse = (refusal: string, existing?: UsersRow): ExternalSignInDecision => ({
+      kind: 'refused',
+      refusal,
+      existing,
+      mapped,
+      providerRoles,
+    });
+
+    if (!mapped.email) return refuse(`The provider sent no e-mail address (attribute "${provider.attributeMapping.email}")`);
+    // The address is how the person is found; one the provider says it has not verified proves nothing.
+    if (identity.attributes.email_verified === false || identity.attributes.email_verified === 'false') {
+      return refuse('The provider has not verified this e-mail address');
+    }
+    const domain = domainOfEmail(mapped.email);
+    const route = await this.domains.routeOf(mapped.email);
+    if (route && route.tenant_id !== provider.tenantId) return refuse(`The domain ${domain} belongs to another tenant`);
+    const existing = await repo.findUserByEmail(this.db, provider.tenantId, mapped.email);
+    if (existing && !existing.active) return refuse('This account is deactivated', existing);
+    const scimRoles = existing ? mapRoles(provider.roleMapping, await repo.groupNamesOfUser(this.db, existing.id)) : [];
+    const roles = [...new Set([...providerRoles, ...scimRoles])].sort();
+    return { kind: 'accepted', existing, mapped, providerRoles, roles };
   }
 
   private async provision(tenantId: string, source: 'saml' | 'oidc', mapped: MappedIdentity, roles: string[]): Promise<UsersRow> {

@@ -1,6 +1,7 @@
 /**
- * Runs one passport strategy on a request-like object and reports what it decided, instead of letting
- * passport write to a Node response: Fastify owns the reply, and the caller turns the outcome into it.
+ * Runs passport-saml's strategy (the one passport strategy this service uses: the SAML library is
+ * written as one) on a request-like object and reports what it decided, instead of letting passport
+ * write to a Node response: Fastify owns the reply, and the caller turns the outcome into it.
  * (The strategy is called on an object whose prototype is the strategy, the way passport itself
  * augments strategies, with the four outcome actions replaced.)
  */
