@@ -1910,3 +1910,12 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `domains` first: one area's handler map answers them all (registerOperations). */
+export type DomainsOperations = Pick<operations, "listDomains" | "addDomain" | "getDomain" | "deleteDomain" | "updateDomain" | "verifyDomain" | "sendDomainVerificationMail">;
+/** The operations tagged `scim-tokens` first: one area's handler map answers them all (registerOperations). */
+export type ScimTokensOperations = Pick<operations, "listScimTokens" | "issueScimToken" | "revokeScimToken">;
+/** The operations tagged `single-sign-on` first: one area's handler map answers them all (registerOperations). */
+export type SingleSignOnOperations = Pick<operations, "getIdentityProvider" | "putIdentityProvider" | "deleteIdentityProvider" | "startTestSignIn">;
+/** The operations tagged `tenants` first: one area's handler map answers them all (registerOperations). */
+export type TenantsOperations = Pick<operations, "listTenants" | "createTenant" | "getTenant">;

@@ -1557,3 +1557,10 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `oidc` first: one area's handler map answers them all (registerOperations). */
+export type OidcOperations = Pick<operations, "oidcLogin" | "oidcCallback" | "oidcBackchannelLogout">;
+/** The operations tagged `saml` first: one area's handler map answers them all (registerOperations). */
+export type SamlOperations = Pick<operations, "samlLogin" | "samlCallback" | "samlMetadata">;
+/** The operations tagged `sign-in` first: one area's handler map answers them all (registerOperations). */
+export type SignInOperations = Pick<operations, "discoverSignIn" | "registerLocal" | "verifyEmail" | "login" | "getSession" | "logout">;

@@ -629,3 +629,6 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `ops` first: one area's handler map answers them all (registerOperations). */
+export type OpsOperations = Pick<operations, "healthz" | "metrics" | "readyz" | "listOpenApiDocuments" | "getOpenApiDocument">;

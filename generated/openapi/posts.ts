@@ -547,3 +547,8 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `feed` first: one area's handler map answers them all (registerOperations). */
+export type FeedOperations = Pick<operations, "getFeed">;
+/** The operations tagged `posts` first: one area's handler map answers them all (registerOperations). */
+export type PostsOperations = Pick<operations, "listPosts">;

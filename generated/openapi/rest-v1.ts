@@ -3044,3 +3044,12 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `customers` first: one area's handler map answers them all (registerOperations). */
+export type CustomersOperations = Pick<operations, "createCustomer" | "getCustomer">;
+/** The operations tagged `files` first: one area's handler map answers them all (registerOperations). */
+export type FilesOperations = Pick<operations, "uploadFile" | "getConfig" | "updateConfig" | "downloadFile">;
+/** The operations tagged `orders` first: one area's handler map answers them all (registerOperations). */
+export type OrdersOperations = Pick<operations, "listOrders" | "createOrder" | "getOrder" | "confirmOrder" | "cancelOrder" | "shipOrder" | "deliverOrder" | "getOrderTracking">;
+/** The operations tagged `products` first: one area's handler map answers them all (registerOperations). */
+export type ProductsOperations = Pick<operations, "listProducts" | "createProduct" | "searchProducts" | "getProduct" | "replaceProduct" | "deleteProduct" | "patchProduct" | "uploadProductImage" | "getProductImage">;

@@ -1106,3 +1106,6 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `products` first: one area's handler map answers them all (registerOperations). */
+export type ProductsOperations = Pick<operations, "listProductsV2" | "createProductV2" | "searchProductsV2" | "getProductV2" | "deleteProductV2" | "patchProductV2">;

@@ -2239,3 +2239,10 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `discovery` first: one area's handler map answers them all (registerOperations). */
+export type DiscoveryOperations = Pick<operations, "scimServiceProviderConfig" | "scimListResourceTypes" | "scimGetResourceType" | "scimListSchemas" | "scimGetSchema">;
+/** The operations tagged `groups` first: one area's handler map answers them all (registerOperations). */
+export type GroupsOperations = Pick<operations, "scimListGroups" | "scimCreateGroup" | "scimGetGroup" | "scimReplaceGroup" | "scimDeleteGroup" | "scimPatchGroup">;
+/** The operations tagged `users` first: one area's handler map answers them all (registerOperations). */
+export type UsersOperations = Pick<operations, "scimListUsers" | "scimCreateUser" | "scimGetUser" | "scimReplaceUser" | "scimDeleteUser" | "scimPatchUser">;

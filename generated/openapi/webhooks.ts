@@ -2158,3 +2158,8 @@ export interface operations {
         };
     };
 }
+
+/** The operations tagged `deliveries` first: one area's handler map answers them all (registerOperations). */
+export type DeliveriesOperations = Pick<operations, "listWebhookDeadLetters" | "testWebhookEndpoint" | "replayWebhookEvent" | "listWebhookAttempts">;
+/** The operations tagged `endpoints` first: one area's handler map answers them all (registerOperations). */
+export type EndpointsOperations = Pick<operations, "listWebhookEndpoints" | "createWebhookEndpoint" | "getWebhookEndpoint" | "deleteWebhookEndpoint" | "updateWebhookEndpoint" | "enableWebhookEndpoint" | "rotateWebhookSecret" | "getWebhookHealth">;

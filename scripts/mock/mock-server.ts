@@ -77,7 +77,8 @@ export async function createMockServer(config: Config): Promise<FastifyInstance>
     registerOperations(http, name, await validatorsOf(name), handlersOf(name));
   }
   // SCIM in the server's own scope, its errors SCIM error messages; every token is one tenant's.
-  const scimHandlers = handlersOf('scim') as Partial<OperationHandlers<ScimOperations>>;
+  // One handler for every operation of the document (handlersOf).
+  const scimHandlers = handlersOf('scim') as OperationHandlers<ScimOperations>;
   await http.register(async (scim) => registerScimScope(scim, { tenantForToken: async () => 'mock-tenant', handlers: scimHandlers }), {
     prefix: SCIM_PREFIX,
   });

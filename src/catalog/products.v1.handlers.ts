@@ -1,7 +1,7 @@
 /** REST v1 product handlers: one thin hop from the validated request to the service. */
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import type { operations } from '../../generated/openapi/rest-v1.ts';
+import type { ProductsOperations } from '../../generated/openapi/rest-v1.ts';
 import { BLOB_CHUNK_BYTES } from '../files/blobs.repository.ts';
 import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
 import { receiveUpload } from '../http/multipart-upload.ts';
@@ -24,18 +24,7 @@ import {
   type PagedProductResponse,
 } from './products.v1.representation.ts';
 
-type ProductHandlers = Pick<
-  OperationHandlers<operations>,
-  | 'listProducts'
-  | 'searchProducts'
-  | 'getProduct'
-  | 'createProduct'
-  | 'replaceProduct'
-  | 'patchProduct'
-  | 'deleteProduct'
-  | 'uploadProductImage'
-  | 'getProductImage'
->;
+type ProductHandlers = OperationHandlers<ProductsOperations>;
 
 const PRODUCT_TYPES = ['application/json', 'application/xml'] as const;
 const PAGE_TYPES = ['application/json', 'application/xml', 'text/csv'] as const;

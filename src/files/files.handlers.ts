@@ -1,6 +1,6 @@
 /** REST v1 file and config handlers. */
 import { Readable } from 'node:stream';
-import type { operations } from '../../generated/openapi/rest-v1.ts';
+import type { FilesOperations } from '../../generated/openapi/rest-v1.ts';
 import { attachment } from '../http/content-disposition.ts';
 import { ifMatchVersions, ifNoneMatchMatches, strongTag, withCurrentTag } from '../http/etag.ts';
 import { principalOf } from '../http/principal-of.ts';
@@ -13,7 +13,7 @@ import { BLOB_CHUNK_BYTES } from './blobs.repository.ts';
 import type { AppConfigRecord } from './config-document.service.ts';
 import type { FileRecord } from './files.service.ts';
 
-type FileHandlers = Pick<OperationHandlers<operations>, 'uploadFile' | 'downloadFile' | 'getConfig' | 'updateConfig'>;
+type FileHandlers = OperationHandlers<FilesOperations>;
 
 const JSON_ONLY = ['application/json'] as const;
 const CONFIG_CACHE = 'max-age=300';

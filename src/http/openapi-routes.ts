@@ -259,15 +259,17 @@ interface RegisterOptions {
 }
 
 /**
- * Serves the operations of `generated/openapi/<document>.json` that `handlers` has a handler for: an
- * area registers its own slice of a shared document in its own scope. That every operation of every
- * document ends up served is checked when the application starts (operation-coverage.ts).
+ * Serves the operations of `generated/openapi/<document>.json` that `handlers` answers: a whole
+ * document, or an area's slice of a shared one (`Ops` one of the generated `<Tag>Operations` types),
+ * in the area's own scope. The map is complete by type, so a missing handler is a compile error
+ * where the map is written; that every slice of every document is registered is checked when the
+ * application starts (operation-coverage.ts), as is a map in code the compiler has not seen (`npm run dev`).
  */
 export function registerOperations<Ops>(
   app: FastifyInstance,
   document: DocumentName,
   validators: ValidatorSet,
-  handlers: Partial<OperationHandlers<Ops>>,
+  handlers: OperationHandlers<Ops>,
   options: RegisterOptions = {},
 ): void {
   const doc = loadOpenApiDocument(document);

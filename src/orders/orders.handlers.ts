@@ -1,6 +1,6 @@
 /** REST v1 customer and order handlers (HAL). */
 import type { FastifyRequest } from 'fastify';
-import type { operations } from '../../generated/openapi/rest-v1.ts';
+import type { CustomersOperations, OrdersOperations } from '../../generated/openapi/rest-v1.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ifMatchVersions, strongTag, withCurrentTag } from '../http/etag.ts';
 import { principalOf } from '../http/principal-of.ts';
@@ -19,19 +19,10 @@ import {
   type OrderResponse,
 } from './orders.representation.ts';
 
-type OrderHandlers = Pick<
-  OperationHandlers<operations>,
-  | 'createCustomer'
-  | 'getCustomer'
-  | 'listOrders'
-  | 'createOrder'
-  | 'getOrder'
-  | 'confirmOrder'
-  | 'cancelOrder'
-  | 'shipOrder'
-  | 'deliverOrder'
-  | 'getOrderTracking'
->;
+/** The customer and order operations of rest-v1: this area answers both tags. */
+export type OrdersAreaOperations = CustomersOperations & OrdersOperations;
+
+type OrderHandlers = OperationHandlers<OrdersAreaOperations>;
 
 const JSON_ONLY = ['application/json'] as const;
 /** Same body either way; plain JSON unless the client asks for HAL by name. */

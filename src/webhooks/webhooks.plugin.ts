@@ -3,13 +3,12 @@
  * bearer JWT, Problem Details errors). Delivery runs in the worker (src/webhooks/delivery/), not here.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { operations } from '../../generated/openapi/webhooks.ts';
 import * as bodies from '../../generated/validators/webhooks.bodies.js';
 import * as params from '../../generated/validators/webhooks.params.js';
 import { bearerAuthentication } from '../auth/bearer-hook.ts';
 import { registerOperations } from '../http/openapi-routes.ts';
 import type { AreaOptions } from '../services.ts';
-import { endpointsHandlers } from './subscriptions/endpoints.handlers.ts';
+import { endpointsHandlers, type ServedOperations } from './subscriptions/endpoints.handlers.ts';
 
 interface WebhooksOptions extends AreaOptions<'webhookEndpoints'> {
   cursorSecret: Uint8Array;
@@ -17,5 +16,5 @@ interface WebhooksOptions extends AreaOptions<'webhookEndpoints'> {
 
 export const webhooksPlugin: FastifyPluginAsync<WebhooksOptions> = async (scope, { services, authenticate, cursorSecret }) => {
   scope.addHook('onRequest', bearerAuthentication(authenticate));
-  registerOperations<operations>(scope, 'webhooks', { params, bodies }, endpointsHandlers(services.webhookEndpoints, cursorSecret));
+  registerOperations<ServedOperations>(scope, 'webhooks', { params, bodies }, endpointsHandlers(services.webhookEndpoints, cursorSecret));
 };

@@ -11,7 +11,9 @@
  * - a migration adding posts.summary and the field Post.summary: the row carries it, so generate
  *   names nothing to write, the row types gain the column, and the repository's insert and update
  *   types take it without an edit (a probe in src/ the same typecheck reads);
- * - two operations in openapi/rest-v1.yaml without handlers: the server, started as `npm run dev`
+ * - two operations in openapi/rest-v1.yaml without handlers: the typecheck fails in the handler map of
+ *   each one's tag (src/catalog/products.v1.handlers.ts, src/orders/orders.handlers.ts, typed by the
+ *   generated ProductsOperations and OrdersOperations), naming it; and the server, started as `npm run dev`
  *   starts it (the sources through tsx, which checks no types), stops with one line per operation
  *   naming the file where the operations of its tag are written;
  * - a parameter of openapi/posts.yaml without its description, a finding of redocly.yaml's rules:
@@ -213,24 +215,49 @@ t.test('an operation without a handler stops the server with one line naming the
   );
 });
 
-t.test('a new SDL field is a compile error in its area resolvers file until it has a resolver', async (t) => {
+t.test('a new SDL field or operation is a compile error in its area resolvers or handlers file until it is written', async (t) => {
   // generate asks the compiler and lists every file it rejects, first error each.
   t.same(
     rejected.map((line) => line.slice(0, line.indexOf(':'))),
-    ['src/content/posts.resolvers.ts', 'src/content/users.resolvers.ts'],
-    `generate lists each file tsc rejects: its area's resolvers file for each field, not the probe of the new column:\n${generated.stdout}`,
+    [
+      'src/catalog/products.v1.handlers.ts',
+      'src/content/posts.resolvers.ts',
+      'src/content/users.resolvers.ts',
+      'src/orders/orders.handlers.ts',
+    ],
+    `generate lists each file tsc rejects: its area's resolvers or handlers file, not the probe of the new column:\n${generated.stdout}`,
   );
+  const [productsLine, postsLine, usersLine, ordersLine] = rejected;
   t.match(
-    rejected[1],
+    usersLine,
     /^src\/content\/users\.resolvers\.ts:\d+:\d+: .*pingCount/,
     'in the area file of schema/users.graphql, naming the field',
   );
-  t.match(rejected[0], /^src\/content\/posts\.resolvers\.ts:\d+:\d+: .*'trendingPosts'/, 'at the export of posts.resolvers.ts');
+  t.match(postsLine, /^src\/content\/posts\.resolvers\.ts:\d+:\d+: .*'trendingPosts'/, 'at the export of posts.resolvers.ts');
   t.notMatch(generated.stdout, /content\.graph\.ts/, 'not in the file that merges the areas');
+  // A new operation is a compile error in the handler map of its tag's area (the generated
+  // ProductsOperations / OrdersOperations types), naming it, until it has a handler.
+  t.match(
+    productsLine,
+    /^src\/catalog\/products\.v1\.handlers\.ts:\d+:\d+: .*'archiveProduct'/,
+    'archiveProduct, in the products handlers',
+  );
+  t.match(ordersLine, /^src\/orders\/orders\.handlers\.ts:\d+:\d+: .*'holdOrder'/, 'holdOrder, in the orders handlers');
   const users = path.join(dir, 'src/content/users.resolvers.ts');
   const posts = path.join(dir, 'src/content/posts.resolvers.ts');
   replaceOnce(users, '  User: {\n', '  User: {\n    pingCount: () => 0,\n');
   replaceOnce(posts, '  Query: {\n', '  Query: {\n    trendingPosts: () => [],\n');
+  const handler = (name: string) => `    ${name}: async (_request, reply) => reply.code(204).send(),\n`;
+  replaceOnce(
+    path.join(dir, 'src/catalog/products.v1.handlers.ts'),
+    '  const products = services.products;\n  return {\n',
+    `  const products = services.products;\n  return {\n${handler('archiveProduct')}`,
+  );
+  replaceOnce(
+    path.join(dir, 'src/orders/orders.handlers.ts'),
+    '  const { customers, orders } = services;\n  return {\n',
+    `  const { customers, orders } = services;\n  return {\n${handler('holdOrder')}`,
+  );
   const fixed = await tsc();
-  t.ok(fixed.ok, `typecheck passes with the resolvers${fixed.ok ? '' : `:\n${fixed.output}`}`);
+  t.ok(fixed.ok, `typecheck passes with the resolvers and the handlers${fixed.ok ? '' : `:\n${fixed.output}`}`);
 });

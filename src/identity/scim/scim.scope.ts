@@ -45,7 +45,7 @@ export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { se
 interface ScimScopeParts {
   /** The tenant a SCIM token belongs to, or null for a token that is not one. */
   tenantForToken: (token: string) => Promise<string | null>;
-  handlers: Partial<OperationHandlers<operations>>;
+  handlers: OperationHandlers<operations>;
 }
 
 /**

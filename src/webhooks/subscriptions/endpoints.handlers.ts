@@ -1,5 +1,5 @@
 /** openapi/webhooks.yaml: every operation ADMIN-only by the document; lists paged by signed cursors. */
-import type { operations } from '../../../generated/openapi/webhooks.ts';
+import type { DeliveriesOperations, EndpointsOperations } from '../../../generated/openapi/webhooks.ts';
 import { callerKey, CursorCodec } from '../../http/cursor.ts';
 import type { OperationHandlers } from '../../http/openapi-routes.ts';
 import type { Principal } from '../../auth/principal.ts';
@@ -9,8 +9,8 @@ import * as view from './endpoints.representation.ts';
 const isPageAfter = (v: unknown): v is PageAfter =>
   typeof v === 'object' && v !== null && typeof (v as PageAfter).at === 'string' && typeof (v as PageAfter).id === 'string';
 
-/** The `webhooks` section's operations describe requests the server sends, not routes it serves. */
-type ServedOperations = { [K in keyof operations as K extends `${'order' | 'product'}${string}Event` ? never : K]: operations[K] };
+/** The served operations of webhooks.yaml (its `webhooks` section describes the events, which are sent, not served). */
+export type ServedOperations = EndpointsOperations & DeliveriesOperations;
 
 export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret: Uint8Array): OperationHandlers<ServedOperations> {
   const codec = new CursorCodec(cursorSecret);
