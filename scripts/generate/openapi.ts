@@ -25,6 +25,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { parseDocument as parseYamlDocument } from 'yaml';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
 import { PATH_ITEM_METHODS, SERVED_METHODS } from '../../src/http/openapi-methods.ts';
+import { addProblemTypeTable, problemTypes } from './problem-types.ts';
 import { SpecError } from './spec-error.ts';
 import { addTransportResponses } from './transport-responses.ts';
 
@@ -102,8 +103,10 @@ function bundleProblemLines(root: string, problems: readonly NormalizedProblem[]
 }
 
 /**
- * The document with its shared components inlined. A document that is not YAML, or that bundles with
- * errors, is a SpecError naming each place. `root` names the files in it (default: the folder above
+ * The document with its shared components inlined, the answers of every operation before routing
+ * added (transport-responses.ts) and its problem types listed in the Problem description
+ * (problem-types.ts). A document that is not YAML, or that bundles with errors, is a SpecError
+ * naming each place. `root` names the files in it (default: the folder above
  * openapi/).
  */
 export async function bundleDocument(file: string, root = path.dirname(path.dirname(file))): Promise<Json> {
@@ -120,6 +123,8 @@ export async function bundleDocument(file: string, root = path.dirname(path.dirn
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw SpecError.of(bundleProblemLines(root, errors));
   const doc = result.bundle.parsed as Json;
+  // spec-diff bundles older revisions too, some from before the list: their Problem stays as written.
+  if (doc.components?.schemas?.Problem?.['x-problem-types']) addProblemTypeTable(doc, problemTypes(doc, path.relative(root, file))!);
   addTransportResponses(doc);
   return doc;
 }
@@ -207,7 +212,8 @@ function parameterSchema(params: Json[], location: 'path' | 'query', components:
   return withReachableDefs(localiseRefs({ type: 'object', properties, required, additionalProperties: location === 'path' }), components);
 }
 
-function resolveRef(doc: Json, value: Json): Json {
+/** The object a local `$ref` leads to (through chains of refs); `value` itself when it is none. */
+export function resolveRef(doc: Json, value: Json): Json {
   let current = value;
   while (current && typeof current.$ref === 'string' && current.$ref.startsWith('#/')) {
     current = current.$ref

@@ -1,7 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../generated/openapi/rest-v1.ts';
+import { xmlNames } from '../../generated/openapi/rest-v1.xml.ts';
 import { pageMetadata } from '../paging.ts';
-import { toXml, type XmlMapping } from '../http/xml.ts';
+import { toXml } from '../http/xml.ts';
 import { decimalToPrice, formatPrice } from './money.ts';
 import type { ProductImageSummary, ProductPage, ProductRecord } from './products.repository.ts';
 
@@ -9,11 +10,8 @@ type ProductResponse = components['schemas']['ProductResponse'];
 type ImageResponse = components['schemas']['ImageResponse'];
 export type PagedProductResponse = components['schemas']['PagedProductResponse'];
 
-/** Item element names of lists in XML, as declared by the schemas' `xml.name`; prices as in CSV. */
-const XML_MAPPING: XmlMapping = {
-  items: { content: 'product', attributes: 'attribute', images: 'image' },
-  scalars: { price: (value) => formatPrice(Number(value)) },
-};
+/** Prices in XML as in CSV, 2 decimals; the element names are the document's (xmlNames). */
+const XML_SCALARS = { price: (value: string | number | boolean) => formatPrice(Number(value)) };
 
 export const productPath = (productId: string) => `/api/v1/products/${productId}`;
 
@@ -56,11 +54,11 @@ export function toPagedProductResponse(page: ProductPage, number: number, size: 
 }
 
 export function productXml(product: ProductResponse): string {
-  return toXml('product', product, XML_MAPPING);
+  return toXml(product, { ...xmlNames.ProductResponse, scalars: XML_SCALARS });
 }
 
 export function productPageXml(page: PagedProductResponse): string {
-  return toXml('products', page, XML_MAPPING);
+  return toXml(page, { ...xmlNames.PagedProductResponse, scalars: XML_SCALARS });
 }
 
 /** The leading characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"). */

@@ -34,7 +34,7 @@ import { listenToChannel } from '../db/notifications.ts';
 import type { ClientAddressOf } from '../http/client-address.ts';
 import { writeProblemAndClose } from '../http/client-errors.ts';
 import { serveIgnoringUpgrade } from '../http/plain-upgrade.ts';
-import type { ProblemKind } from '../http/problem.ts';
+import type { ProblemKind } from '../../generated/openapi/problem-types.ts';
 import type { OpenGraph } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';

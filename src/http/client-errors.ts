@@ -9,7 +9,8 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { problem, problemStatus, type ProblemKind } from './problem.ts';
+import type { ProblemKind } from '../../generated/openapi/problem-types.ts';
+import { problem, problemStatus } from './problem.ts';
 
 interface ClientError extends Error {
   code?: string;

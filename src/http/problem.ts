@@ -1,8 +1,11 @@
 /**
  * RFC 7807 Problem Details: the one error format of every REST endpoint. `toProblem` is the single
  * place where service errors, validation failures and framework errors become HTTP responses. The
- * type table mirrors openapi/components/problem.yaml.
+ * problem types, their status and title are the document's (`x-problem-types` of
+ * openapi/components/problem.yaml, generated into generated/openapi/problem-types.ts); this file says
+ * which error becomes which type.
  */
+import { problemTypes, type ProblemKind } from '../../generated/openapi/problem-types.ts';
 import { clientFault, DATA_EXCEPTION, type ClientFault } from './framework-errors.ts';
 import { isDatabaseUnavailable, AppError, type AppErrorCode, type Violation, type ViolationSource } from '../errors.ts';
 
@@ -34,59 +37,6 @@ export function restField(violation: Violation): string {
   if (source === 'input') return violation.field.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
   return [PARAMETER_LOCATION[source], ...violation.field].join('.');
 }
-
-export type ProblemKind =
-  | 'validation-error'
-  | 'malformed-json'
-  | 'malformed-request'
-  | 'invalid-cursor'
-  | 'empty-file'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not-found'
-  | 'method-not-allowed'
-  | 'not-acceptable'
-  | 'request-timeout'
-  | 'conflict'
-  | 'precondition-failed'
-  | 'payload-too-large'
-  | 'quota-exceeded'
-  | 'uri-too-long'
-  | 'unsupported-media-type'
-  | 'header-fields-too-large'
-  | 'expectation-failed'
-  | 'upgrade-required'
-  | 'insufficient-storage'
-  | 'too-many-requests'
-  | 'internal-error'
-  | 'service-unavailable';
-
-const KINDS: Record<ProblemKind, { status: number; title: string }> = {
-  'validation-error': { status: 400, title: 'Validation failed' },
-  'malformed-json': { status: 400, title: 'Malformed JSON' },
-  'malformed-request': { status: 400, title: 'Malformed request' },
-  'invalid-cursor': { status: 400, title: 'Invalid cursor' },
-  'empty-file': { status: 400, title: 'Empty file' },
-  unauthorized: { status: 401, title: 'Unauthorized' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  'not-found': { status: 404, title: 'Not found' },
-  'method-not-allowed': { status: 405, title: 'Method not allowed' },
-  'not-acceptable': { status: 406, title: 'Not acceptable' },
-  'request-timeout': { status: 408, title: 'Request timeout' },
-  conflict: { status: 409, title: 'Conflict' },
-  'precondition-failed': { status: 412, title: 'Precondition failed' },
-  'payload-too-large': { status: 413, title: 'Payload too large' },
-  'quota-exceeded': { status: 413, title: 'Quota exceeded' },
-  'uri-too-long': { status: 414, title: 'URI too long' },
-  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
-  'expectation-failed': { status: 417, title: 'Expectation failed' },
-  'upgrade-required': { status: 426, title: 'Upgrade required' },
-  'too-many-requests': { status: 429, title: 'Too many requests' },
-  'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
-  'internal-error': { status: 500, title: 'Internal server error' },
-  'insufficient-storage': { status: 507, title: 'Insufficient storage' },
-  'service-unavailable': { status: 503, title: 'Service unavailable' },
-};
 
 const KIND_BY_CODE: Record<AppErrorCode, ProblemKind> = {
   NOT_FOUND: 'not-found',
@@ -121,21 +71,28 @@ function instanceOf(url: string): string {
 }
 
 export function problem(kind: ProblemKind, detail: string, url: string, extra: Pick<Problem, 'code' | 'errors'> = {}): Problem {
-  const { status, title } = KINDS[kind];
+  const { status, title } = problemTypes[kind];
   return { type: `/problems/${kind}`, title, status, detail, instance: instanceOf(url), ...extra };
 }
 
 /** The status of a problem kind (for writers that build the status line themselves). */
 export function problemStatus(kind: ProblemKind): number {
-  return KINDS[kind].status;
+  return problemTypes[kind].status;
 }
 
-/** Client errors by status: framework-errors.ts's table, and others a plugin may raise with a status only. */
-const KIND_BY_STATUS: Partial<Record<number, ProblemKind>> = Object.fromEntries(
-  (Object.keys(KINDS) as ProblemKind[])
-    .filter((k) => !['validation-error', 'malformed-json', 'invalid-cursor', 'empty-file', 'quota-exceeded'].includes(k))
-    .map((k) => [KINDS[k].status, k]),
-);
+/** Where kinds share a status, the one a bare status means (the others need a reason of their own). */
+const KIND_OF_SHARED_STATUS: Partial<Record<number, ProblemKind>> = { 400: 'malformed-request', 413: 'payload-too-large' };
+
+/**
+ * Client errors by status: framework-errors.ts's table, and others a plugin may raise with a status
+ * only. A kind the document adds with a status of its own is found here without an edit.
+ */
+const KIND_BY_STATUS: Partial<Record<number, ProblemKind>> = (() => {
+  const kinds = Object.keys(problemTypes) as ProblemKind[];
+  const statusOf = (kind: ProblemKind): number => problemTypes[kind].status;
+  const alone = kinds.filter((kind) => kinds.filter((k) => statusOf(k) === statusOf(kind)).length === 1);
+  return { ...Object.fromEntries(alone.map((kind) => [statusOf(kind), kind])), ...KIND_OF_SHARED_STATUS };
+})();
 
 /** The problem type of a framework or data error: by its status, but for malformed JSON and unstorable values. */
 function faultKind(fault: ClientFault): ProblemKind {
@@ -161,7 +118,7 @@ export function toProblem(error: unknown, url: string): Problem {
   if (fe?.code === '53100') return problem('insufficient-storage', 'The database has no disk space left for this; nothing was stored', url);
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     const kind = KIND_BY_STATUS[fe.statusCode] ?? 'malformed-request';
-    return problem(kind, kind === 'malformed-request' ? 'The request could not be processed' : KINDS[kind].title, url);
+    return problem(kind, kind === 'malformed-request' ? 'The request could not be processed' : problemTypes[kind].title, url);
   }
   return problem('internal-error', 'An unexpected error occurred; it has been logged', url);
 }

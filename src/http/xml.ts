@@ -2,8 +2,10 @@
  * XML representation of a JSON response: element names are the JSON property names, a list is an
  * element named after its property whose children take the item name declared in the OpenAPI `xml`
  * objects (`product`, `attribute`, `image`), null values are omitted, and a mapping may write some scalars
- * its own way (prices with 2 decimals). Written by hand rather than
- * through a builder because the mapping is this small and must stay exactly as documented.
+ * its own way (prices with 2 decimals). The root and item names are the document's, read by
+ * `npm run generate` into generated/openapi/<document>.xml.ts, so no representation repeats them.
+ * Written by hand rather than through a builder because the mapping is this small and must stay
+ * exactly as documented.
  */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
@@ -16,6 +18,8 @@ function text(value: string): string {
 }
 
 export interface XmlMapping {
+  /** The root element's name (the schema's `xml.name`). */
+  root: string;
   /** Item element name of each list, by the list's property name. */
   items: Readonly<Record<string, string>>;
   /** Text of the scalar properties that are not written with String() (prices), by property name. */
@@ -39,6 +43,6 @@ function element(name: string, value: unknown, mapping: XmlMapping): string {
   return `<${name}>${text(write ? write(scalar) : String(scalar))}</${name}>`;
 }
 
-export function toXml(root: string, value: unknown, mapping: XmlMapping): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(root, value, mapping)}`;
+export function toXml(value: unknown, mapping: XmlMapping): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(mapping.root, value, mapping)}`;
 }

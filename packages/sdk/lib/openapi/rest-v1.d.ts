@@ -899,41 +899,42 @@ export interface components {
          *     REST error regardless of the request's `Accept` header or `format`
          *     parameter.
          *
-         *     `type` is a relative URI reference identifying the problem kind:
-         *
-         *     | type | status | when |
-         *     |---|---|---|
-         *     | `/problems/validation-error` | 400 | a parameter or body violates the schema, a query parameter the operation does not declare is present (see `errors`), or a JSON body nests arrays and objects more than 128 deep (`code` `JSON_TOO_DEEP`) |
-         *     | `/problems/malformed-json` | 400 | the body is not parseable JSON, or is missing |
-         *     | `/problems/malformed-request` | 400 | the request is not valid HTTP/1.1, its URL has broken percent-encoding, it has no `Host` header or two, or a WebSocket handshake on `/graphql` is malformed |
-         *     | `/problems/invalid-cursor` | 400 | a pagination cursor was modified or issued elsewhere |
-         *     | `/problems/empty-file` | 400 | an uploaded file part is missing or has zero bytes |
-         *     | `/problems/unauthorized` | 401 | credentials missing, invalid or expired |
-         *     | `/problems/forbidden` | 403 | authenticated, but role or ownership rule not met |
-         *     | `/problems/not-found` | 404 | the addressed resource (or a referenced one) does not exist |
-         *     | `/problems/not-acceptable` | 406 | no offered representation matches `Accept` / `format` |
-         *     | `/problems/method-not-allowed` | 405 | the path exists but not for this method (see the `Allow` header) |
-         *     | `/problems/request-timeout` | 408 | the request (headers and body) did not arrive within the server's request timeout |
-         *     | `/problems/conflict` | 409 | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
-         *     | `/problems/precondition-failed` | 412 | `If-Match` names no current entity tag; the response carries the current `ETag` |
-         *     | `/problems/payload-too-large` | 413 | body or uploaded file exceeds the limit |
-         *     | `/problems/quota-exceeded` | 413 | storing an uploaded file would take the uploader's stored files over their quota (`code` `QUOTA_EXCEEDED`); nothing was stored |
-         *     | `/problems/uri-too-long` | 414 | a path segment is longer than 255 characters |
-         *     | `/problems/unsupported-media-type` | 415 | request `Content-Type` (or uploaded image type) not supported |
-         *     | `/problems/expectation-failed` | 417 | an `Expect` header other than `100-continue` |
-         *     | `/problems/upgrade-required` | 426 | a WebSocket handshake on `/graphql` for a version other than 13 (`Sec-WebSocket-Version: 13` says which) |
-         *     | `/problems/too-many-requests` | 429 | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
-         *     | `/problems/header-fields-too-large` | 431 | the request line and headers exceed 16 KiB |
-         *     | `/problems/internal-error` | 500 | any unexpected failure; no stack trace or internal detail is exposed |
-         *     | `/problems/service-unavailable` | 503 | a dependency (the database) is unreachable |
-         *     | `/problems/insufficient-storage` | 507 | storing an upload would leave the database's disk too full; nothing was stored |
-         *
          *     `instance` is the request path (without the query string); for a
          *     request refused before its request line could be read it is
          *     `about:blank`.
          *
          *     Errors raised before any route is chosen (400 malformed request, 404,
          *     405, 408, 414, 431) are not listed under each operation.
+         *
+         *     `type` is a relative URI reference identifying the problem kind, one
+         *     of these (listed for programs in `x-problem-types`):
+         *
+         *     | type | status | title | when |
+         *     |---|---|---|---|
+         *     | `/problems/validation-error` | 400 | Validation failed | a parameter or body violates the schema, a query parameter the operation does not declare is present (see `errors`), or a JSON body nests arrays and objects more than 128 deep (`code` `JSON_TOO_DEEP`) |
+         *     | `/problems/malformed-json` | 400 | Malformed JSON | the body is not parseable JSON, or is missing |
+         *     | `/problems/malformed-request` | 400 | Malformed request | the request is not valid HTTP/1.1, its URL has broken percent-encoding, it has no `Host` header or two, or a WebSocket handshake on `/graphql` is malformed |
+         *     | `/problems/invalid-cursor` | 400 | Invalid cursor | a pagination cursor was modified or issued elsewhere |
+         *     | `/problems/empty-file` | 400 | Empty file | an uploaded file part is missing or has zero bytes |
+         *     | `/problems/unauthorized` | 401 | Unauthorized | credentials missing, invalid or expired |
+         *     | `/problems/forbidden` | 403 | Forbidden | authenticated, but role or ownership rule not met |
+         *     | `/problems/not-found` | 404 | Not found | the addressed resource (or a referenced one) does not exist |
+         *     | `/problems/method-not-allowed` | 405 | Method not allowed | the path exists but not for this method (see the `Allow` header) |
+         *     | `/problems/not-acceptable` | 406 | Not acceptable | no offered representation matches `Accept` / `format` |
+         *     | `/problems/request-timeout` | 408 | Request timeout | the request (headers and body) did not arrive within the server's request timeout |
+         *     | `/problems/conflict` | 409 | Conflict | state conflict (duplicate SKU, insufficient stock, illegal order transition, ...) |
+         *     | `/problems/precondition-failed` | 412 | Precondition failed | `If-Match` names no current entity tag; the response carries the current `ETag` |
+         *     | `/problems/payload-too-large` | 413 | Payload too large | body or uploaded file exceeds the limit |
+         *     | `/problems/quota-exceeded` | 413 | Quota exceeded | storing an uploaded file would take the uploader's stored files over their quota (`code` `QUOTA_EXCEEDED`); nothing was stored |
+         *     | `/problems/uri-too-long` | 414 | URI too long | a path segment is longer than 255 characters |
+         *     | `/problems/unsupported-media-type` | 415 | Unsupported media type | request `Content-Type` (or uploaded image type) not supported |
+         *     | `/problems/expectation-failed` | 417 | Expectation failed | an `Expect` header other than `100-continue` |
+         *     | `/problems/upgrade-required` | 426 | Upgrade required | a WebSocket handshake on `/graphql` for a version other than 13 (`Sec-WebSocket-Version: 13` says which) |
+         *     | `/problems/too-many-requests` | 429 | Too many requests | a budget of attempts (sign-in, registration) is spent; `Retry-After` says when to try again |
+         *     | `/problems/header-fields-too-large` | 431 | Request header fields too large | the request line and headers exceed 16 KiB |
+         *     | `/problems/internal-error` | 500 | Internal server error | any unexpected failure; no stack trace or internal detail is exposed |
+         *     | `/problems/service-unavailable` | 503 | Service unavailable | a dependency (the database) is unreachable |
+         *     | `/problems/insufficient-storage` | 507 | Insufficient storage | storing an upload would leave the database's disk too full; nothing was stored |
          */
         Problem: {
             /**
