@@ -18,8 +18,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** From now on, refuse new requests with 503 and close every connection after its answer (shutdown). */
     beginDraining(): void;
-    /** NODE_ENV=test: every schema-serialised answer is compared with JSON.stringify's (response-schemas.ts). */
-    checkResponseSerialization: boolean;
     /** Areas' own renderers of errors raised before routing, by path prefix (renderFrameworkErrorsUnder). */
     frameworkErrorRenderers: { prefix: string; render: ErrorRenderer; raw: RawErrorRenderer }[];
   }

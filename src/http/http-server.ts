@@ -160,7 +160,6 @@ export function createHttpServer(config: Config): FastifyInstance {
 
   // Null unless the authentication hook of the request's scope finds a caller.
   http.decorateRequest('principal', null);
-  http.decorate('checkResponseSerialization', config.nodeEnv === 'test');
   http.decorate('frameworkErrorRenderers', [] as { prefix: string; render: ErrorRenderer; raw: RawErrorRenderer }[]);
   // Root hooks run for every request, the not-found handler's included, so every reply of a routed
   // or unrouted request carries the id (test/foundation/http-basics.test.ts). Callback form: an async

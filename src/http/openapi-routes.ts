@@ -11,7 +11,7 @@ import { AppError, forbidden, notFound, unauthenticated, validationFailed, type 
 import type { DocumentName } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
 import { SERVED_METHODS } from './openapi-methods.ts';
-import { registerComponents, serializationCheck, serializedResponses } from './response-schemas.ts';
+import { registerComponents, serializedResponses } from './response-schemas.ts';
 
 type Json = Record<string, any>;
 
@@ -299,7 +299,6 @@ export function registerOperations<Ops>(
         ...(guard ? { onRequest: guard } : {}),
         // JSON 2xx bodies are written by fast-json-stringify from the response schema (response-schemas.ts).
         ...(response ? { schema: { response } } : {}),
-        ...(response && app.checkResponseSerialization ? serializationCheck : {}),
         handler: async (request, reply) => {
           const violations: Violation[] = [];
           if (validatePath && !validatePath(request.params)) violations.push(...violationsFrom(validatePath.errors, 'path'));

@@ -4,16 +4,16 @@
  * schema declares: for an object without `additionalProperties` it drops undeclared members, which
  * JSON.stringify would keep. So a response is serialised this way only when its schema is closed
  * (every object states `additionalProperties`); open schemas (SCIM's, whose resources are
- * extensible) keep JSON.stringify. In tests (NODE_ENV=test) every such answer is checked against
- * JSON.stringify of the same value, so a difference fails the test that produced it (decision 140).
+ * extensible) keep JSON.stringify. The tests' servers check every such answer against
+ * JSON.stringify of the same value (test/helpers/serialization-check.ts), so a difference fails the
+ * test that produced it (decision 140).
  */
-import { isDeepStrictEqual } from 'node:util';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 type Json = Record<string, any>;
 
 /** `application/json` and every `+json` type: the media types serialised from a schema. */
-function isJsonMediaType(mediaType: string): boolean {
+export function isJsonMediaType(mediaType: string): boolean {
   const type = mediaType.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || type.endsWith('+json');
 }
@@ -91,26 +91,3 @@ export function serializedResponses(
   return Object.keys(response).length ? response : null;
 }
 
-const ORIGINAL = Symbol('the JSON value before serialisation');
-
-/**
- * Route hooks for tests: the value a handler answered is kept before serialisation, and the bytes
- * sent must parse to what JSON.stringify would have written, else the request fails with the
- * difference (500, logged).
- */
-export const serializationCheck = {
-  preSerialization: async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
-    (request as unknown as Record<symbol, unknown>)[ORIGINAL] = payload;
-    return payload;
-  },
-  onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const original = (request as unknown as Record<symbol, unknown>)[ORIGINAL];
-    const type = reply.getHeader('content-type');
-    if (original === undefined || typeof payload !== 'string' || typeof type !== 'string' || !isJsonMediaType(type)) return payload;
-    const expected: unknown = JSON.parse(JSON.stringify(original));
-    if (!isDeepStrictEqual(JSON.parse(payload), expected)) {
-      throw new Error(`response schema serialisation differs from JSON.stringify: sent ${payload}, expected ${JSON.stringify(expected)}`);
-    }
-    return payload;
-  },
-};

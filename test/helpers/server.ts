@@ -20,6 +20,7 @@ import { snapshotSeedData } from './fresh-data.ts';
 import { ContractClient } from './contract.ts';
 import { typedClients, type TypedClients } from './typed-client.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
+import { checkResponseSerialization } from './serialization-check.ts';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
@@ -83,6 +84,7 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     ...(options.mail ? { mail: options.mail } : {}),
   });
   const { app, database } = server;
+  checkResponseSerialization(app.http);
   await options.configure?.(app);
   await app.http.listen({ port: fixedPort, host: '127.0.0.1' });
   const address = app.http.server.address();
@@ -114,6 +116,7 @@ export async function startSecondInstance(t: Test, first: TestServer): Promise<P
   if (first.config.database.kind !== 'postgres') throw new Error('a second instance needs PostgreSQL (TEST_DATABASE_URL)');
   const server = await createServer(first.config);
   const { app, database } = server;
+  checkResponseSerialization(app.http);
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
