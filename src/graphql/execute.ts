@@ -149,11 +149,6 @@ export class OperationExecutor {
     return result instanceof Promise ? result.then((r) => checked(r, args)) : checked(result, args);
   }
 
-  /** Whether an operation runs compiled (compiling it if that has not been tried yet). */
-  isCompiled(document: DocumentNode, operationName?: string | null): boolean {
-    return this.compiledFor(document, operationName) !== INTERPRETED;
-  }
-
   /** The operation compiled (compiling it if that has not been tried yet), or null when it runs on graphql-js. */
   compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledOperation | null {
     let byName = this.compiled.get(document);
