@@ -113,6 +113,9 @@ t.test('the retry alarm rings once, at the earliest time it was set to', async (
     rang.push(Date.now());
     rung();
   });
+  // The alarm's timer does not hold the process open (a worker's must not): this one does meanwhile.
+  const keepAlive = setTimeout(() => {}, 10_000);
+  t.teardown(() => clearTimeout(keepAlive));
   const start = Date.now();
   alarm.setBy(start + 60);
   alarm.setBy(start + 20);
