@@ -1,13 +1,17 @@
 /**
  * A delivery worker: keeps a small local queue of deliveries claimed from the database
- * (./queue.repository.ts), refilled in the background before it runs dry, sends each
- * (./transport.ts), classifies the result (./outcomes.ts) and records it (./completion-log.ts for
- * successes, in batches; ./completions.repository.ts for failures, at once), with at most
- * `concurrency` HTTP calls in flight. A slot is free the moment its response arrives: recording
- * the result does not hold it. It claims when the local queue runs low, on the `webhook_delivery`
- * notification sent when deliveries are queued, at the next retry it scheduled itself, and on a
- * poll (a notification sent while the LISTEN connection was down is lost; other workers schedule
- * retries this one does not know of). Any number of workers, in any processes, share one queue.
+ * (./queue.repository.ts, held in ./local-queue.ts), refilled in the background before it runs dry,
+ * sends each (./signed-request.ts, ./transport.ts), classifies the result (./outcomes.ts) and records
+ * it (./completion-log.ts for successes, in batches; ./failures.ts and ./completions.repository.ts
+ * for failures, at once), with at most `concurrency` HTTP calls in flight. A slot is free the moment
+ * its response arrives: recording the result does not hold it. It claims when the local queue runs
+ * low, on the `webhook_delivery` notification sent when deliveries are queued, at the next retry it
+ * scheduled itself (./retry-alarm.ts), and on a poll (a notification sent while the LISTEN
+ * connection was down is lost; other workers schedule retries this one does not know of). Any
+ * number of workers, in any processes, share one queue.
+ *
+ * The stages, in the order a delivery goes through them: claim, dispatch, send, then record success
+ * or handle failure; release hands claims back unsent.
  */
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../auth/secret-box.ts';
@@ -15,15 +19,15 @@ import type { Config } from '../../config.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenToChannel, type ChannelListener } from '../../db/notifications.ts';
 import { createNameResolver } from '../../http/outbound/name-resolver.ts';
-import { signatureHeader } from '../signature.ts';
 import { noMetrics, type EndpointNotifier, type WebhookMetrics } from '../webhook-observer.ts';
 import { createCompletionLog } from './completion-log.ts';
 import { recordFailure, type Failure } from './completions.repository.ts';
+import { describe, failureOf } from './failures.ts';
+import { LocalQueue } from './local-queue.ts';
 import { classify } from './outcomes.ts';
 import { claimDeliveries, releaseClaims, type ClaimedDelivery } from './queue.repository.ts';
-import { createRenderedBodies } from './rendered-bodies.ts';
-import { retryDelayMs } from './retry-schedule.ts';
-import { openEndpointSecret } from '../endpoint-secrets.ts';
+import { RetryAlarm } from './retry-alarm.ts';
+import { createRequestSigner } from './signed-request.ts';
 import { createTransport, type TransportResult } from './transport.ts';
 
 interface WorkerLog {
@@ -89,16 +93,16 @@ export interface DeliveryWorker {
 }
 
 const USER_AGENT = 'schemaforge-webhooks/1.0 (+https://github.com/schemaforge)';
-/** Response bodies kept in the attempts log (failures only). */
-const KEPT_BODY_CHARS = 2048;
 /** Successes written in one statement at most; a full batch is written without waiting for the timer. */
 const MAX_BATCH = 200;
 /** How often the endpoints' health counters are written. */
 const COUNTERS_MS = 1000;
-/** How long after a retry's time its claim runs (see arm). */
-const RETRY_WAKE_MARGIN_MS = 1;
 /** A claimed delivery is sent only with this much of its lease left beyond the delivery time-out. */
 const LEASE_MARGIN_MS = 2000;
+
+export function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+  return QueueWorker.start(options);
+}
 
 /** The default notifier: a warning in the log naming the endpoint (decision 85). */
 function logNotifier(log: WorkerLog): EndpointNotifier {
@@ -112,330 +116,253 @@ function logNotifier(log: WorkerLog): EndpointNotifier {
   };
 }
 
-/** Opened secrets kept, by endpoint and sealed value (a rotation is a new value): the oldest goes first. */
-const KEPT_SECRETS = 10_000;
+class QueueWorker implements DeliveryWorker {
+  readonly id = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  /** Cleared by stop: nothing is claimed or sent after it. */
+  private running = true;
+  private readonly queue: LocalQueue;
+  /** The attempts under way (sending, or recording what they got): stop waits for them. */
+  private readonly attempts = new Set<Promise<void>>();
+  /** The claim pass under way, if any, and whether another was asked for meanwhile. */
+  private pass: Promise<void> | undefined;
+  private again = false;
+  private readonly retryAlarm = new RetryAlarm(() => this.wake());
+  private poller: NodeJS.Timeout | undefined;
+  private listener: ChannelListener | undefined;
 
-/**
- * The secrets a delivery is signed with, opened once per endpoint and sealed value rather than per
- * delivery (opening is an AES-GCM decryption: it was a tenth of a delivery's CPU). They stay in
- * this process's memory, as the key that opens them does.
- */
-function createSigningSecrets(box: SecretBox): (d: ClaimedDelivery, now: Date) => string[] {
-  const opened = new Map<string, string>();
-  const open = (endpointId: string, stored: string): string => {
-    const key = `${endpointId} ${stored}`;
-    let secret = opened.get(key);
-    if (secret === undefined) {
-      secret = openEndpointSecret(box, endpointId, stored);
-      if (opened.size >= KEPT_SECRETS) opened.delete(opened.keys().next().value!);
-      opened.set(key, secret);
-    }
-    return secret;
-  };
-  return (d, now) => {
-    const overlap = d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > now;
-    return overlap ? [open(d.endpoint_id, d.secret), open(d.endpoint_id, d.previous_secret!)] : [open(d.endpoint_id, d.secret)];
-  };
-}
+  private readonly perEndpoint: number;
+  private readonly leaseMs: number;
+  private readonly transport: ReturnType<typeof createTransport>;
+  private readonly sign: ReturnType<typeof createRequestSigner>;
+  private readonly completions: ReturnType<typeof createCompletionLog>;
+  private readonly metrics: WebhookMetrics;
+  private readonly notifier: EndpointNotifier;
 
-function describe(result: TransportResult): string {
-  return result.kind === 'error' ? `${result.error}: ${result.message}` : `HTTP ${result.status}`;
-}
+  private constructor(private readonly options: DeliveryWorkerOptions) {
+    const { config } = options;
+    // One endpoint may take a fifth of the slots: a slow one cannot starve the others (decision 85).
+    this.perEndpoint = Math.max(1, Math.ceil(config.webhookConcurrency / 5));
+    // Every hop of one attempt shares one deadline; the lease outlives it with room to record the result.
+    this.leaseMs = config.webhookTimeoutMs * 2 + 5000;
+    this.queue = new LocalQueue({ concurrency: config.webhookConcurrency, perEndpoint: this.perEndpoint });
+    this.transport = createTransport({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      resolve: createNameResolver(config.dnsResolver),
+      userAgent: USER_AGENT,
+      maxSocketsPerHost: this.perEndpoint,
+      ...(options.ca ? { ca: options.ca } : {}),
+    });
+    this.sign = createRequestSigner(config.baseUrl, options.secretBox);
+    this.completions = createCompletionLog({
+      db: options.database.db,
+      workerId: this.id,
+      flushMs: config.webhookFlushMs,
+      maxBatch: MAX_BATCH,
+      countersMs: COUNTERS_MS,
+      log: options.log,
+      // Written successes may make deliveries due: the next of the same resource, held ones released.
+      onWritten: () => this.wake(),
+    });
+    this.metrics = options.metrics ?? noMetrics;
+    this.notifier = options.notifier ?? logNotifier(options.log);
+  }
 
-function increment(counts: Map<string, number>, key: string, by: number): void {
-  const n = (counts.get(key) ?? 0) + by;
-  if (n > 0) counts.set(key, n);
-  else counts.delete(key);
-}
+  static async start(options: DeliveryWorkerOptions): Promise<QueueWorker> {
+    const worker = new QueueWorker(options);
+    await worker.listen();
+    return worker;
+  }
 
-export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
-  const { config, database, log, aroundAttempt } = options;
-  const db = database.db;
-  const metrics = options.metrics ?? noMetrics;
-  const notifier = options.notifier ?? logNotifier(log);
-  const id = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const concurrency = config.webhookConcurrency;
-  // Claimed but not yet sent, beside the ones in flight: one more round of slots.
-  const capacity = concurrency * 2;
-  // Refilled at half a round left, so a claim in a burst takes at least half a round of rows.
-  const refillBelow = Math.floor(concurrency / 2);
-  // One endpoint may take a fifth of the slots: a slow one cannot starve the others (decision 85).
-  const perEndpoint = Math.max(1, Math.ceil(concurrency / 5));
-  // Every hop of one attempt shares one deadline; the lease outlives it with room to record the result.
-  const leaseMs = config.webhookTimeoutMs * 2 + 5000;
-  const pollMs = options.pollMs ?? 1000;
-  const send = createTransport({
-    timeoutMs: config.webhookTimeoutMs,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
-    resolve: createNameResolver(config.dnsResolver),
-    userAgent: USER_AGENT,
-    maxSocketsPerHost: perEndpoint,
-    ...(options.ca ? { ca: options.ca } : {}),
-  });
-  const bodyOf = createRenderedBodies(config.baseUrl);
-  const signingSecrets = createSigningSecrets(options.secretBox);
-  const completions = createCompletionLog({
-    db,
-    workerId: id,
-    flushMs: config.webhookFlushMs,
-    maxBatch: MAX_BATCH,
-    countersMs: COUNTERS_MS,
-    log,
-    // Written successes may make deliveries due: the next of the same resource, held ones released.
-    onWritten: () => wake(),
-  });
-
-  let running = true;
-  /** Claimed, not sent yet, each with the time its lease runs out. */
-  let local: { delivery: ClaimedDelivery; leaseEnds: number }[] = [];
-  let inFlight = 0;
-  /** Per endpoint: in flight (the per-endpoint cap applies to these). */
-  const sending = new Map<string, number>();
-  /** Per endpoint: claimed by this worker and not answered yet (in flight or in `local`). */
-  const holding = new Map<string, number>();
-  const attempts = new Set<Promise<void>>();
-  let wakeTimer: NodeJS.Timeout | undefined;
-  let wakeAt = Infinity;
-  let pass: Promise<void> | undefined;
-  let again = false;
-
-  async function attempt(d: ClaimedDelivery): Promise<void> {
-    const now = new Date();
-    if (d.attempt === 1) metrics.firstAttempt((now.getTime() - d.event_created_at.getTime()) / 1000);
-    const body = bodyOf(d);
-    const timestamp = Math.floor(now.getTime() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'x-webhook-id': d.event_id,
-      'x-webhook-timestamp': String(timestamp),
-      'x-webhook-signature': signatureHeader(signingSecrets(d, now), timestamp, body),
-    };
-    let result: TransportResult;
+  /** Claims on a poll and on each notification, and once now. */
+  private async listen(): Promise<void> {
+    const { database, log } = this.options;
+    this.poller = setInterval(() => this.wake(), this.options.pollMs ?? 1000);
+    this.poller.unref();
     try {
-      result = aroundAttempt
-        ? await aroundAttempt(
-            { deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type, attempt: d.attempt, url: d.url },
-            (extra) => send({ url: d.url, body, headers: { ...headers, ...extra } }),
-          )
-        : await send({ url: d.url, body, headers });
-    } finally {
-      answered(d);
+      const wake = () => this.wake();
+      this.listener = await listenToChannel(database, 'webhook_delivery', wake, { log, onReconnect: wake });
+    } catch (error) {
+      clearInterval(this.poller);
+      throw error;
     }
-    const outcome = classify(result, new Date());
-    if (outcome.result === 'delivered') {
-      metrics.acknowledged((Date.now() - d.event_created_at.getTime()) / 1000);
-      metrics.attempt('delivered');
-      completions.success({
-        deliveryId: d.id,
-        attempt: d.attempt,
-        responseCode: result.kind === 'response' ? result.status : 0,
-        responseTimeMs: result.durationMs,
-        answeredAt: new Date(),
-      });
+    this.wake();
+    log.info({ workerId: this.id, concurrency: this.options.config.webhookConcurrency }, 'webhook delivery worker started');
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearInterval(this.poller);
+    this.retryAlarm.cancel();
+    await this.listener?.close();
+    await this.pass;
+    await this.release(this.queue.withdraw());
+    await Promise.allSettled([...this.attempts]);
+    await this.completions.close();
+  }
+
+  /** Runs a claim pass now, or right after the one under way. */
+  private wake(): void {
+    if (!this.running) return;
+    if (this.pass) {
+      this.again = true;
       return;
     }
-    const failure: Failure = {
-      deliveryId: d.id,
-      state: 'failed',
-      nextAttemptAt: null,
-      responseCode: result.kind === 'response' ? result.status : null,
-      responseTimeMs: result.durationMs,
-      responseBody: result.kind === 'response' ? result.body.slice(0, KEPT_BODY_CHARS) : null,
-      error: result.kind === 'error' ? `${result.error}: ${result.message}` : null,
-      degradedAfter: config.webhookDegradedAfter,
-      disabledAfter: config.webhookDisabledAfter,
-    };
-    const delay =
-      outcome.result === 'retry'
-        ? retryDelayMs(
-            d.attempt,
-            config.webhookRetryDelaysMs,
-            outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {},
-          )
-        : null;
-    if (outcome.result === 'final') {
-      metrics.attempt('failed');
-    } else if (delay === null) {
-      failure.state = 'dead';
-      metrics.attempt('dead');
-      log.error(
-        { deliveryId: d.id, eventId: d.event_id, endpointId: d.endpoint_id, attempts: d.attempt, last: describe(result) },
-        'webhook delivery failed its last attempt and went to the dead-letter store',
-      );
-    } else {
-      failure.state = 'pending';
-      failure.nextAttemptAt = new Date(Date.now() + delay);
-      metrics.attempt('retry');
-      wakeBy(failure.nextAttemptAt.getTime());
+    this.pass = this.claim()
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook claim failed; retrying on the next poll'))
+      .finally(() => {
+        this.pass = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Stage 1, claim: fills the local queue from the shared one, batch after batch while batches come back full. */
+  private async claim(): Promise<void> {
+    const { config } = this.options;
+    while (this.running) {
+      const limit = this.queue.claimSize();
+      if (limit === 0) return;
+      const claimedAt = Date.now();
+      const claimed = await claimDeliveries(this.options.database.db, {
+        workerId: this.id,
+        limit,
+        leaseMs: this.leaseMs,
+        ratePerEndpoint: config.webhookRatePerEndpoint,
+        perEndpoint: this.perEndpoint,
+        skipEndpoints: this.queue.saturated(),
+      });
+      this.queue.add(claimed, claimedAt + this.leaseMs);
+      this.dispatch();
+      // A short batch means nothing else is due now (or the rate windows are spent).
+      if (claimed.length < limit) return;
     }
-    // The successes answered before this failure are counted first.
-    await completions.flush();
-    const change = await recordFailure(db, failure);
-    // A claim meanwhile skipped the endpoint this held locked (SKIP LOCKED): look again now.
-    wake();
-    if (change && change.status !== 'active') await handBack(change.endpoint_id);
-    if (change?.newly_disabled) {
-      await notifier
-        .endpointDisabled({ id: change.endpoint_id, url: change.url, consecutiveFailures: change.consecutive_failures })
-        .catch((error: unknown) => log.error({ err: error, endpointId: change.endpoint_id }, 'endpoint-disabled notifier failed'));
+  }
+
+  /** Stage 2, dispatch: starts claimed deliveries while slots are free; hands back those whose lease is too short. */
+  private dispatch(): void {
+    if (!this.running) return;
+    const { ready, stale } = this.queue.takeReady(Date.now(), this.options.config.webhookTimeoutMs + LEASE_MARGIN_MS);
+    for (const delivery of ready) this.launch(delivery);
+    if (stale.length > 0) void this.release(stale);
+  }
+
+  /** Runs one attempt in the background, kept for stop to wait for. */
+  private launch(d: ClaimedDelivery): void {
+    const attempt = this.attempt(d)
+      .catch((error: unknown) => {
+        // The lease makes the delivery due again: at least once, never lost.
+        this.options.log.error(
+          { err: error, deliveryId: d.id },
+          'webhook attempt could not be recorded; it will be retried when its lease ends',
+        );
+      })
+      .finally(() => this.attempts.delete(attempt));
+    this.attempts.add(attempt);
+  }
+
+  private async attempt(d: ClaimedDelivery): Promise<void> {
+    const result = await this.send(d);
+    const outcome = classify(result, new Date());
+    if (outcome.result === 'delivered') this.recordSuccess(d, result);
+    else await this.handleFailure(failureOf(d, result, outcome, this.options.config), d, result);
+  }
+
+  /** Stage 3, send: the signed POST (inside the attempt wrapper); its slot is free once it is answered. */
+  private async send(d: ClaimedDelivery): Promise<TransportResult> {
+    const now = new Date();
+    if (d.attempt === 1) this.metrics.firstAttempt((now.getTime() - d.event_created_at.getTime()) / 1000);
+    const request = this.sign(d, now);
+    const { aroundAttempt } = this.options;
+    try {
+      return aroundAttempt
+        ? await aroundAttempt(
+            { deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type, attempt: d.attempt, url: d.url },
+            (extra) => this.transport({ ...request, headers: { ...request.headers, ...extra } }),
+          )
+        : await this.transport(request);
+    } finally {
+      this.answered(d);
     }
   }
 
   /** The response (or the failure to get one) is in: the slot is free for the next delivery. */
-  function answered(d: ClaimedDelivery): void {
-    inFlight--;
-    increment(sending, d.endpoint_id, -1);
-    increment(holding, d.endpoint_id, -1);
-    dispatch();
+  private answered(d: ClaimedDelivery): void {
+    this.queue.answered(d);
+    this.dispatch();
     // Refilled before it runs dry: the next claim is under way while the last round is sent. (Run
     // dry, it is looked at once the answers are written: that may make the next of a resource due.)
-    if (local.length > 0 && local.length <= refillBelow) wake();
+    if (this.queue.runningLow()) this.wake();
+  }
+
+  /** Stage 4a, record success: counted now, written with the next batch (./completion-log.ts). */
+  private recordSuccess(d: ClaimedDelivery, result: TransportResult): void {
+    this.metrics.acknowledged((Date.now() - d.event_created_at.getTime()) / 1000);
+    this.metrics.attempt('delivered');
+    this.completions.success({
+      deliveryId: d.id,
+      attempt: d.attempt,
+      responseCode: result.kind === 'response' ? result.status : 0,
+      responseTimeMs: result.durationMs,
+      answeredAt: new Date(),
+    });
+  }
+
+  /**
+   * Stage 4b, handle failure: counted, written at once (after the successes answered before it),
+   * then the endpoint's new state followed: its unsent deliveries handed back, the notifier told.
+   */
+  private async handleFailure(failure: Failure, d: ClaimedDelivery, result: TransportResult): Promise<void> {
+    this.reportFailure(failure, d, result);
+    // The successes answered before this failure are counted first.
+    await this.completions.flush();
+    const change = await recordFailure(this.options.database.db, failure);
+    // A claim meanwhile skipped the endpoint this held locked (SKIP LOCKED): look again now.
+    this.wake();
+    if (change && change.status !== 'active') await this.handBack(change.endpoint_id);
+    if (change?.newly_disabled) {
+      const { endpoint_id: id, url, consecutive_failures: consecutiveFailures } = change;
+      await this.notifier
+        .endpointDisabled({ id, url, consecutiveFailures })
+        .catch((error: unknown) => this.options.log.error({ err: error, endpointId: id }, 'endpoint-disabled notifier failed'));
+    }
+  }
+
+  /** The failure's metric, the dead letter's log line, and the alarm for a retry. */
+  private reportFailure(failure: Failure, d: ClaimedDelivery, result: TransportResult): void {
+    if (failure.state === 'failed') {
+      this.metrics.attempt('failed');
+    } else if (failure.state === 'dead') {
+      this.metrics.attempt('dead');
+      this.options.log.error(
+        { deliveryId: d.id, eventId: d.event_id, endpointId: d.endpoint_id, attempts: d.attempt, last: describe(result) },
+        'webhook delivery failed its last attempt and went to the dead-letter store',
+      );
+    } else {
+      this.metrics.attempt('retry');
+      this.retryAlarm.setBy(failure.nextAttemptAt!.getTime());
+    }
+  }
+
+  /**
+   * Stage 5, release: hands claims back to the queue unsent (stale ones, a stopping worker's), due at
+   * once for any worker. If that fails, the leases running out do the same.
+   */
+  private async release(ids: readonly string[]): Promise<void> {
+    await releaseClaims(this.options.database.db, this.id, ids).catch((error: unknown) =>
+      this.options.log.error({ err: error }, 'webhook claims could not be handed back; they are due again when their leases end'),
+    );
   }
 
   /**
    * An endpoint that stopped being active gets none of the deliveries claimed for it and not sent
    * yet: they go back to the queue, whose rules decide when they are due (a disabled endpoint's
-   * were skipped by the failure that disabled it, and stay so).
+   * were skipped by the failure that disabled it, and stay so). Unlike `release`, a failure here
+   * fails the attempt's recording (logged by `launch`).
    */
-  async function handBack(endpointId: string): Promise<void> {
-    const kept = local.filter((l) => l.delivery.endpoint_id !== endpointId);
-    if (kept.length === local.length) return;
-    const returned = local.filter((l) => l.delivery.endpoint_id === endpointId).map((l) => l.delivery.id);
-    local = kept;
-    increment(holding, endpointId, -returned.length);
-    await releaseClaims(db, id, returned);
+  private async handBack(endpointId: string): Promise<void> {
+    await releaseClaims(this.options.database.db, this.id, this.queue.withdraw(endpointId));
   }
-
-  function launch(d: ClaimedDelivery): void {
-    inFlight++;
-    increment(sending, d.endpoint_id, 1);
-    const running = attempt(d)
-      .catch((error: unknown) => {
-        // The lease makes the delivery due again: at least once, never lost.
-        log.error({ err: error, deliveryId: d.id }, 'webhook attempt could not be recorded; it will be retried when its lease ends');
-      })
-      .finally(() => attempts.delete(running));
-    attempts.add(running);
-  }
-
-  /** Starts claimed deliveries while slots are free, oldest first, skipping endpoints at their cap. */
-  function dispatch(): void {
-    if (!running) return;
-    const now = Date.now();
-    const stale: string[] = [];
-    for (let i = 0; i < local.length && inFlight < concurrency;) {
-      const { delivery, leaseEnds } = local[i]!;
-      if (leaseEnds - now < config.webhookTimeoutMs + LEASE_MARGIN_MS) {
-        // Waited too long behind its endpoint's slow answers: not enough lease left to send it.
-        local.splice(i, 1);
-        increment(holding, delivery.endpoint_id, -1);
-        stale.push(delivery.id);
-      } else if ((sending.get(delivery.endpoint_id) ?? 0) < perEndpoint) {
-        local.splice(i, 1);
-        launch(delivery);
-      } else i++;
-    }
-    if (stale.length > 0) {
-      releaseClaims(db, id, stale).catch((error: unknown) =>
-        log.error({ err: error }, 'webhook claims could not be handed back; they are due again when their leases end'),
-      );
-    }
-  }
-
-  async function claimPass(): Promise<void> {
-    while (running) {
-      const free = capacity - inFlight - local.length;
-      // Enough is in hand for now: a claim for a few rows would cost a statement for little.
-      if (free <= 0 || (local.length > refillBelow && free < refillBelow)) return;
-      const saturated = [...holding].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
-      const claimedAt = Date.now();
-      const claimed = await claimDeliveries(db, {
-        workerId: id,
-        limit: free,
-        leaseMs,
-        ratePerEndpoint: config.webhookRatePerEndpoint,
-        perEndpoint,
-        skipEndpoints: saturated,
-      });
-      for (const delivery of claimed) {
-        local.push({ delivery, leaseEnds: claimedAt + leaseMs });
-        increment(holding, delivery.endpoint_id, 1);
-      }
-      dispatch();
-      // A short batch means nothing else is due now (or the rate windows are spent).
-      if (claimed.length < free) return;
-    }
-  }
-
-  /** Runs a claim pass now, or right after the one under way. */
-  function wake(): void {
-    if (!running) return;
-    if (pass) {
-      again = true;
-      return;
-    }
-    pass = claimPass()
-      .catch((error: unknown) => log.error({ err: error }, 'webhook claim failed; retrying on the next poll'))
-      .finally(() => {
-        pass = undefined;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  }
-
-  function wakeBy(at: number): void {
-    if (at >= wakeAt) return;
-    clearTimeout(wakeTimer);
-    wakeAt = at;
-    arm();
-  }
-
-  /**
-   * A timer counts from the event loop's cached clock, which lags the real one by however long the
-   * current turn has run: it can fire before `Date.now()` reaches its time, when a claim would find
-   * the retry not yet due and leave it to the poll. So it checks the clock, and waits out the rest.
-   */
-  function arm(): void {
-    wakeTimer = setTimeout(
-      () => {
-        if (Date.now() < wakeAt) return arm();
-        wakeAt = Infinity;
-        wake();
-      },
-      Math.max(wakeAt - Date.now(), 0) + RETRY_WAKE_MARGIN_MS,
-    );
-    wakeTimer.unref();
-  }
-
-  const poller = setInterval(wake, pollMs);
-  poller.unref();
-  let listener: ChannelListener | undefined;
-  try {
-    listener = await listenToChannel(database, 'webhook_delivery', wake, { log, onReconnect: wake });
-  } catch (error) {
-    clearInterval(poller);
-    throw error;
-  }
-  wake();
-  log.info({ workerId: id, concurrency }, 'webhook delivery worker started');
-
-  return {
-    id,
-    async stop() {
-      running = false;
-      clearInterval(poller);
-      clearTimeout(wakeTimer);
-      await listener?.close();
-      await pass;
-      const unsent = local.map((l) => l.delivery.id);
-      local = [];
-      await releaseClaims(db, id, unsent).catch((error: unknown) =>
-        log.error({ err: error }, 'webhook claims could not be handed back; they are due again when their leases end'),
-      );
-      await Promise.allSettled([...attempts]);
-      await completions.close();
-    },
-  };
 }
