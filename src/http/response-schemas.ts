@@ -90,4 +90,3 @@ export function serializedResponses(
   }
   return Object.keys(response).length ? response : null;
 }
-
