@@ -17,6 +17,7 @@ import { tracedDialect } from './ops/tracing/db-spans.ts';
 import { startTracing, type Tracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
+import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
 
@@ -114,6 +115,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
         })
       : null;
     const metricsListener = config.metrics ? await startMetricsListener(app.metrics, config.metrics) : null;
+    const ssoStateSweep = startSsoStateSweep(database.db, app.http.log);
     return {
       app,
       database,
@@ -121,6 +123,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       metricsListener,
       tracing,
       close: async () => {
+        ssoStateSweep.stop();
         await worker?.stop();
         await metricsListener?.close();
         await app.http.close();

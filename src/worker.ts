@@ -21,6 +21,7 @@ import { tracedDialect } from './ops/tracing/db-spans.ts';
 import { startTracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
+import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 
 const config = loadConfigOrExit();
@@ -62,9 +63,11 @@ if (scrapeAt) log.info(scrapeAt, `webhook worker serving /metrics on ${scrapeAt.
 else log.info('METRICS_PORT is unset (or 0): this webhook worker serves no /metrics');
 const aroundAttempt = tracing && config.tracing ? { aroundAttempt: webhookSpans(tracing, config.tracing) } : {};
 const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox, ...aroundAttempt });
+const ssoStateSweep = startSsoStateSweep(database.db, log);
 
 stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
+  ssoStateSweep.stop();
   await worker.stop();
   await metricsListener?.close();
   await database.close();

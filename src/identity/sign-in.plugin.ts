@@ -13,9 +13,6 @@ import { registerOperations } from '../http/openapi-routes.ts';
 import type { AreaOptions } from '../services.ts';
 import { MAX_SAML_RESPONSE_BYTES } from './saml/saml-response-guard.ts';
 import { signInHandlers } from './sign-in.handlers.ts';
-import { deleteExpiredSsoState } from './sign-in/sso-state.repository.ts';
-
-const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 interface SignInPluginOptions extends AreaOptions<'accounts' | 'identityProviders' | 'sessions' | 'saml' | 'oidc'> {
   baseUrl: string;
@@ -27,11 +24,4 @@ export const signInPlugin: FastifyPluginAsync<SignInPluginOptions> = async (scop
   await scope.register(formbody, { bodyLimit: Math.ceil(MAX_SAML_RESPONSE_BYTES * 1.5) });
   scope.addHook('onRequest', bearerAuthentication(authenticate));
   registerOperations<operations>(scope, 'auth', { params, bodies }, signInHandlers(services, { baseUrl, db }));
-
-  // Sign-ins never completed, remembered ids past their replay window, spent rate windows.
-  const sweep = setInterval(() => {
-    deleteExpiredSsoState(db).catch((error: unknown) => scope.log.warn({ err: error }, 'deleting expired sign-in state failed'));
-  }, SWEEP_INTERVAL_MS);
-  sweep.unref();
-  scope.addHook('onClose', async () => clearInterval(sweep));
 };
