@@ -41,7 +41,7 @@ export interface Config {
   /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
   docs: boolean;
   graphqlSchemaPrintout: boolean;
-  /** GRAPHQL_PLANNER: the look-ahead planner (docs/graphql.md), on by default: whole operations, or `users`/`user` selections, in one statement. */
+  /** GRAPHQL_PLANNER: the look-ahead planner (docs/graphql.md), on by default: an operation it covers whole is one statement. */
   graphqlPlanner: boolean;
   /** GRAPHQL_TRUSTED_DOCUMENTS: run only registered documents and the SDK's own operations. */
   graphqlTrustedDocuments: boolean;

@@ -7,7 +7,7 @@ import { ConfigDocumentService } from './files/config-document.service.ts';
 import { UsersService } from './content/users.service.ts';
 import { CommentsService } from './content/comments.service.ts';
 import { ContentLoaderFactory } from './content/content.loaders.ts';
-import { ContentPlanner, type PlanLog } from './content/planner/content-planner.ts';
+import { ContentPlanner, type OperationPlanLog } from './content/planner/operation-plan.ts';
 import { PostsService } from './content/posts.service.ts';
 import { PostListsService } from './content/post-lists.service.ts';
 import { SignUpBudget } from './content/sign-up-budget.ts';
@@ -75,7 +75,7 @@ interface ServiceDependencies {
   /** Sends domain verification codes. */
   mail: MailTransport;
   /** Where the GraphQL planner shows its plans at debug level (the server's logger). */
-  log?: PlanLog;
+  log?: OperationPlanLog;
 }
 
 export function createServices(

@@ -9,8 +9,10 @@
  * - A root field (Query, Mutation, Subscription), or a field of a type backed by a row (codegen.ts
  *   `mappers`) that the row does not carry, needs a resolver; its file is the area's resolvers file
  *   named after the SDL file that declares it: schema/posts.graphql → src/<area>/posts.resolvers.ts.
- *   When the row has no column of that name either (`readingMinutes` nor `reading_minutes`), the line
- *   names the migration folder as well: a stored field is a new column, and nothing else (the
+ *   When the row has the column under its snake_case name (`publishedAt`, `published_at`), the line
+ *   names the content graph's field → column table (src/content/field-columns.ts), where such a
+ *   field is mapped. When the row has no column of that name either (`readingMinutes` nor
+ *   `reading_minutes`), the line names the migration folder as well: a stored field is a new column, and nothing else (the
  *   repositories' insert and update types are the generated `NewXRow`/`XRowChanges`).
  * - A property of an OpenAPI schema that a representation file maps rows to (a `*.representation.ts`
  *   naming `components['schemas']['Order']`), for a schema backed by a table (`Order` → `orders`,
@@ -82,7 +84,10 @@ function missingHandlers({ documents, sources }: ImplementationInputs): string[]
 
 function missingResolvers({ sdl, sources, rows, mappers }: ImplementationInputs): string[] {
   const lines: string[] = [];
-  const resolverFiles = (file: string) => file.endsWith('.resolvers.ts');
+  // The content graph's field → column table (src/content/field-columns.ts) maps a field to a
+  // column of another name; the resolvers take their mappings from it.
+  const columnsFile = Object.keys(sources).find((f) => f.endsWith('/field-columns.ts'));
+  const resolverFiles = (file: string) => file.endsWith('.resolvers.ts') || file === columnsFile;
   for (const [sdlFile, text] of Object.entries(sdl)) {
     const area = sdlFile.replace(/\.graphql$/, '');
     const home = Object.keys(sources).find((f) => f.endsWith(`/${area}.resolvers.ts`)) ?? `src/<area>/${area}.resolvers.ts`;
@@ -100,6 +105,8 @@ function missingResolvers({ sdl, sources, rows, mappers }: ImplementationInputs)
         if (row && table && !row.has(snake(name))) {
           const column = `${table}.${snake(name)}`;
           lines.push(`missing column: ${where}: add ${column} in a new migration in ${MIGRATIONS}, or write a resolver in ${home}`);
+        } else if (row && table && columnsFile) {
+          lines.push(`missing mapping: ${where}: map it to ${table}.${snake(name)} in ${columnsFile}, or write a resolver in ${home}`);
         } else lines.push(`missing resolver: ${where}: write it in ${home}`);
       }
     }

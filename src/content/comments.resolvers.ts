@@ -1,9 +1,11 @@
+import type { CommentsRow } from '../../generated/db/types.ts';
 import type { StrictResolversOf } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal } from '../graphql/context.ts';
 import type { ContentContext } from './content.context.ts';
 import { commentNotFound } from './comments.service.ts';
 import type { CommentAddedEvent, ContentEvent } from './content.events.ts';
 import { postNotFound } from './posts.service.ts';
+import { columnResolvers, FIELD_COLUMNS } from './field-columns.ts';
 import { eventsOf, freshLoaders } from './posts.resolvers.ts';
 import { DEFAULT_LIST_LIMIT } from './argument-defaults.ts';
 import { userNotFound } from './users.service.ts';
@@ -45,7 +47,7 @@ export const commentsResolvers: StrictResolversOf<'comments'> = {
     },
   },
   Comment: {
-    createdAt: (comment) => comment.created_at,
+    ...columnResolvers<CommentsRow, typeof FIELD_COLUMNS.Comment>(FIELD_COLUMNS.Comment),
     author: async (comment, _args, { loaders }) =>
       (await loaders.user.load(comment.author_id)) ?? Promise.reject(userNotFound(comment.author_id)),
     // `post: Post!` cannot be null: a post the viewer may not read is a NOT_FOUND error, as for

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { CommentsService } from './comments.service.ts';
 import type { ContentEventListener } from './content-events.listener.ts';
 import type { ContentLoaderFactory, ContentLoaders } from './content.loaders.ts';
-import type { ContentPlanner } from './planner/content-planner.ts';
+import type { ContentPlanner } from './planner/operation-plan.ts';
 import type { PostsService } from './posts.service.ts';
 import type { UsersService } from './users.service.ts';
 
@@ -17,7 +17,7 @@ export interface ContentServices {
   posts: PostsService;
   comments: CommentsService;
   contentLoaders: ContentLoaderFactory;
-  /** The look-ahead planner (GRAPHQL_PLANNER, on by default); null: every field through its resolver. */
+  /** The whole-operation planner (GRAPHQL_PLANNER, on by default); null: every operation through its resolvers. */
   planner: ContentPlanner | null;
 }
 

@@ -1,9 +1,9 @@
-import type { UsersRow } from '../../generated/db/types.ts';
+import type { PostsRow } from '../../generated/db/types.ts';
 import type { StrictResolversOf } from '../../generated/graphql/resolvers.ts';
 import { requirePrincipal } from '../graphql/context.ts';
 import type { ContentContext } from './content.context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
-import { plannedValue } from './planner/content-planner.ts';
+import { columnResolvers, FIELD_COLUMNS } from './field-columns.ts';
 import { userNotFound } from './users.service.ts';
 import { DEFAULT_NESTED_SIZE } from './argument-defaults.ts';
 import { toConnection } from './users.resolvers.ts';
@@ -56,13 +56,8 @@ export const postsResolvers: StrictResolversOf<'posts'> = {
     },
   },
   Post: {
-    createdAt: (post) => post.created_at,
-    updatedAt: (post) => post.updated_at,
-    viewCount: (post) => post.view_count,
-    author: async (post, _args, { loaders }, info) =>
-      (plannedValue(post, info) as UsersRow | undefined) ??
-      (await loaders.user.load(post.author_id)) ??
-      Promise.reject(userNotFound(post.author_id)),
+    ...columnResolvers<PostsRow, typeof FIELD_COLUMNS.Post>(FIELD_COLUMNS.Post),
+    author: async (post, _args, { loaders }) => (await loaders.user.load(post.author_id)) ?? Promise.reject(userNotFound(post.author_id)),
     comments: async (post, { page, size }, { loaders }) =>
       toConnection(await loaders.commentsByPost(page ?? 0, size ?? DEFAULT_NESTED_SIZE).load(post.id)),
     tags: (post, _args, { loaders }) => loaders.tags.load(post.id),

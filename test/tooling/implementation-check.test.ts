@@ -52,7 +52,7 @@ t.test('a field or property without its column names the migration folder; one w
   inputs.sdl['posts.graphql'] += '\nextend type Post {\n  "When it was published."\n  publishedAt: DateTime\n}\n';
 
   t.same(missingImplementations(inputs), [
-    'missing resolver: Post.publishedAt (schema/posts.graphql): write it in src/content/posts.resolvers.ts',
+    'missing mapping: Post.publishedAt (schema/posts.graphql): map it to posts.published_at in src/content/field-columns.ts, or write a resolver in src/content/posts.resolvers.ts',
     'missing column: rest-v1#ProductResponse.weightGrams (openapi/rest-v1.yaml): add products.weight_grams in a new migration in src/db/migrations/, then map it in src/catalog/products.v1.representation.ts',
     'missing representation: rest-v1#ProductResponse.version (openapi/rest-v1.yaml): map it in src/catalog/products.v1.representation.ts',
   ]);

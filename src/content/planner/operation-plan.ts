@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
-import { getArgumentValues, getVariableValues, type GraphQLSchema } from 'graphql';
+import { getArgumentValues, getVariableValues, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Principal } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { preparedName } from '../../db/prepared-statements.ts';
@@ -16,7 +16,7 @@ import { DEFAULT_NESTED_SIZE, DEFAULT_SEARCH_LIMIT, DEFAULT_USERS_SIZE } from '.
 import { parseIntegerId } from '../ids.ts';
 import { readable, type PostVisibility, type VisibilityBranch } from '../post-visibility.ts';
 import { directoryTenant } from '../user-directory.ts';
-import type { OperationShape } from './operation-shape.ts';
+import { operationShape, type OperationShape } from './operation-shape.ts';
 import { operationStatement, Slot, slots } from './operation-sql.ts';
 
 interface Statement {
@@ -142,5 +142,25 @@ export class OperationPlan {
       this.statements.set(key, statement);
     }
     return statement;
+  }
+}
+
+/**
+ * The content graph's planner: a plan for each query operation covered whole (operation-shape.ts),
+ * or null, and the operation is executed by its resolvers and their DataLoaders. Those are the two
+ * ways a field of the graph is answered; test/graphql/planner.property.test.ts holds them to the
+ * same bytes.
+ */
+export class ContentPlanner {
+  private readonly names = new StatementNames();
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: OperationPlanLog | null = null,
+  ) {}
+
+  planOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): OperationPlan | null {
+    const shape = operationShape(schema, document, operationName);
+    return shape && new OperationPlan(this.db, schema, shape, this.log, this.names);
   }
 }

@@ -5,25 +5,27 @@
  * comments, an author, tags). Such an operation is answered by one statement
  * that builds the response's `data` itself (operation-sql.ts), so neither graphql-jit nor the JSON
  * serializer touch it. Anything else (another field, `@skip`/`@include`, a fragment on another
- * type, a field whose definition carries a directive such as `@hasRole`) gives null: the operation runs as before, where the per-field
- * planner (content-planner.ts) still covers what it can.
+ * type, a field whose definition carries a directive such as `@hasRole`) gives null: the operation
+ * is executed by its resolvers and their DataLoaders, the only other way a field is answered.
  *
  * Worked out once per document and operation (the executor caches it with the compiled operation);
  * arguments are kept as their field and node, read per request with that request's variables.
  */
 import {
+  getNamedType,
   getOperationAST,
   Kind,
   OperationTypeNode,
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { collect, type Fragments } from './selection.ts';
+import { FIELD_COLUMNS, type MappedType } from '../field-columns.ts';
 
 /** How a column's value becomes its GraphQL value: as it is, an integer id as text, a timestamp as ISO 8601 in UTC. */
 type ColumnFormat = 'value' | 'text' | 'timestamp';
@@ -82,35 +84,49 @@ export interface OperationShape {
   readonly arguments: readonly ArgumentsOf[];
 }
 
-/** The columns GraphQL reads by the default resolver or a one-line mapping (users.resolvers.ts, posts.resolvers.ts). */
-const USER_COLUMNS: Record<string, Column> = {
-  id: { kind: 'column', column: 'id', format: 'value' },
-  username: { kind: 'column', column: 'username', format: 'value' },
-  email: { kind: 'column', column: 'email', format: 'value' },
-  displayName: { kind: 'column', column: 'display_name', format: 'value' },
-  bio: { kind: 'column', column: 'bio', format: 'value' },
-  avatarUrl: { kind: 'column', column: 'avatar_url', format: 'value' },
-  createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
-};
-const POST_COLUMNS: Record<string, Column> = {
-  id: { kind: 'column', column: 'id', format: 'text' },
-  title: { kind: 'column', column: 'title', format: 'value' },
-  content: { kind: 'column', column: 'content', format: 'value' },
-  slug: { kind: 'column', column: 'slug', format: 'value' },
-  status: { kind: 'column', column: 'status', format: 'value' },
-  viewCount: { kind: 'column', column: 'view_count', format: 'value' },
-  createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
-  updatedAt: { kind: 'column', column: 'updated_at', format: 'timestamp' },
-};
-const TAG_COLUMNS: Record<string, Column> = {
-  id: { kind: 'column', column: 'id', format: 'text' },
-  name: { kind: 'column', column: 'name', format: 'value' },
-};
-const COMMENT_COLUMNS: Record<string, Column> = {
-  id: { kind: 'column', column: 'id', format: 'text' },
-  content: { kind: 'column', column: 'content', format: 'value' },
-  createdAt: { kind: 'column', column: 'created_at', format: 'timestamp' },
-};
+/**
+ * The column a plain field reads (field-columns.ts, the table the resolvers take their mappings
+ * from), with its GraphQL format: an `ID` as text (integer ids are strings in GraphQL), a
+ * `DateTime` as ISO 8601, anything else as it is; undefined when the field is not a column.
+ */
+function columnOf(type: MappedType, field: GraphQLField<unknown, unknown>): Column | undefined {
+  const column = (FIELD_COLUMNS[type] as Record<string, string>)[field.name];
+  if (column === undefined) return undefined;
+  const scalar = getNamedType(field.type).name;
+  // PostgreSQL writes a json column's text as stored (its spacing, its key order), not as
+  // JSON.stringify would: such a field is the resolvers' to answer.
+  if (scalar === 'Json') return undefined;
+  return { kind: 'column', column, format: scalar === 'ID' ? 'text' : scalar === 'DateTime' ? 'timestamp' : 'value' };
+}
+
+type Fragments = Record<string, FragmentDefinitionNode>;
+
+/**
+ * The fields of selection sets on `type`, grouped by response key in first-seen order (graphql-js's
+ * collectFields); null when something is not covered (a directive, a fragment on another type).
+ */
+function collect(selections: readonly SelectionSetNode[], type: string, fragments: Fragments): Map<string, FieldNode[]> | null {
+  const fields = new Map<string, FieldNode[]>();
+  const visit = (set: SelectionSetNode): boolean => {
+    for (const selection of set.selections) {
+      if (selection.directives?.length) return false;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const list = fields.get(key);
+        if (list) list.push(selection);
+        else fields.set(key, [selection]);
+      } else {
+        const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments[selection.name.value];
+        if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type)) return false;
+        if (fragment.directives?.length) return false;
+        if (!visit(fragment.selectionSet)) return false;
+      }
+    }
+    return true;
+  };
+  for (const set of selections) if (!visit(set)) return null;
+  return fields;
+}
 
 /** Thrown inside the walk when something is not covered; caught once at the top. */
 class NotCovered extends Error {}
@@ -200,7 +216,7 @@ class ShapeBuilder {
     const type = this.type('User');
     return this.collect(sets, type).map(([key, field, nodes]): Entry<UserValue> => {
       if (!field) return [key, { kind: 'typename', name: type.name }];
-      const column = USER_COLUMNS[field.name];
+      const column = columnOf('User', field);
       if (column) return [key, column];
       if (field.name === 'followerCount') return [key, { kind: 'followerCount' }];
       if (field.name === 'posts') return [key, { kind: 'posts', ...this.paged(field, nodes, 'PostConnection', (s) => this.post(s)) }];
@@ -212,7 +228,7 @@ class ShapeBuilder {
     const type = this.type('Post');
     return this.collect(sets, type).map(([key, field, nodes]): Entry<PostValue> => {
       if (!field) return [key, { kind: 'typename', name: type.name }];
-      const column = POST_COLUMNS[field.name];
+      const column = columnOf('Post', field);
       if (column) return [key, column];
       if (field.name === 'author') return [key, { kind: 'author', user: this.user(selectionSets(nodes)) }];
       if (field.name === 'likeCount') return [key, { kind: 'likeCount' }];
@@ -228,7 +244,7 @@ class ShapeBuilder {
     const type = this.type('Tag');
     return this.collect(sets, type).map(([key, field]): Entry<TagValue> => {
       if (!field) return [key, { kind: 'typename', name: type.name }];
-      const column = TAG_COLUMNS[field.name];
+      const column = columnOf('Tag', field);
       if (column) return [key, column];
       if (field.name === 'postCount') return [key, { kind: 'postCount' }];
       return notCovered();
@@ -240,7 +256,7 @@ class ShapeBuilder {
     const type = this.type('Comment');
     return this.collect(sets, type).map(([key, field, nodes]): Entry<CommentValue> => {
       if (!field) return [key, { kind: 'typename', name: type.name }];
-      const column = COMMENT_COLUMNS[field.name];
+      const column = columnOf('Comment', field);
       if (column) return [key, column];
       if (field.name === 'author') return [key, { kind: 'author', user: this.user(selectionSets(nodes)) }];
       return notCovered();
