@@ -7,14 +7,9 @@
  * server types (generated/openapi/<document>.ts), beside the `operations` they pick from.
  */
 import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
+import { sliceTypeName } from '../../src/http/operation-slice.ts';
 
 type PathItem = Record<string, { operationId?: string; tags?: string[] } | undefined>;
-
-/** `single-sign-on` → `SingleSignOnOperations`; an untagged operation's slice is `UntaggedOperations`. */
-function sliceName(tag: string): string {
-  const words = (tag || 'untagged').split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return `${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}Operations`;
-}
 
 export function operationSlices(doc: { paths?: Record<string, PathItem> }): string {
   const byTag = new Map<string, string[]>();
@@ -30,7 +25,7 @@ export function operationSlices(doc: { paths?: Record<string, PathItem> }): stri
   for (const [tag, ids] of [...byTag].sort(([a], [b]) => a.localeCompare(b))) {
     lines.push(
       `/** The operations tagged \`${tag || '(none)'}\` first: one area's handler map answers them all (registerOperations). */`,
-      `export type ${sliceName(tag)} = Pick<operations, ${ids.map((id) => JSON.stringify(id)).join(' | ')}>;`,
+      `export type ${sliceTypeName(tag)} = Pick<operations, ${ids.map((id) => JSON.stringify(id)).join(' | ')}>;`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -40,18 +40,9 @@ type MaybePromise<T> = T | Promise<T>;
  */
 export type OperationWrapper = <T>(args: ExecutionArgs, run: () => MaybePromise<T>) => MaybePromise<T>;
 
-export type Compile = (
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | undefined,
-  options: Partial<CompilerOptions>,
-) => CompiledQuery | ExecutionResult;
-
 interface ExecutorOptions {
   /** Plans whole operations (the graph's `planOperation`); none: every operation is executed. */
   plan?: OperationPlanner;
-  /** The compiler; graphql-jit's compileQuery unless a caller (a test) needs to observe or refuse compilation. */
-  compile?: Compile;
   /** Told once per operation graphql-jit could not compile (the operation then runs on graphql-js). */
   onCompileError?: (errors: readonly unknown[], operationName: string | undefined) => void;
   /** Runs around every operation; none by default (the check costs one comparison). */
@@ -103,14 +94,11 @@ function withPlannedText(serialize: DataSerializer): DataSerializer {
 
 export class OperationExecutor {
   private readonly compiled = new WeakMap<DocumentNode, Map<string | null, CompiledOperation | typeof INTERPRETED>>();
-  private readonly compile: Compile;
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly options: ExecutorOptions = {},
-  ) {
-    this.compile = options.compile ?? compileQuery;
-  }
+  ) {}
 
   /** graphql-js's execute signature, so it plugs into graphql-http and graphql-ws as their `execute`. */
   readonly execute = (args: ExecutionArgs): MaybePromise<ExecutionResult> => {
@@ -169,13 +157,12 @@ export class OperationExecutor {
     return operation;
   }
 
+  /**
+   * compileQuery answers a refusal with errors (it throws only without a schema or a document);
+   * the graph's planner is asked once per operation compiled.
+   */
   private tryCompile(document: DocumentNode, operationName: string | undefined): CompiledOperation | typeof INTERPRETED {
-    let compiled: CompiledQuery | ExecutionResult;
-    try {
-      compiled = this.compile(this.schema, document, operationName, COMPILER_OPTIONS);
-    } catch (error) {
-      compiled = { errors: [error as never] };
-    }
+    const compiled = compileQuery(this.schema, document, operationName, COMPILER_OPTIONS);
     if (!isCompiledQuery(compiled)) {
       this.options.onCompileError?.(compiled.errors ?? [], operationName);
       return INTERPRETED;

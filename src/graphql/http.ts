@@ -6,9 +6,10 @@
  *
  * The common request takes a shorter road than graphql-http's pipeline (see answerDirectly): a POST
  * of a JSON body whose query the caches already hold as a valid, compiled operation. It gives the
- * answer graphql-http would give, byte for byte (test/graphql/http-direct.test.ts compares the
- * two); everything else (GET, other media types, malformed parameters, refused or uncompilable
- * operations) goes through graphql-http unchanged.
+ * answer graphql-http would give, byte for byte (test/graphql/http-direct.test.ts mounts
+ * graphqlHttpPipeline alone beside it and compares the two); everything else (GET, other media
+ * types, malformed parameters, refused or uncompilable operations) goes through graphql-http
+ * unchanged.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
@@ -26,7 +27,7 @@ function isExecutionResult(value: unknown): value is ExecutionResult {
   return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);
 }
 
-interface GraphQLHttpOptions {
+interface PipelineOptions {
   schema: GraphQLSchema;
   preparer: OperationPreparer;
   executor: OperationExecutor;
@@ -35,13 +36,11 @@ interface GraphQLHttpOptions {
    * request and the request's client address (`request.ip`, which follows TRUST_PROXY).
    */
   context: (principal: Principal | null, clientAddress: string) => GraphQLRequestContext;
+}
+
+interface GraphQLHttpOptions extends PipelineOptions {
   /** Where to serve; `/graphql` unless a caller (the benchmark) mounts a second schema elsewhere. */
   url?: string;
-  /**
-   * Whether the common request skips graphql-http's pipeline (answerDirectly); on unless a test
-   * mounts graphql-http alone as the reference the direct answers are compared with.
-   */
-  direct?: boolean;
   /**
    * Trusted documents: ids resolved to their text, and, when enforced, every other text refused.
    * None: requests run as sent (the mock server, the benchmark's reference mounts).
@@ -94,10 +93,8 @@ function isOptionalObject(value: unknown): value is Record<string, unknown> | nu
   return value == null || (typeof value === 'object' && !Array.isArray(value));
 }
 
-export function registerGraphQLHttp(
-  app: FastifyInstance,
-  { schema, preparer, executor, context, url = '/graphql', direct = true, trusted }: GraphQLHttpOptions,
-): void {
+/** How errors and results are written: errors mapped by errors.ts, unknown errors logged. */
+function resultWriters(app: FastifyInstance) {
   const log = (err: unknown) => app.log.error({ err }, 'GraphQL resolver failed');
   const format = (error: GraphQLError) => mapGraphQLError(error, log);
   // Executed operations are serialised here rather than by graphql-http, which stringifies with a
@@ -105,7 +102,18 @@ export function registerGraphQLHttp(
   // only to turn stray Error objects into { message }. Our results hold none: data is serialised
   // scalars, and every error is a GraphQLError mapped by errors.ts, whose toJSON applies.
   const serialize = (result: ExecutionResult) => JSON.stringify(result.errors ? { ...result, errors: result.errors.map(format) } : result);
+  return { format, serialize };
+}
 
+/** Answers a request through Fastify; `url`: the request's, or another (a GET's admitted parameters). */
+type Answer = (request: FastifyRequest, reply: FastifyReply, url?: string) => Promise<void>;
+
+/**
+ * graphql-http's pipeline over the shared preparer and executor: how /graphql answers every request
+ * the direct path leaves to it. Its bodiless refusals (405, 406, 415) get an error too.
+ */
+export function graphqlHttpPipeline(app: FastifyInstance, { schema, preparer, executor, context }: PipelineOptions): Answer {
+  const { format, serialize } = resultWriters(app);
   const handler = createHandler<FastifyRequest, { reply: FastifyReply }, GraphQLRequestContext>({
     schema,
     onSubscribe: (req, params) => {
@@ -134,11 +142,7 @@ export function registerGraphQLHttp(
     formatError: (error) => (error instanceof GraphQLError ? format(error) : requestError(error.message)),
   });
 
-  /**
-   * graphql-http's pipeline, answered through Fastify; its bodiless refusals (405, 406, 415) get an
-   * error too. `url`: the request's, or with a documentId's text as its query (GET).
-   */
-  const throughGraphqlHttp = async (request: FastifyRequest, reply: FastifyReply, url = request.url): Promise<void> => {
+  return async (request, reply, url = request.url) => {
     const [body, init] = await handler({
       url,
       method: request.method,
@@ -165,6 +169,14 @@ export function registerGraphQLHttp(
       .headers(headers)
       .send(payload ?? undefined);
   };
+}
+
+export function registerGraphQLHttp(
+  app: FastifyInstance,
+  { schema, preparer, executor, context, url = '/graphql', trusted }: GraphQLHttpOptions,
+): void {
+  const { format, serialize } = resultWriters(app);
+  const throughGraphqlHttp = graphqlHttpPipeline(app, { schema, preparer, executor, context });
 
   /**
    * Answers the request if it is the common case and returns true (or a promise settled once the
@@ -215,7 +227,7 @@ export function registerGraphQLHttp(
   };
 
   const answer = (request: FastifyRequest, reply: FastifyReply, url?: string): Promise<void> | undefined => {
-    const answered = direct && answerDirectly(request, reply);
+    const answered = answerDirectly(request, reply);
     if (answered === false) return throughGraphqlHttp(request, reply, url);
     return answered === true ? undefined : answered;
   };

@@ -184,7 +184,7 @@ t.test('a new column is one edit: a migration and an SDL field, no repository ed
   // The typecheck below reads src/new-column.probe.ts too: it has no error in either run.
 });
 
-t.test('an operation without a handler stops the server with one line naming the file to write it in', async (t) => {
+t.test('an operation without a handler stops the server with one line naming the slice type to complete', async (t) => {
   // As `npm run dev` starts it: the sources through tsx, no typecheck.
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -207,11 +207,11 @@ t.test('an operation without a handler stops the server with one line naming the
   t.equal(
     started.stderr,
     [
-      'error: openapi/rest-v1.yaml: operation archiveProduct (POST /api/v1/products/{id}/archive) has no handler; write it in src/catalog/products.v1.handlers.ts',
-      'error: openapi/rest-v1.yaml: operation holdOrder (POST /api/v1/orders/{id}/hold) has no handler; write it in src/orders/orders.handlers.ts',
+      'error: openapi/rest-v1.yaml: operation archiveProduct (POST /api/v1/products/{id}/archive) has no handler; add it to the handlers of `ProductsOperations` (generated/openapi/rest-v1.ts); `npm run typecheck` names the file',
+      'error: openapi/rest-v1.yaml: operation holdOrder (POST /api/v1/orders/{id}/hold) has no handler; add it to the handlers of `OrdersOperations` (generated/openapi/rest-v1.ts); `npm run typecheck` names the file',
       '',
     ].join('\n'),
-    'one line per missing handler, each naming the file where the operations of its tag are written',
+    'one line per missing handler, each naming the generated slice type its area answers',
   );
 });
 

@@ -148,14 +148,18 @@ t.test('the application does not start while an operation of a served document h
     (error: unknown) => error,
   );
   t.ok(refusal instanceof MissingHandlersError, 'ready() is refused');
-  // One line each, naming the file where the operations beside it are written.
+  // One line each, naming the slice type to complete: the ops area answers part of OpsOperations
+  // (so the compiler names its file), no area answers the posts document's slices yet.
+  const complete = 'add it to the handlers of `OpsOperations` (generated/openapi/ops.ts); `npm run typecheck` names the file';
+  const register = (slice: string) =>
+    `no area answers \`${slice}\` (generated/openapi/posts.ts); register a handler map of that type with registerOperations in an area plugin`;
   t.same((refusal as MissingHandlersError).lines, [
-    'openapi/ops.yaml: operation metrics (GET /metrics) has no handler; write it in src/ops/health.ts',
-    'openapi/ops.yaml: operation readyz (GET /readyz) has no handler; write it in src/ops/health.ts',
-    'openapi/ops.yaml: operation listOpenApiDocuments (GET /openapi) has no handler; write it in src/ops/health.ts',
-    'openapi/ops.yaml: operation getOpenApiDocument (GET /openapi/{document}) has no handler; write it in src/ops/health.ts',
-    'openapi/posts.yaml: operation listPosts (GET /posts) has no handler; write it in src/content/post-lists.handlers.ts',
-    'openapi/posts.yaml: operation getFeed (GET /feed) has no handler; write it in src/content/post-lists.handlers.ts',
+    `openapi/ops.yaml: operation metrics (GET /metrics) has no handler; ${complete}`,
+    `openapi/ops.yaml: operation readyz (GET /readyz) has no handler; ${complete}`,
+    `openapi/ops.yaml: operation listOpenApiDocuments (GET /openapi) has no handler; ${complete}`,
+    `openapi/ops.yaml: operation getOpenApiDocument (GET /openapi/{document}) has no handler; ${complete}`,
+    `openapi/posts.yaml: operation listPosts (GET /posts) has no handler; ${register('PostsOperations')}`,
+    `openapi/posts.yaml: operation getFeed (GET /feed) has no handler; ${register('FeedOperations')}`,
   ]);
   await http.close();
 });

@@ -5,12 +5,23 @@
  * and operation, and fall back to graphql-js for subscriptions, for what graphql-jit cannot compile,
  * and for variables it refuses, with the same results graphql-js gives.
  */
-import { execute, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
-import { compileQuery } from 'graphql-jit';
+import {
+  execute,
+  GraphQLError,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+} from 'graphql';
 import t from 'tap';
 import { createContentContext } from '../../src/content/content.context.ts';
 import { mapGraphQLError } from '../../src/graphql/errors.ts';
-import { OperationExecutor, type Compile } from '../../src/graphql/execute.ts';
+import type { OperationPlanner } from '../../src/graphql/context.ts';
+import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildContentSchema } from '../../src/content/content.graph.ts';
@@ -115,22 +126,27 @@ t.test('compiled execution', async (t) => {
   const wire = (result: ExecutionResult) =>
     JSON.parse(JSON.stringify({ ...result, ...(result.errors ? { errors: result.errors.map((e) => mapGraphQLError(e)) } : {}) }));
 
+  // The executor asks the graph's planner once for each operation graphql-jit compiled (and never
+  // for one it refused): a planner without plans sees every compilation and changes nothing.
   const compiled: string[] = [];
-  const spy: Compile = (s, document, operationName, options) => {
+  const plan: OperationPlanner = (_schema, _document, operationName) => {
     compiled.push(operationName ?? '(anonymous)');
-    return compileQuery(s, document, operationName, options);
+    return null;
   };
 
   t.test('queries run compiled, compiled once per document and operation, with graphql-js results', async (t) => {
     compiled.length = 0;
-    const executor = new OperationExecutor(schema, { compile: spy });
+    const executor = new OperationExecutor(schema, { plan });
     const query = `query Feed { users(size: 5) { content { id username createdAt posts(size: 5) { content { id title slug createdAt
       author { id username } tags { name postCount } likeCount comments { totalElements content { content author { id } } } } } } } }
       query One($id: ID!) { user(id: $id) { username followerCount } }`;
     const first = await run(executor, query, undefined, 'Feed');
     const second = await run(executor, query, undefined, 'Feed');
     t.same(compiled, ['Feed'], 'compiled on first use only');
-    t.not(executor.compiledFor(documentOf(preparer.prepare({ query })), 'Feed'), null, 'it runs compiled');
+    const document = documentOf(preparer.prepare({ query }));
+    const feed = executor.compiledFor(document, 'Feed');
+    t.not(feed, null, 'it runs compiled');
+    t.equal(executor.compiledFor(document, 'Feed'), feed, 'the same compilation each time');
     t.same(wire(first), wire(await reference(query, undefined, 'Feed')), 'same data as graphql-js, DateTime included');
     t.same(second, first);
     t.match(first.data, {
@@ -146,10 +162,11 @@ t.test('compiled execution', async (t) => {
     });
     await run(executor, query, { id: bob.id }, 'One');
     t.same(compiled, ['Feed', 'One'], 'each operation of the document compiled on its own');
+    t.not(executor.compiledFor(document, 'One'), feed);
   });
 
   t.test('errors: AppErrors reach the mapping with their locations; partial data keeps null fields', async (t) => {
-    const executor = new OperationExecutor(schema, { compile: spy });
+    const executor = new OperationExecutor(schema);
     const query = '{ users(size: 1) { totalElements } missing: user(id: "nobody") { id } }';
     const mutation = 'mutation { users: deleteUser(id: "x") }';
     const partial = wire(await run(executor, query));
@@ -192,16 +209,31 @@ t.test('compiled execution', async (t) => {
   });
 
   t.test('an operation graphql-jit cannot compile runs on graphql-js', async (t) => {
-    const refusals: unknown[] = [];
-    const executor = new OperationExecutor(schema, {
-      // Stands in for graphql-jit refusing an operation: compileQuery answers with errors then.
-      compile: () => ({ errors: [new GraphQLError('cannot compile this')] }),
-      onCompileError: (errors) => refusals.push(...errors),
+    // A scalar whose literal parses to NaN: graphql-js takes any value but undefined, graphql-jit
+    // also refuses NaN ("has invalid value"), so an operation with such a literal is one graphql-js
+    // accepts and runs and graphql-jit refuses to compile. The content schema with a field taking it:
+    const loose = new GraphQLScalarType({ name: 'Loose', parseLiteral: () => Number.NaN, parseValue: Number, serialize: String });
+    const config = schema.toConfig();
+    const query = config.query!.toConfig();
+    const looseSchema = new GraphQLSchema({
+      ...config,
+      query: new GraphQLObjectType({
+        ...query,
+        fields: { ...query.fields, loose: { type: GraphQLString, args: { v: { type: loose } }, resolve: (_, { v }) => String(v) } },
+      }),
+      types: config.types.filter((type) => type.name !== 'Query'),
     });
-    const query = '{ users(size: 2) { content { username posts { content { title author { username } } } } } }';
-    const result = await run(executor, query);
-    t.same(result, await reference(query));
+    const refusals: unknown[] = [];
+    compiled.length = 0;
+    const executor = new OperationExecutor(looseSchema, { plan, onCompileError: (errors) => refusals.push(...errors) });
+    const text = '{ loose(v: "x") users(size: 2) { content { username posts { content { title author { username } } } } } }';
+    const document = parse(text);
+    t.same(validate(looseSchema, document), [], 'a valid operation');
+    const runLoose = () => Promise.resolve(executor.execute({ schema: looseSchema, document, contextValue: context() }));
+    const result = await runLoose();
+    t.same(result, await execute({ schema: looseSchema, document, contextValue: context() }), 'as graphql-js runs it');
     t.same(result.data, {
+      loose: 'NaN',
       users: {
         content: [
           { username: 'alice', posts: { content: [{ title: 'Hello', author: { username: 'alice' } }] } },
@@ -209,24 +241,18 @@ t.test('compiled execution', async (t) => {
         ],
       },
     });
-    await run(executor, query);
+    t.match(refusals, [{ message: 'Argument "v" of type "Loose" has invalid value "x".' }], 'graphql-jit refused it');
+    await runLoose();
     t.equal(refusals.length, 1, 'tried once, then remembered');
-    t.equal(executor.compiledFor(documentOf(preparer.prepare({ query })), undefined), null, 'it runs on graphql-js');
-  });
-
-  t.test('a compiler that throws is a refusal too', async (t) => {
-    const executor = new OperationExecutor(schema, {
-      compile: () => {
-        throw new Error('boom');
-      },
-    });
-    const query = '{ users { totalElements } }';
-    t.same(await run(executor, query), { data: { users: { totalElements: 2 } } });
+    t.same(compiled, [], 'never compiled');
+    t.equal(executor.compiledFor(document, undefined), null, 'it runs on graphql-js');
+    // The same operation without the literal compiles on the same executor.
+    t.not(executor.compiledFor(parse('{ users(size: 2) { totalElements } }'), undefined), null);
   });
 
   t.test('subscriptions are never compiled', async (t) => {
     compiled.length = 0;
-    const executor = new OperationExecutor(schema, { compile: spy });
+    const executor = new OperationExecutor(schema, { plan });
     const document = documentOf(preparer.prepare({ query: 'subscription { postCreated { id } }' }));
     t.equal(executor.compiledFor(document, undefined), null, 'subscriptions run on graphql-js');
     t.same(compiled, []);

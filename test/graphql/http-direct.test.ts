@@ -2,7 +2,8 @@
 /**
  * The direct answer of the common GraphQL POST (src/graphql/http.ts answerDirectly) against
  * graphql-http's own pipeline: the same application serves both, /graphql with the direct path and
- * /graphql-reference through graphql-http alone (same schema, limits and resolvers), and every
+ * /graphql-reference, mounted here, through graphqlHttpPipeline alone (the graphql-http handler
+ * /graphql hands every other request to; same schema, limits and resolvers), and every
  * request below must get the same status, content type and body from each. The cases cover what the
  * direct path answers itself (executed queries, field errors, refused documents under both response
  * media types) and what it must leave to graphql-http (other media types, malformed parameters,
@@ -16,7 +17,7 @@ import { bearerAuthentication } from '../../src/auth/bearer-hook.ts';
 import { createContentContext } from '../../src/content/content.context.ts';
 import { OperationExecutor } from '../../src/graphql/execute.ts';
 import { graphqlLimits } from '../../src/graphql/limits.ts';
-import { registerGraphQLHttp } from '../../src/graphql/http.ts';
+import { graphqlHttpPipeline } from '../../src/graphql/http.ts';
 import { OperationPreparer } from '../../src/graphql/operation.ts';
 import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { startServer, TEST_JWT_SECRET } from '../helpers/server.ts';
@@ -36,14 +37,13 @@ const server = await startServer(t, {
           }),
         ),
       );
-      registerGraphQLHttp(scope, {
+      const throughGraphqlHttp = graphqlHttpPipeline(scope, {
         schema,
         preparer: new OperationPreparer(schema, limits),
         executor: new OperationExecutor(schema),
         context: (principal) => createContentContext(principal, services),
-        url: '/graphql-reference',
-        direct: false,
       });
+      scope.route({ method: ['GET', 'POST'], url: '/graphql-reference', handler: (request, reply) => throughGraphqlHttp(request, reply) });
     });
   },
 });
