@@ -6,7 +6,7 @@ import type { CommentAddedEvent, ContentEvent } from './content.events.ts';
 import { postNotFound } from './posts.service.ts';
 import { eventsOf, freshLoaders } from './posts.resolvers.ts';
 import { DEFAULT_LIST_LIMIT } from './argument-defaults.ts';
-import { userNotFound } from './users.service.ts';
+import { userNotFound } from '../users/users.service.ts';
 
 /**
  * The resolvers of schema/comments.graphql, declared with its generated type: a field added there

@@ -18,7 +18,7 @@ import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { tableColumns, type DB } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import { visibilityCondition, type PostVisibility } from './post-visibility.ts';
-import { directory } from './users.repository.ts';
+import { directory } from '../users/users.repository.ts';
 
 /** One nested read of a row: the response key it answers and the column of the statement that carries it. */
 export interface ReadKey {
