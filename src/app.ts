@@ -16,8 +16,9 @@ import { filesPlugin } from './files/files.plugin.ts';
 import { graphqlPlugin } from './graphql/graphql.plugin.ts';
 import { createHttpServer } from './http/http-server.ts';
 import { LogMailTransport, type MailTransport } from './identity/domains/mail-transport.ts';
-import { identityPlugin } from './identity/identity.plugin.ts';
-import { signInPlugin } from './identity/sign-in.plugin.ts';
+import { SCIM_PREFIX, scimPlugin } from './identity/scim/scim.plugin.ts';
+import { signInPlugin } from './identity/sign-in/sign-in.plugin.ts';
+import { tenantsPlugin } from './identity/tenants/tenants.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { registerDocsPage } from './ops/docs-page.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
@@ -91,8 +92,11 @@ export async function buildApp({
   await http.register(ordersPlugin, { services: only('customers', 'orders'), authenticate });
   await http.register(filesPlugin, { services: only('files', 'configDocument'), authenticate });
   await http.register(postsPlugin, { services: only('postLists'), authenticate, cursorSecret });
-  const identity = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'oidc', 'scimUsers', 'scimGroups');
-  await http.register(identityPlugin, { services: identity, authenticate, baseUrl: config.baseUrl });
+  const tenants = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'oidc');
+  await http.register(tenantsPlugin, { services: tenants, authenticate, baseUrl: config.baseUrl });
+  // A sibling of the tenants plugin: its own SCIM-token hook, error and not-found handlers under its prefix.
+  const scim = only('scimTokens', 'scimUsers', 'scimGroups');
+  await http.register(scimPlugin, { prefix: SCIM_PREFIX, services: scim, baseUrl: config.baseUrl });
   const signIn = only('accounts', 'identityProviders', 'sessions', 'saml', 'oidc');
   await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });
   await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, cursorSecret });

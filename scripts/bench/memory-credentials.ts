@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { CredentialStore, SessionCredential, SubjectStatus } from '../../src/auth/credentials.ts';
 import type { Database } from '../../src/db/database.ts';
-import { rolesNow } from '../../src/identity/sessions.repository.ts';
+import { rolesNow } from '../../src/identity/sign-in/sessions.repository.ts';
 
 export async function memoryCredentialStore(db: Database): Promise<CredentialStore> {
   const sessions = new Map<string, SessionCredential>();

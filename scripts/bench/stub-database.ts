@@ -20,7 +20,7 @@ const PAGE = Array.from({ length: PRODUCTS }, (_, i) => productRecord(i + 1));
 
 /**
  * What the catalog repository's reads return for the seed (products by id; pages; the count), and
- * the credential look-up of a bearer JWT (src/identity/sessions.repository.ts): no stored user, and
+ * the credential look-up of a bearer JWT (src/identity/sign-in/sessions.repository.ts): no stored user, and
  * a credential epoch that never moves.
  */
 function answer(query: CompiledQuery): unknown[] {

@@ -9,7 +9,7 @@
  * - the response type is negotiated by the server's negotiate() from `Accept` and `format` (406
  *   Problem Details, `format=yaml` included) and XML and CSV are written by the server's serializers
  *   (operation-answer.ts, representations.ts); a file or image has a real type, never `*\/*`;
- * - /scim/v2 is the server's SCIM scope (src/identity/scim/scim.scope.ts): SCIM error bodies for
+ * - /scim/v2 is the server's SCIM scope (src/identity/scim/scim.plugin.ts): SCIM error bodies for
  *   every refusal, any bearer token standing for one tenant.
  *
  * Any bearer token is accepted, with every role. Each operation answers its first documented 2xx
@@ -28,7 +28,7 @@ import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import { registerOperations, type OperationHandler, type OperationHandlers, type ValidatorSet } from '../../src/http/openapi-routes.ts';
 import { registerRestPlumbing } from '../../src/http/rest-area.ts';
-import { registerScimScope, SCIM_PREFIX } from '../../src/identity/scim/scim.scope.ts';
+import { registerScimScope, SCIM_PREFIX } from '../../src/identity/scim/scim.plugin.ts';
 import { registerMockGraphQL } from './graphql.ts';
 import { answerFromExamples } from './operation-answer.ts';
 

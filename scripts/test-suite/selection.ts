@@ -129,6 +129,7 @@ const AREA_TESTS: Record<string, string[]> = {
   content: ['content', 'graphql', 'pagination'],
   http: ['foundation'],
   identity: ['identity', 'sso'],
+  users: ['content', 'graphql', 'identity', 'sso'],
 };
 
 /** Files changed since `base`: committed since it, staged, unstaged and untracked (absolute paths). */

@@ -29,7 +29,7 @@ export interface EpochedSession extends Epoched<SessionCredential> {
   lastSeenAt: Date;
 }
 
-/** The database side: src/identity/sessions.service.ts. */
+/** The database side: src/identity/sign-in/sessions.service.ts. */
 export interface EpochedCredentialStore {
   readSession(token: string): Promise<EpochedSession | null>;
   readSubject(userId: string): Promise<Epoched<SubjectStatus>>;

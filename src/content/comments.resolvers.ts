@@ -8,7 +8,7 @@ import { postNotFound } from './posts.service.ts';
 import { columnResolvers, FIELD_COLUMNS } from './field-columns.ts';
 import { eventsOf, freshLoaders } from './posts.resolvers.ts';
 import { DEFAULT_LIST_LIMIT } from './argument-defaults.ts';
-import { userNotFound } from './users.service.ts';
+import { userNotFound } from '../users/users.service.ts';
 
 /**
  * The resolvers of schema/comments.graphql, declared with its generated type: a field added there

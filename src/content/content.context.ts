@@ -9,7 +9,7 @@ import type { ContentEventListener } from './content-events.listener.ts';
 import type { ContentLoaderFactory, ContentLoaders } from './content.loaders.ts';
 import type { ContentPlanner } from './planner/operation-plan.ts';
 import type { PostsService } from './posts.service.ts';
-import type { UsersService } from './users.service.ts';
+import type { UsersService } from '../users/users.service.ts';
 
 /** The services the content graph calls, and nothing else of the container. */
 export interface ContentServices {

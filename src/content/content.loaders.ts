@@ -9,10 +9,10 @@ import type { CommentsRow, PostsRow, TagsRow, UsersRow } from '../../generated/d
 import type { Database } from '../db/database.ts';
 import { pageOf, type Page } from '../paging.ts';
 import * as comments from './comments.repository.ts';
-import * as follows from './follows.repository.ts';
+import * as follows from '../users/follows.repository.ts';
 import * as posts from './posts.repository.ts';
 import * as tags from './tags.repository.ts';
-import * as users from './users.repository.ts';
+import * as users from '../users/users.repository.ts';
 import { readable, type Viewer } from './post-visibility.ts';
 
 /** Groups rows by parent key, in each parent's order, with an empty list for parents without rows. */

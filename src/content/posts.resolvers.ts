@@ -4,7 +4,7 @@ import { requirePrincipal } from '../graphql/context.ts';
 import type { ContentContext } from './content.context.ts';
 import type { ContentEvent, PostCreatedEvent } from './content.events.ts';
 import { columnResolvers, FIELD_COLUMNS } from './field-columns.ts';
-import { userNotFound } from './users.service.ts';
+import { userNotFound } from '../users/users.service.ts';
 import { DEFAULT_NESTED_SIZE } from './argument-defaults.ts';
 import { toConnection } from './users.resolvers.ts';
 

@@ -10,8 +10,8 @@ import { nextStatus, invalidTransition, type PostTransition } from './post-statu
 import * as repo from './posts.repository.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
 import * as tags from './tags.repository.ts';
-import { userNotFound } from './users.service.ts';
-import { findUserById } from './users.repository.ts';
+import { userNotFound } from '../users/users.service.ts';
+import { findUserById } from '../users/users.repository.ts';
 import { allows, readable, type Viewer } from './post-visibility.ts';
 
 interface CreatePostCommand {

@@ -238,7 +238,7 @@ export function securityGuard(
       // resources (the path's tenantId); another tenant's answer as if they did not exist.
       if (!tenantScoped || !hasRoleInOwnTenant(request.principal, role)) return done(forbidden(`This operation requires the ${role} role`));
       const tenantId = (request.params as Record<string, string | undefined>).tenantId;
-      // The same answer as for a tenant that does not exist (src/identity/tenants.service.ts).
+      // The same answer as for a tenant that does not exist (src/identity/tenants/tenants.service.ts).
       if (tenantId !== request.principal.tenantId) return done(notFound(`Tenant not found: ${tenantId ?? ''}`, 'TENANT_NOT_FOUND'));
     }
     done();

@@ -8,7 +8,7 @@
 import t from 'tap';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
 import { withPartialRun } from '../../scripts/bench/report.ts';
-import { SessionsService } from '../../src/identity/sessions.service.ts';
+import { SessionsService } from '../../src/identity/sign-in/sessions.service.ts';
 import {
   AUTH_USERS,
   AUTH_VIEWER,

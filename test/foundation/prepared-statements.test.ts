@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { preparedName } from '../../src/db/prepared-statements.ts';
 import t from 'tap';
-import { credentialEpoch, findSubject } from '../../src/identity/sessions.repository.ts';
+import { credentialEpoch, findSubject } from '../../src/identity/sign-in/sessions.repository.ts';
 import { onPostgres, openTestDatabase } from '../helpers/database.ts';
 
 t.test('credential queries are prepared once per connection, on PostgreSQL and on PGlite', async (t) => {

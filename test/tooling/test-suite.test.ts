@@ -289,7 +289,7 @@ t.test('--changed selects what a change touches', async (t) => {
   const catalog = relative(testFilesTouchedBy([at('src/catalog/products.service.ts')], all));
   t.ok(catalog.includes('test/catalog/products.test.ts'), 'the area of a changed src/ module');
   t.notOk(catalog.includes('test/webhooks/delivery.test.ts'), 'not every file that starts a server');
-  const identity = relative(testFilesTouchedBy([at('src/identity/sessions.service.ts')], all));
+  const identity = relative(testFilesTouchedBy([at('src/identity/sign-in/sessions.service.ts')], all));
   t.ok(identity.includes('test/sso/local-sign-in.test.ts'), 'an area whose tests live in more than one folder');
   t.ok(identity.includes('test/bench/harness.test.ts'), 'a test that imports the changed module');
   const helper = relative(testFilesTouchedBy([at('test/webhooks/webhook-fixtures.ts')], all));

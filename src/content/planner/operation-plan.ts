@@ -15,7 +15,7 @@ import { constraintsAccept } from '../../graphql/directives.constraint.ts';
 import { DEFAULT_NESTED_SIZE, DEFAULT_SEARCH_LIMIT, DEFAULT_USERS_SIZE } from '../argument-defaults.ts';
 import { parseIntegerId } from '../ids.ts';
 import { readable, type PostVisibility, type VisibilityBranch } from '../post-visibility.ts';
-import { directoryTenant } from '../user-directory.ts';
+import { directoryTenant } from '../../users/user-directory.ts';
 import { operationShape, type OperationShape } from './operation-shape.ts';
 import { operationStatement, Slot, slots } from './operation-sql.ts';
 

@@ -19,7 +19,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { PostsRow } from '../../../generated/db/types.ts';
 import type { Database } from '../../db/database.ts';
 import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
-import { directory, searchUsersQuery } from '../users.repository.ts';
+import { directory, searchUsersQuery } from '../../users/users.repository.ts';
 import type {
   ArgumentsOf,
   Column,

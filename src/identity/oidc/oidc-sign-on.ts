@@ -12,7 +12,7 @@ import type { Database } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
-import type { SessionsService } from '../sessions.service.ts';
+import type { SessionsService } from '../sign-in/sessions.service.ts';
 import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';

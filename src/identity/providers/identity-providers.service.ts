@@ -8,7 +8,7 @@
 import type { Database } from '../../db/database.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
-import type { TenantsService } from '../tenants.service.ts';
+import type { TenantsService } from '../tenants/tenants.service.ts';
 import { normalizeCertificate } from './certificates.ts';
 import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 import { checkProviderUrl } from './identity-provider-urls.ts';

@@ -7,12 +7,12 @@ import type { Database } from '../../db/database.ts';
 import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../../db/versioning.ts';
 import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
+import { existingUserIds } from '../../users/provisioned-users.repository.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { groupColumnsFrom, toScimGroup, type GroupColumns, type ScimGroupRecord } from './scim-groups.representation.ts';
 import * as repo from './scim-groups.repository.ts';
 import { listGroupIds, type ScimListQuery } from './scim-list.ts';
 import { applyPatch, type PatchOperation } from './scim-patch.ts';
-import { existingUserIds } from './scim-users.repository.ts';
 import { canonicalResource } from './scim-values.ts';
 
 type Json = Record<string, unknown>;

@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/transaction.ts';
+import { countMatchingUsers, matchingUserIds } from '../../users/provisioned-users.repository.ts';
 import { resolvePath, storedAttributes } from './scim-attribute-path.ts';
 import { findAttribute, type ResourceKind } from './scim-schema.ts';
 import { filterCondition } from './scim-filter-sql.ts';
@@ -88,23 +89,14 @@ async function pageAndTotal(
 
 const totalColumn = sql<number | string>`count(*) over ()`;
 
-/** Ids of the tenant's users that match, in the requested order, and how many match in all. */
+/** Ids of the tenant's users that match, in the requested order, and how many match in all (src/users/ runs the queries). */
 export async function listUserIds(db: Executor, query: ScimListQuery): Promise<ScimListResult> {
   const where = condition('User', query);
   const order = ordering('User', 'users', query);
-  const matching = db.selectFrom('users').where('users.tenant_id', '=', query.tenantId).where(where);
   return pageAndTotal(
     query,
-    () => matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    (withTotal) =>
-      matching
-        .select('users.id')
-        .$if(withTotal, (q) => q.select(totalColumn.as('total')))
-        .orderBy(order.key, (ob) => ob[order.direction]().nullsLast())
-        .orderBy('users.id', order.direction)
-        .limit(query.count)
-        .offset(query.startIndex - 1)
-        .execute(),
+    () => countMatchingUsers(db, query.tenantId, where),
+    (withTotal) => matchingUserIds(db, query.tenantId, { where, order, offset: query.startIndex - 1, limit: query.count, withTotal }),
   );
 }
 

@@ -1,69 +1,16 @@
-/** Storage of SCIM users: the `users` rows of one tenant, their groups and their manager. */
+/**
+ * SCIM users as records: the tenant's `users` rows (read through src/users/provisioned-users.repository.ts,
+ * which also writes them) with their groups and their manager.
+ */
 import { sql } from 'kysely';
 import type { UsersRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { versionCondition } from '../../db/versioning.ts';
-import type { ScimUserRecord, UserColumns } from './scim-users.representation.ts';
-
-const jsonb = (value: unknown) => (value === null ? null : sql<unknown>`${JSON.stringify(value)}::jsonb`);
-
-function row(columns: UserColumns) {
-  return { ...columns, emails: jsonb(columns.emails) };
-}
-
-export function insertUser(db: Executor, tenantId: string, columns: UserColumns): Promise<UsersRow> {
-  return db
-    .insertInto('users')
-    .values({ ...row(columns), tenant_id: tenantId, source: 'scim' })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-export function findUser(db: Executor, tenantId: string, id: string, lock = false): Promise<UsersRow | undefined> {
-  const query = db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
-  return (lock ? query.forUpdate() : query).executeTakeFirst();
-}
-
-/** Writes the columns when the row is still at `version` (compare-and-set); undefined otherwise. */
-export function updateUser(
-  db: Executor,
-  tenantId: string,
-  id: string,
-  version: number,
-  columns: UserColumns,
-): Promise<UsersRow | undefined> {
-  return db
-    .updateTable('users')
-    .set({ ...row(columns), version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where(versionCondition('version', [version]))
-    .returningAll()
-    .executeTakeFirst();
-}
-
-/** The ids among `ids` that are users of the tenant. */
-export async function existingUserIds(db: Executor, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const rows = await db
-    .selectFrom('users')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...ids])
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
+import { displayNamesInTenant, findTenantUsers } from '../../users/provisioned-users.repository.ts';
+import type { ScimUserRecord } from './scim-users.representation.ts';
 
 /** Users with their groups and manager, in the order of `ids` (missing ids are skipped). */
 export async function loadUsers(db: Executor, tenantId: string, ids: readonly string[]): Promise<ScimUserRecord[]> {
-  if (!ids.length) return [];
-  const rows = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', [...ids])
-    .execute();
-  return withRelations(db, tenantId, rows, ids);
+  return withRelations(db, tenantId, await findTenantUsers(db, tenantId, ids), ids);
 }
 
 export async function withRelations(
@@ -84,9 +31,7 @@ export async function withRelations(
       .where('group_members.user_id', 'in', ids)
       .orderBy('groups.display_name')
       .execute(),
-    managerIds.length
-      ? db.selectFrom('users').select(['id', 'display_name']).where('tenant_id', '=', tenantId).where('id', 'in', managerIds).execute()
-      : Promise.resolve([]),
+    displayNamesInTenant(db, tenantId, managerIds),
   ]);
   const managerById = new Map(managers.map((m) => [m.id, m.display_name]));
   const byId = new Map(

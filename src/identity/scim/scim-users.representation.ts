@@ -5,6 +5,7 @@
  */
 import type { UsersRow } from '../../../generated/db/types.ts';
 import type { components } from '../../../generated/openapi/scim.ts';
+import type { ProvisionedUserColumns } from '../../users/provisioned-users.repository.ts';
 import { scimInvalid } from './scim-errors.ts';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from './scim-schema.ts';
 import { isObject } from './scim-values.ts';
@@ -21,23 +22,8 @@ export interface ScimUserRecord {
   manager: { id: string; displayName: string } | null;
 }
 
-/** The columns of `users` a SCIM client writes. */
-export interface UserColumns {
-  username: string;
-  email: string;
-  /** As sent; `[]` when the client sent none (null is left to users SCIM never wrote). */
-  emails: Json[];
-  display_name: string;
-  /** The client sent no displayName: `display_name` is the server's, for the rest of the application. */
-  display_name_derived: boolean;
-  given_name: string | null;
-  family_name: string | null;
-  external_id: string | null;
-  active: boolean;
-  employee_number: string | null;
-  department: string | null;
-  manager_id: string | null;
-}
+/** The columns of `users` a SCIM client writes (src/users/ writes them). */
+export type UserColumns = ProvisionedUserColumns;
 
 export const weakTag = (version: number) => `W/"${version}"`;
 export const userLocation = (baseUrl: string, id: string) => `${baseUrl}/scim/v2/Users/${encodeURIComponent(id)}`;

@@ -3,11 +3,12 @@
  * (the SCIM token's) and never sees another's rows. Writes are compare-and-set on `version` (the
  * `meta.version` an `If-Match` names, else the version just read under the row lock).
  */
-import type { UsersService } from '../../content/users.service.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../../db/versioning.ts';
 import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
+import * as provisioned from '../../users/provisioned-users.repository.ts';
+import type { UsersService } from '../../users/users.service.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { listUserIds, type ScimListQuery } from './scim-list.ts';
 import { applyPatch, type PatchOperation } from './scim-patch.ts';
@@ -41,7 +42,7 @@ export class ScimUsersService {
     const columns = userColumnsFrom(canonicalResource(body, 'User'));
     return this.write(async (trx) => {
       await this.checkManager(trx, tenantId, null, columns.manager_id);
-      const row = await repo.insertUser(trx, tenantId, columns);
+      const row = await provisioned.insertProvisionedUser(trx, tenantId, columns);
       return (await repo.withRelations(trx, tenantId, [row]))[0]!;
     });
   }
@@ -70,7 +71,7 @@ export class ScimUsersService {
 
   /** The users area's one deletion (decision 67), compare-and-set on the version read here. */
   async delete(tenantId: string, id: string, expected: ExpectedVersions): Promise<void> {
-    const row = await repo.findUser(this.db, tenantId, id);
+    const row = await provisioned.findTenantUser(this.db, tenantId, id);
     if (!row) throw scimNotFound('User', id);
     if (!acceptsVersion(expected, row.version)) throw new VersionMismatch(row.version, `User ${id}`);
     if (!(await this.users.remove(id, { tenantId, version: row.version }))) throw new VersionMismatch(row.version, `User ${id}`);
@@ -83,7 +84,7 @@ export class ScimUsersService {
     change: (current: ScimUserRecord) => UserColumns,
   ): Promise<ScimUserRecord> {
     return this.write(async (trx) => {
-      const row = await repo.findUser(trx, tenantId, id, true);
+      const row = await provisioned.findTenantUser(trx, tenantId, id, true);
       if (!row) throw scimNotFound('User', id);
       if (!acceptsVersion(expected, row.version)) throw new VersionMismatch(row.version, `User ${id}`);
       const current = (await repo.withRelations(trx, tenantId, [row]))[0]!;
@@ -91,7 +92,7 @@ export class ScimUsersService {
       if (unchanged(row, columns)) return current;
       await this.checkManager(trx, tenantId, id, columns.manager_id);
       // The row is locked, so the version read is the one compared; the WHERE states it all the same.
-      const updated = await repo.updateUser(trx, tenantId, id, row.version, columns);
+      const updated = await provisioned.updateProvisionedUser(trx, tenantId, id, row.version, columns);
       if (!updated) throw new VersionMismatch(row.version, `User ${id}`);
       return (await repo.withRelations(trx, tenantId, [updated]))[0]!;
     });
@@ -100,7 +101,7 @@ export class ScimUsersService {
   private async checkManager(db: Executor, tenantId: string, self: string | null, managerId: string | null): Promise<void> {
     if (managerId === null) return;
     if (managerId === self) throw scimInvalid('invalidValue', 'A user cannot be their own manager');
-    if (!(await repo.existingUserIds(db, tenantId, [managerId])).has(managerId))
+    if (!(await provisioned.existingUserIds(db, tenantId, [managerId])).has(managerId))
       throw scimInvalid('invalidValue', `manager.value ${managerId} is not a user of this tenant`);
   }
 

@@ -7,7 +7,7 @@
  *
  * Roles of a session: the user's stored roles (for single sign-on: the tenant's group-to-role mapping
  * applied to the provider's groups at this sign-in). The mapping of the SCIM groups the user is a
- * member of is added at every request (src/identity/sessions.repository.ts), so a group change holds
+ * member of is added at every request (src/identity/sign-in/sessions.repository.ts), so a group change holds
  * at once; and a role a tenant other than the platform's grants holds in that tenant only
  * (src/auth/principal.ts).
  */
@@ -22,9 +22,10 @@ import type { MailTransport } from '../domains/mail-transport.ts';
 import { domainOfEmail } from '../domains/domains.service.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
-import { hasHeldSession } from '../sessions.repository.ts';
-import type { IssuedSession, SessionsService } from '../sessions.service.ts';
-import * as repo from './accounts.repository.ts';
+import { hasHeldSession } from './sessions.repository.ts';
+import type { IssuedSession, SessionsService } from './sessions.service.ts';
+import * as repo from '../../users/accounts.repository.ts';
+import { groupNamesOfUser } from './memberships.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
 
 /** What a provider asserted about the person signing in. */
@@ -294,7 +295,7 @@ export class AccountsService {
     if (route && route.tenant_id !== provider.tenantId) return refuse(`The domain ${domain} belongs to another tenant`);
     const existing = await repo.findUserByEmail(this.db, provider.tenantId, mapped.email);
     if (existing && !existing.active) return refuse('This account is deactivated', existing);
-    const scimRoles = existing ? mapRoles(provider.roleMapping, await repo.groupNamesOfUser(this.db, existing.id)) : [];
+    const scimRoles = existing ? mapRoles(provider.roleMapping, await groupNamesOfUser(this.db, existing.id)) : [];
     const roles = [...new Set([...providerRoles, ...scimRoles])].sort();
     return { kind: 'accepted', existing, mapped, providerRoles, roles };
   }

@@ -1,5 +1,5 @@
-import type { NewTenantsRow, TenantsRow } from '../../generated/db/types.ts';
-import type { Executor } from '../db/transaction.ts';
+import type { NewTenantsRow, TenantsRow } from '../../../generated/db/types.ts';
+import type { Executor } from '../../db/transaction.ts';
 
 export type TenantRecord = TenantsRow;
 

@@ -2,11 +2,11 @@
  * openapi/admin.yaml: tenants, their SCIM tokens, identity providers and domains. Every operation is
  * ADMIN-only by the document.
  */
-import type { operations } from '../../generated/openapi/admin.ts';
-import { validationFailed } from '../errors.ts';
-import type { OperationHandlers } from '../http/openapi-routes.ts';
-import { parseSort } from '../http/sort-params.ts';
-import type { Services } from '../services.ts';
+import type { operations } from '../../../generated/openapi/admin.ts';
+import { validationFailed } from '../../errors.ts';
+import type { OperationHandlers } from '../../http/openapi-routes.ts';
+import { parseSort } from '../../http/sort-params.ts';
+import type { Services } from '../../services.ts';
 import { tenantPath, toIssuedScimToken, toScimTokenPage, toTenant, toTenantPage } from './admin.representation.ts';
 import { toDomain, toIdentityProvider } from './sso-admin.representation.ts';
 import { TENANT_SORT_FIELDS } from './tenants.service.ts';

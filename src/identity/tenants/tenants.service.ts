@@ -2,8 +2,8 @@
  * Tenants: the organisations users, identity provider settings and SCIM clients belong to. A tenant's
  * id is a slug fixed at creation (migration 0008 holds the rule; openapi/admin.yaml states it).
  */
-import type { Database } from '../db/database.ts';
-import { conflict, isCheckViolation, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
+import type { Database } from '../../db/database.ts';
+import { conflict, isCheckViolation, isUniqueViolation, notFound, validationFailed } from '../../errors.ts';
 import * as repo from './tenants.repository.ts';
 
 export type { TenantRecord } from './tenants.repository.ts';

@@ -21,7 +21,7 @@ export function findUsersByIds(db: Executor, ids: readonly string[]): Promise<Us
   return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
 }
 
-/** Active users, of `tenantId` only unless it is null (src/content/user-directory.ts decides which). */
+/** Active users, of `tenantId` only unless it is null (src/users/user-directory.ts decides which). */
 export function directory(db: Executor, tenantId: string | null) {
   const active = db.selectFrom('users').where('active', '=', true);
   return tenantId === null ? active : active.where('tenant_id', '=', tenantId);

@@ -11,12 +11,12 @@
  * deactivated or deleted, by this service or by any plain UPDATE or DELETE (decision 63).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { SESSION_TOKEN_PREFIX, SESSION_TOKEN_SHAPE, type SubjectStatus } from '../auth/credentials.ts';
-import type { Epoched, EpochedCredentialStore, EpochedSession } from '../auth/credential-cache.ts';
-import type { UsersRow } from '../../generated/db/types.ts';
-import { findUserById } from '../content/users.repository.ts';
-import type { Database } from '../db/database.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { SESSION_TOKEN_PREFIX, SESSION_TOKEN_SHAPE, type SubjectStatus } from '../../auth/credentials.ts';
+import type { Epoched, EpochedCredentialStore, EpochedSession } from '../../auth/credential-cache.ts';
+import type { UsersRow } from '../../../generated/db/types.ts';
+import { findUserById } from '../../users/users.repository.ts';
+import type { Database } from '../../db/database.ts';
+import { notFound, validationFailed } from '../../errors.ts';
 import * as repo from './sessions.repository.ts';
 
 export type { SessionRecord } from './sessions.repository.ts';

@@ -1,5 +1,5 @@
 /**
- * The /scim/v2 scope: a sibling of the admin scope (identity.plugin.ts) with its own authentication
+ * The SCIM plugin, the /scim/v2 scope: a sibling of the tenants plugin (src/identity/tenants/) with its own authentication
  * (a tenant's SCIM token, not a JWT), its own body parser (application/scim+json) and its own error
  * and not-found handlers, so that every answer under /scim/v2, failures included (401, unknown route,
  * wrong method, malformed JSON, 413, 415), is SCIM: application/scim+json, the SCIM error message.
@@ -29,13 +29,13 @@ export const SCIM_PREFIX = '/scim/v2';
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-interface ScimScopeOptions {
+interface ScimPluginOptions {
   services: Pick<Services, 'scimTokens' | 'scimUsers' | 'scimGroups'>;
   baseUrl: string;
 }
 
 /** Register with `{ prefix: SCIM_PREFIX }`: the not-found handler then answers for that prefix only. */
-export const scimScope: FastifyPluginAsync<ScimScopeOptions> = async (scim, { services, baseUrl }) => {
+export const scimPlugin: FastifyPluginAsync<ScimPluginOptions> = async (scim, { services, baseUrl }) => {
   registerScimScope(scim, {
     tenantForToken: (token) => services.scimTokens.tenantForToken(token),
     handlers: scimHandlers(services, baseUrl),

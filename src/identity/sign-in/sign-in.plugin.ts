@@ -4,14 +4,14 @@
  */
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
-import type { operations } from '../../generated/openapi/auth.ts';
-import * as bodies from '../../generated/validators/auth.bodies.js';
-import * as params from '../../generated/validators/auth.params.js';
-import { bearerAuthentication } from '../auth/bearer-hook.ts';
-import type { Database } from '../db/database.ts';
-import { registerOperations } from '../http/openapi-routes.ts';
-import type { AreaOptions } from '../services.ts';
-import { MAX_SAML_RESPONSE_BYTES } from './saml/saml-response-guard.ts';
+import type { operations } from '../../../generated/openapi/auth.ts';
+import * as bodies from '../../../generated/validators/auth.bodies.js';
+import * as params from '../../../generated/validators/auth.params.js';
+import { bearerAuthentication } from '../../auth/bearer-hook.ts';
+import type { Database } from '../../db/database.ts';
+import { registerOperations } from '../../http/openapi-routes.ts';
+import type { AreaOptions } from '../../services.ts';
+import { MAX_SAML_RESPONSE_BYTES } from '../saml/saml-response-guard.ts';
 import { signInHandlers } from './sign-in.handlers.ts';
 
 interface SignInPluginOptions extends AreaOptions<'accounts' | 'identityProviders' | 'sessions' | 'saml' | 'oidc'> {

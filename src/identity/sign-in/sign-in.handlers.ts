@@ -4,15 +4,15 @@
  * (single sign-on) or the token in the body (password sign-in).
  */
 import type { FastifyReply } from 'fastify';
-import type { operations } from '../../generated/openapi/auth.ts';
-import { clearedSessionCookieHeader, replaceCookie, sessionCookieHeader } from '../auth/session-cookie.ts';
-import { findUserById } from '../content/users.repository.ts';
-import type { Database } from '../db/database.ts';
-import { unauthenticated } from '../errors.ts';
-import type { OperationHandlers, ReplyHeaders } from '../http/openapi-routes.ts';
-import type { Services } from '../services.ts';
-import type { SignedIn } from './sign-in/accounts.service.ts';
-import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './sign-in/browser-binding.ts';
+import type { operations } from '../../../generated/openapi/auth.ts';
+import { clearedSessionCookieHeader, replaceCookie, sessionCookieHeader } from '../../auth/session-cookie.ts';
+import { findUserById } from '../../users/users.repository.ts';
+import type { Database } from '../../db/database.ts';
+import { unauthenticated } from '../../errors.ts';
+import type { OperationHandlers, ReplyHeaders } from '../../http/openapi-routes.ts';
+import type { Services } from '../../services.ts';
+import type { SignedIn } from './accounts.service.ts';
+import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './browser-binding.ts';
 import { toDiscovery, toSession, toSignedIn, toSignInReport } from './sign-in.representation.ts';
 
 interface SignInOptions {

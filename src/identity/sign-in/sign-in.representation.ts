@@ -1,10 +1,10 @@
 /** JSON shapes of openapi/auth.yaml. */
-import type { components } from '../../generated/openapi/auth.ts';
-import type { UsersRow } from '../../generated/db/types.ts';
-import { PLATFORM_TENANT, type Principal } from '../auth/principal.ts';
-import type { IdentityProvider } from './providers/provider-settings.ts';
+import type { components } from '../../../generated/openapi/auth.ts';
+import type { UsersRow } from '../../../generated/db/types.ts';
+import { PLATFORM_TENANT, type Principal } from '../../auth/principal.ts';
+import type { IdentityProvider } from '../providers/provider-settings.ts';
 import type { SessionRecord } from './sessions.service.ts';
-import type { SignedIn, SignInReport } from './sign-in/accounts.service.ts';
+import type { SignedIn, SignInReport } from './accounts.service.ts';
 
 type Schemas = components['schemas'];
 

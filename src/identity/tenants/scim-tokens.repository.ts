@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { NewScimTokensRow, ScimTokensRow } from '../../generated/db/types.ts';
-import type { Executor } from '../db/transaction.ts';
+import type { NewScimTokensRow, ScimTokensRow } from '../../../generated/db/types.ts';
+import type { Executor } from '../../db/transaction.ts';
 
 /** A token as stored and listed: its digest never leaves this module. */
 export type ScimTokenRecord = Omit<ScimTokensRow, 'token_sha256'>;

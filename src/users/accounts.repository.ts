@@ -1,6 +1,12 @@
+/**
+ * The users rows as sign-in keeps them: password and provider accounts of a tenant found by address,
+ * created (local, SAML, OpenID Connect), their address proof, a provider's refresh of their names and
+ * roles, and the move of a domain's accounts into the tenant that verified it. SCIM's writes are in
+ * provisioned-users.repository.ts, the profile's in users.repository.ts.
+ */
 import { sql } from 'kysely';
-import type { NewUsersRow, UsersRow } from '../../../generated/db/types.ts';
-import type { Executor } from '../../db/transaction.ts';
+import type { NewUsersRow, UsersRow } from '../../generated/db/types.ts';
+import type { Executor } from '../db/transaction.ts';
 
 export function findUserByEmail(db: Executor, tenantId: string, email: string): Promise<UsersRow | undefined> {
   return db
@@ -110,17 +116,6 @@ export function refreshFromProvider(
     .executeTakeFirstOrThrow();
 }
 
-/** The display names of the SCIM groups the user is a member of. */
-export async function groupNamesOfUser(db: Executor, userId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('group_members as m')
-    .innerJoin('groups as g', 'g.id', 'm.group_id')
-    .select('g.display_name')
-    .where('m.user_id', '=', userId)
-    .execute();
-  return rows.map((r) => r.display_name);
-}
-
 /**
  * Moves the platform tenant's password accounts at `domain` into `tenantId`, which has just verified
  * it: sign-in looks an address up in the tenant its domain routes to, so an account left behind could
@@ -150,13 +145,4 @@ export async function moveAccountsOfDomain(db: Executor, platformTenant: string,
     .returning('u.id')
     .execute();
   return rows.map((r) => r.id);
-}
-
-/** Ends a moved user's memberships of its former tenant's groups: a group never reaches across tenants. */
-export async function leaveGroupsOutside(db: Executor, userId: string, tenantId: string): Promise<void> {
-  await db
-    .deleteFrom('group_members')
-    .where('user_id', '=', userId)
-    .where('group_id', 'not in', (eb) => eb.selectFrom('groups').select('id').where('tenant_id', '=', tenantId))
-    .execute();
 }

@@ -5,8 +5,8 @@
  * there is nothing to guess from a leaked digest, and one indexed look-up keeps the check cheap.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from '../db/database.ts';
-import { notFound } from '../errors.ts';
+import type { Database } from '../../db/database.ts';
+import { notFound } from '../../errors.ts';
 import * as repo from './scim-tokens.repository.ts';
 import type { TenantsService } from './tenants.service.ts';
 

@@ -1,6 +1,6 @@
 /** JSON shapes of openapi/admin.yaml: tenants and SCIM tokens (a token's value only when issued). */
-import type { components } from '../../generated/openapi/admin.ts';
-import { pageMetadata } from '../paging.ts';
+import type { components } from '../../../generated/openapi/admin.ts';
+import { pageMetadata } from '../../paging.ts';
 import type { IssuedScimToken, ScimTokenRecord } from './scim-tokens.service.ts';
 import type { TenantRecord } from './tenants.service.ts';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { NewSessionsRow, SessionsRow } from '../../generated/db/types.ts';
-import { preparedName } from '../db/prepared-statements.ts';
-import type { Executor } from '../db/transaction.ts';
+import type { NewSessionsRow, SessionsRow } from '../../../generated/db/types.ts';
+import { preparedName } from '../../db/prepared-statements.ts';
+import type { Executor } from '../../db/transaction.ts';
 
 /** A session as stored and listed: its digest never leaves this module. */
 export type SessionRecord = Omit<SessionsRow, 'token_sha256'>;
