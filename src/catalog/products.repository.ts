@@ -10,6 +10,7 @@ import type {
 } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
 import { versionCondition, type ExpectedVersions } from '../db/versioning.ts';
+import { deleteBlobs } from '../files/blobs.repository.ts';
 import { relevance, searchCondition, searchTerms } from './products.search.ts';
 
 export interface ProductAttribute {
@@ -163,15 +164,10 @@ export async function replaceAttributes(db: Executor, productId: string, attribu
 export async function deleteProduct(db: Executor, id: string): Promise<boolean> {
   const blobs = await db.selectFrom('product_images').select('blob_id').where('product_id', '=', id).execute();
   const result = await db.deleteFrom('products').where('id', '=', id).executeTakeFirst();
-  if (blobs.length)
-    await db
-      .deleteFrom('blobs')
-      .where(
-        'id',
-        'in',
-        blobs.map((b) => b.blob_id),
-      )
-      .execute();
+  await deleteBlobs(
+    db,
+    blobs.map((b) => b.blob_id),
+  );
   return result.numDeletedRows > 0n;
 }
 

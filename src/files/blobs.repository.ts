@@ -35,3 +35,8 @@ export async function* readBlob(db: Executor, blobId: string): AsyncGenerator<Bu
     yield Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   }
 }
+
+/** Deletes the blobs (their chunks go with them: ON DELETE CASCADE). */
+export async function deleteBlobs(db: Executor, blobIds: readonly string[]): Promise<void> {
+  if (blobIds.length) await db.deleteFrom('blobs').where('id', 'in', blobIds).execute();
+}

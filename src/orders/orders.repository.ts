@@ -65,22 +65,6 @@ export async function findOrder(db: Executor, id: string): Promise<OrderRecord |
   return (await orderQuery(db).where('orders.id', '=', id).executeTakeFirst()) as OrderRecord | undefined;
 }
 
-/** Takes the stock if enough is left, atomically; returns the product's snapshot, or undefined. */
-export function takeStock(db: Executor, productId: string, quantity: number) {
-  return db
-    .updateTable('products')
-    .set({ stock_quantity: sql<number>`stock_quantity - ${quantity}` })
-    .where('id', '=', productId)
-    .where('stock_quantity', '>=', quantity)
-    .returning(['id', 'name', 'price'])
-    .executeTakeFirst();
-}
-
-export async function stockOf(db: Executor, productId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('products').select('stock_quantity').where('id', '=', productId).executeTakeFirst();
-  return row?.stock_quantity;
-}
-
 /**
  * A line as the caller gives it (`unit_price`: the product's numeric price as text); insertOrder
  * sets the order, the position (the line's index) and `line_total` (computed in SQL numeric).

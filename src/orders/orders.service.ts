@@ -9,6 +9,7 @@ import { inTransaction, type Executor } from '../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../db/versioning.ts';
 import { conflict, forbidden, notFound, validationFailed, VersionMismatch, type Violation } from '../errors.ts';
 import { productNotFound } from '../catalog/products.service.ts';
+import { stockOf, takeStock } from '../catalog/stock.repository.ts';
 import { assertCustomerAccess } from './access.ts';
 import { findCustomer } from './customers.repository.ts';
 import { customerNotFound } from './customers.service.ts';
@@ -59,9 +60,9 @@ export class OrdersService {
       const byProduct = [...command.items].sort((a, b) => (a.productId < b.productId ? -1 : 1));
       const snapshots = new Map<string, { name: string; price: string }>();
       for (const item of byProduct) {
-        const taken = await repo.takeStock(trx, item.productId, item.quantity);
+        const taken = await takeStock(trx, item.productId, item.quantity);
         if (!taken) {
-          const available = await repo.stockOf(trx, item.productId);
+          const available = await stockOf(trx, item.productId);
           if (available === undefined) throw productNotFound(item.productId);
           throw conflict(
             `Insufficient stock for product ${item.productId}: ${available} available, ${item.quantity} requested`,
