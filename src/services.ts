@@ -146,8 +146,8 @@ export function createServices(
     identityProviders,
     domains,
     accounts,
-    saml: new SamlSignOn(db, identityProviders, accounts, config.baseUrl),
-    oidc: new OidcSignOn(db, identityProviders, accounts, sessions, oidcConfigurations, config.baseUrl),
+    saml: new SamlSignOn(db, identityProviders, config.baseUrl),
+    oidc: new OidcSignOn(db, identityProviders, sessions, oidcConfigurations, config.baseUrl),
   };
 }
 

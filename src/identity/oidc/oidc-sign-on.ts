@@ -13,7 +13,7 @@ import { AppError, notFound } from '../../errors.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
 import type { SessionsService } from '../sign-in/sessions.service.ts';
-import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
+import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
@@ -25,8 +25,6 @@ const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 const LOGOUT_TOKEN_MAX_AGE_S = 5 * 60;
 
 type OidcProvider = IdentityProvider & { protocol: 'oidc' };
-
-type OidcCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
 
 /** A refused sign-in: the caller's doing (or an attacker's), never the server's; no session is made. */
 class OidcRejected extends AppError {
@@ -51,7 +49,6 @@ export class OidcSignOn {
   constructor(
     private readonly db: Database,
     private readonly providers: IdentityProvidersService,
-    private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
     private readonly configurations: OidcConfigurations,
     private readonly baseUrl: string,
@@ -97,7 +94,7 @@ export class OidcSignOn {
   }
 
   /** Completes a sign-in from the callback's query string, in the browser that brings `browserCookie`. */
-  async callback(tenantId: string, query: URLSearchParams, browserCookie: string | null): Promise<OidcCallbackResult> {
+  async callback(tenantId: string, query: URLSearchParams, browserCookie: string | null): Promise<VerifiedSignIn> {
     const provider = await this.oidcProvider(tenantId);
     const stateValue = query.get('state');
     if (!stateValue) throw new OidcRejected('callback refused: it has no state');
@@ -142,8 +139,7 @@ export class OidcSignOn {
       attributes,
       idpSessionId: typeof claims.sid === 'string' ? claims.sid : null,
     };
-    if (request.test) return { kind: 'test', report: await this.accounts.testSignIn(provider, identity) };
-    return { kind: 'signed-in', signedIn: await this.accounts.signInExternal(provider, identity), returnTo: request.return_to };
+    return { provider, identity, test: request.test, returnTo: request.return_to };
   }
 
   /** Validates a back-channel `logout_token` and revokes the sessions it names; how many. */

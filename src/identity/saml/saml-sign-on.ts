@@ -21,7 +21,7 @@ import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { IdentityProvider, SamlSettings } from '../providers/provider-settings.ts';
-import type { AccountsService, SignedIn, SignInReport } from '../sign-in/accounts.service.ts';
+import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
@@ -32,8 +32,6 @@ const REQUEST_TTL_S = 10 * 60;
 const CLOCK_SKEW_MS = 60_000;
 /** The "short NotOnOrAfter window" of unsolicited responses: an assertion older than this is refused. */
 const MAX_ASSERTION_AGE_MS = 5 * 60_000;
-
-type SamlCallbackResult = { kind: 'signed-in'; signedIn: SignedIn; returnTo: string } | { kind: 'test'; report: SignInReport };
 
 interface SamlServiceProvider {
   entityId: string;
@@ -97,7 +95,6 @@ export class SamlSignOn {
   constructor(
     private readonly db: Database,
     private readonly providers: IdentityProvidersService,
-    private readonly accounts: AccountsService,
     private readonly baseUrl: string,
   ) {}
 
@@ -157,7 +154,7 @@ export class SamlSignOn {
     tenantId: string,
     form: { SAMLResponse?: unknown; RelayState?: unknown },
     browserCookie: string | null,
-  ): Promise<SamlCallbackResult> {
+  ): Promise<VerifiedSignIn> {
     const provider = await this.samlProvider(tenantId);
     const { acsUrl } = serviceProviderOf(this.baseUrl, tenantId);
     if (typeof form.SAMLResponse !== 'string' || !form.SAMLResponse) throw new SamlRejected('the form has no SAMLResponse');
@@ -220,8 +217,7 @@ export class SamlSignOn {
       attributes: (profile.attributes as Record<string, unknown> | undefined) ?? {},
       idpSessionId: profile.sessionIndex ?? null,
     };
-    if (test) return { kind: 'test', report: await this.accounts.testSignIn(provider, identity) };
-    return { kind: 'signed-in', signedIn: await this.accounts.signInExternal(provider, identity), returnTo };
+    return { provider, identity, test, returnTo };
   }
 
   /** The service provider metadata a tenant gives its identity provider. */

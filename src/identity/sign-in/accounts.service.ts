@@ -29,7 +29,7 @@ import { groupNamesOfUser } from './memberships.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
 
 /** What a provider asserted about the person signing in. */
-interface ExternalIdentity {
+export interface ExternalIdentity {
   protocol: 'saml' | 'oidc';
   /** SAML NameID, OIDC `sub`. */
   subject: string;
@@ -37,6 +37,18 @@ interface ExternalIdentity {
   attributes: Record<string, unknown>;
   /** OIDC `sid`, SAML SessionIndex. */
   idpSessionId: string | null;
+}
+
+/**
+ * What an identity provider's callback established (saml/saml-sign-on.ts, oidc/oidc-sign-on.ts):
+ * the provider, who it vouched for, and where the browser goes next; `test` for a test sign-in,
+ * which the handler reports (`testSignIn`) instead of signing in (`signInExternal`).
+ */
+export interface VerifiedSignIn {
+  provider: IdentityProvider;
+  identity: ExternalIdentity;
+  test: boolean;
+  returnTo: string;
 }
 
 export interface MappedIdentity {

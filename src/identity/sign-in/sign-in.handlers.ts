@@ -11,7 +11,7 @@ import type { Database } from '../../db/database.ts';
 import { unauthenticated } from '../../errors.ts';
 import type { OperationHandlers, ReplyHeaders } from '../../http/openapi-routes.ts';
 import type { Services } from '../../services.ts';
-import type { SignedIn } from './accounts.service.ts';
+import type { SignedIn, VerifiedSignIn } from './accounts.service.ts';
 import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './browser-binding.ts';
 import { toDiscovery, toSession, toSignedIn, toSignInReport } from './sign-in.representation.ts';
 
@@ -44,6 +44,17 @@ export function signInHandlers(
     if (binding) replaceCookie(reply, bindingCookieHeader(binding.value, SIGN_IN_COOKIE_TTL_S, cookie.secure));
     reply.header('Cache-Control', 'no-store');
     return reply.redirect(url, 302);
+  };
+
+  /**
+   * A provider's callback verified someone (saml.callback, oidc.callback): a test sign-in shows what
+   * was received, a real one signs in and sends the browser on, without the binding cookie.
+   */
+  const finishSignIn = async (reply: ReplyHeaders & Pick<FastifyReply, 'redirect'>, verified: VerifiedSignIn) => {
+    if (verified.test) return toSignInReport(await accounts.testSignIn(verified.provider, verified.identity));
+    setSessionCookie(reply, await accounts.signInExternal(verified.provider, verified.identity));
+    replaceCookie(reply, clearedBindingCookieHeader(cookie.secure));
+    return reply.redirect(verified.returnTo, 302);
   };
 
   return {
@@ -101,13 +112,8 @@ export function signInHandlers(
 
     samlLogin: async (request, reply) => startSignIn(reply, await saml.loginUrl(request.params.tenantId, request.query.returnTo)),
 
-    samlCallback: async (request, reply) => {
-      const result = await saml.callback(request.params.tenantId, request.body, bindingOf(request.raw));
-      if (result.kind === 'test') return toSignInReport(result.report);
-      setSessionCookie(reply, result.signedIn);
-      replaceCookie(reply, clearedBindingCookieHeader(cookie.secure));
-      return reply.redirect(result.returnTo, 302);
-    },
+    samlCallback: async (request, reply) =>
+      finishSignIn(reply, await saml.callback(request.params.tenantId, request.body, bindingOf(request.raw))),
 
     samlMetadata: async (request, reply) =>
       reply.type('application/samlmetadata+xml; charset=utf-8').send(await saml.metadata(request.params.tenantId)),
@@ -116,11 +122,7 @@ export function signInHandlers(
 
     oidcCallback: async (request, reply) => {
       const query = new URLSearchParams(request.url.split('?')[1] ?? '');
-      const result = await oidc.callback(request.params.tenantId, query, bindingOf(request.raw));
-      if (result.kind === 'test') return toSignInReport(result.report);
-      setSessionCookie(reply, result.signedIn);
-      replaceCookie(reply, clearedBindingCookieHeader(cookie.secure));
-      return reply.redirect(result.returnTo, 302);
+      return finishSignIn(reply, await oidc.callback(request.params.tenantId, query, bindingOf(request.raw)));
     },
 
     oidcBackchannelLogout: async (request, reply) => {
