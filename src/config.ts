@@ -314,7 +314,7 @@ export function loadConfig(
   if (disabled <= degraded) {
     throw new ConfigError('WEBHOOK_DISABLED_AFTER', `must be greater than WEBHOOK_DEGRADED_AFTER (${degraded})`);
   }
-  const logLevel = env.LOG_LEVEL?.trim() || (nodeEnv === 'test' ? 'silent' : 'info');
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }

@@ -106,7 +106,7 @@ t.test('npm run worker refuses the embedded database with one clear line', async
   ensureDistBuilt();
   const child = spawn(process.execPath, [...SERVER_V8_FLAGS, 'dist/src/worker.js'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: 'memory:', NODE_ENV: 'test' },
+    env: { ...process.env, DATABASE_URL: 'memory:', NODE_ENV: 'test', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
