@@ -24,7 +24,11 @@ function scimToken(args: string[], env: Record<string, string>): Promise<Run> {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'scripts/scim-token.ts', ...args],
-      { cwd: root, env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, ...env }, encoding: 'utf8' },
+      {
+        cwd: root,
+        env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, ...env },
+        encoding: 'utf8',
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
