@@ -112,7 +112,6 @@ export function createServices(
   const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
   const accounts = new AccountsService(
     db,
-    sessions,
     domains,
     identityProviders,
     new AttemptBudget(db, config.signInBudgets),

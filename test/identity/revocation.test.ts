@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { seed } from '../graphql/gql.ts';
+import { revokeSessionsOfUser } from '../../src/identity/sign-in/sessions.repository.ts';
 import { closedWithin, socket, statuses } from './credential-probes.ts';
 
 const server: TestServer = await sharedServer();
@@ -56,12 +57,12 @@ t.test('revoking all sessions of a user', async (t) => {
   await Promise.all([...sockets, other].map((s) => s.connected));
 
   const at = Date.now();
-  t.equal(await sessions.revokeAllOfUser(bob.id), 2);
+  t.equal(await revokeSessionsOfUser(db, bob.id), 2);
   for (const s of mine) t.same(await statuses(t, server, s.token), [401, 401]);
   for (const s of sockets) t.equal((await closedWithin(s, at, 1000)).code, 4403);
   t.same(await statuses(t, server, theirs.token), [200, 200], "another user's session is untouched");
   t.ok(other.isOpen());
-  t.equal(await sessions.revokeAllOfUser(bob.id), 0, 'nothing left to revoke');
+  t.equal(await revokeSessionsOfUser(db, bob.id), 0, 'nothing left to revoke');
 });
 
 t.test('deactivating the user with a plain UPDATE refuses its sessions and JWTs at once', async (t) => {

@@ -22,8 +22,8 @@ import type { MailTransport } from '../domains/mail-transport.ts';
 import { domainOfEmail } from '../domains/domains.service.ts';
 import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
 import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
-import { hasHeldSession } from './sessions.repository.ts';
-import type { IssuedSession, SessionsService } from './sessions.service.ts';
+import { hasHeldSession, revokeSessionsOfUser } from './sessions.repository.ts';
+import type { IssuedSession, SessionOptions } from './sessions.service.ts';
 import * as repo from '../../users/accounts.repository.ts';
 import { groupNamesOfUser } from './memberships.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
@@ -79,7 +79,7 @@ type ExternalSignInDecision = { mapped: MappedIdentity; providerRoles: string[] 
 );
 
 /** What registering does: signs in, or waits for the code mailed to the address. */
-type Registered = ({ kind: 'signed-in' } & SignedIn) | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
+type Registered = ({ kind: 'signed-in' } & Accepted) | { kind: 'proof-required'; user: UsersRow; sentTo: string; expiresAt: Date };
 
 const ADDRESS_CODE_TTL_S = 30 * 60;
 /** Wrong guesses at one code before it is spent (8 digits: a guess in 20 million). */
@@ -87,6 +87,16 @@ const ADDRESS_CODE_MAX_ATTEMPTS = 5;
 const digestOf = (code: string) => createHash('sha256').update(code).digest();
 const codeOutstanding = (user: UsersRow) => user.email_code_expires_at !== null && user.email_code_expires_at.getTime() > Date.now();
 
+/**
+ * Who signs in, and the session they are to have (roles, how they signed in): the handler opens it
+ * (SessionsService.createFor), so deciding who may sign in and issuing sessions stay two services.
+ */
+export interface Accepted {
+  user: UsersRow;
+  session: SessionOptions;
+}
+
+/** A sign-in done: the user and the session opened for them. */
 export interface SignedIn {
   session: IssuedSession;
   user: UsersRow;
@@ -123,7 +133,6 @@ const invalidCredentials = () => unauthenticated('The e-mail address or the pass
 export class AccountsService {
   constructor(
     private readonly db: Database,
-    private readonly sessions: SessionsService,
     private readonly domains: DomainsService,
     private readonly providers: IdentityProvidersService,
     private readonly budget: AttemptBudget,
@@ -183,11 +192,11 @@ export class AccountsService {
       throw error;
     }
     if (proofRequired) return { kind: 'proof-required', user, ...(await this.mailAddressCode(user)) };
-    return { kind: 'signed-in', user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
+    return { kind: 'signed-in', user, session: { roles: user.roles, authMethod: 'local' } };
   }
 
   /** Completes a registration that needed proof of the mailbox: the code mailed to the address signs it in. */
-  async verifyEmail(input: { email: string; code: string }, clientAddress: string): Promise<SignedIn> {
+  async verifyEmail(input: { email: string; code: string }, clientAddress: string): Promise<Accepted> {
     const email = input.email.trim().toLowerCase();
     await this.budget.spend('login', clientAddress, email);
     const { tenantId } = await this.tenantOf(email);
@@ -199,7 +208,7 @@ export class AccountsService {
     if (counted.email_code_attempts > ADDRESS_CODE_MAX_ATTEMPTS) throw refused();
     if (!timingSafeEqual(digestOf(input.code.trim()), Buffer.from(user.email_code_sha256, 'hex'))) throw refused();
     const proven = await repo.markEmailProven(this.db, user.id);
-    return { user: proven, session: await this.sessions.createFor(proven, { roles: proven.roles, authMethod: 'local' }) };
+    return { user: proven, session: { roles: proven.roles, authMethod: 'local' } };
   }
 
   private async mailAddressCode(user: UsersRow): Promise<{ sentTo: string; expiresAt: Date }> {
@@ -213,7 +222,7 @@ export class AccountsService {
     return { sentTo: user.email, expiresAt: stored.email_code_expires_at! };
   }
 
-  async login(input: { email: string; password: string }, clientAddress: string): Promise<SignedIn> {
+  async login(input: { email: string; password: string }, clientAddress: string): Promise<Accepted> {
     const email = input.email.trim().toLowerCase();
     await this.budget.spend('login', clientAddress, email);
     const { tenantId, enforceSso } = await this.tenantOf(email);
@@ -230,7 +239,7 @@ export class AccountsService {
       if (!codeOutstanding(user)) await this.mailAddressCode(user);
       throw new AppError('FORBIDDEN', 'Confirm the e-mail address first: type back the code mailed to it', 'EMAIL_NOT_VERIFIED');
     }
-    return { user, session: await this.sessions.createFor(user, { roles: user.roles, authMethod: 'local' }) };
+    return { user, session: { roles: user.roles, authMethod: 'local' } };
   }
 
   /**
@@ -255,7 +264,7 @@ export class AccountsService {
   }
 
   /** Signs in the person a tenant's provider vouched for, creating or refreshing their account. */
-  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity): Promise<SignedIn> {
+  async signInExternal(provider: IdentityProvider, identity: ExternalIdentity): Promise<Accepted> {
     const decision = await this.decide(provider, identity);
     if (decision.kind === 'refused') throw unauthenticated(decision.refusal);
     const { existing, mapped, providerRoles } = decision;
@@ -265,7 +274,7 @@ export class AccountsService {
     // without the password whoever registered it chose (account pre-hijack).
     if (existing && existing.email_verified_at === null) {
       await repo.claimUnprovenAccount(this.db, existing.id, identity.protocol);
-      await this.sessions.revokeAllOfUser(existing.id);
+      await revokeSessionsOfUser(this.db, existing.id);
     }
     const user = existing
       ? await repo.refreshFromProvider(this.db, existing.id, {
@@ -275,13 +284,10 @@ export class AccountsService {
           roles: providerRoles,
         })
       : await this.provision(tenantId, identity.protocol, mapped, providerRoles);
-    const session = await this.sessions.createFor(user, {
-      roles: providerRoles,
-      authMethod: identity.protocol,
-      idpSessionId: identity.idpSessionId,
-      idpSubject: identity.subject,
-    });
-    return { user, session };
+    return {
+      user,
+      session: { roles: providerRoles, authMethod: identity.protocol, idpSessionId: identity.idpSessionId, idpSubject: identity.subject },
+    };
   }
 
   /** The checks of an external sign-in, in order; the first that fails is the refusal. */

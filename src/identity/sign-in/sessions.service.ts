@@ -32,7 +32,7 @@ export interface IssuedSession {
   token: string;
 }
 
-interface SessionOptions {
+export interface SessionOptions {
   roles?: readonly string[];
   /** How the user signed in: `api` for sessions an operator creates directly. */
   authMethod?: 'api' | 'local' | 'saml' | 'oidc';
@@ -97,11 +97,6 @@ export class SessionsService implements EpochedCredentialStore {
   /** Revokes the live sessions a provider's back-channel logout names (its `sid`, else its `sub`); how many. */
   revokeByProviderSession(tenantId: string, by: { sid?: string; sub?: string }): Promise<number> {
     return repo.revokeSessionsByProvider(this.db, tenantId, by);
-  }
-
-  /** Revokes every live session of the user (sign-out everywhere); how many there were. */
-  revokeAllOfUser(userId: string): Promise<number> {
-    return repo.revokeSessionsOfUser(this.db, userId);
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Database } from '../../db/database.ts';
 import { unauthenticated } from '../../errors.ts';
 import type { OperationHandlers, ReplyHeaders } from '../../http/openapi-routes.ts';
 import type { Services } from '../../services.ts';
-import type { SignedIn, VerifiedSignIn } from './accounts.service.ts';
+import type { Accepted, SignedIn, VerifiedSignIn } from './accounts.service.ts';
 import { bindingCookieHeader, bindingOf, clearedBindingCookieHeader, type SignInStart } from './browser-binding.ts';
 import { toDiscovery, toSession, toSignedIn, toSignInReport } from './sign-in.representation.ts';
 
@@ -32,11 +32,14 @@ export function signInHandlers(
   const { accounts, identityProviders, sessions, saml, oidc } = services;
   const cookie = { secure: new URL(baseUrl).protocol === 'https:' };
 
-  const setSessionCookie = (reply: ReplyHeaders, { session }: SignedIn) => {
+  /** Opens the session accounts accepted and sets its cookie: the user signed in. */
+  const openSession = async (reply: ReplyHeaders, accepted: Accepted): Promise<SignedIn> => {
+    const session = await sessions.createFor(accepted.user, accepted.session);
     const maxAge = Math.max(0, Math.floor((session.record.expires_at.getTime() - Date.now()) / 1000));
     replaceCookie(reply, sessionCookieHeader(session.token, maxAge, cookie));
     // The session token is a credential: no cache may keep a response that carries it.
     reply.header('Cache-Control', 'no-store');
+    return { user: accepted.user, session };
   };
 
   /** The redirect to the provider, with the cookie that binds the sign-in to this browser. */
@@ -52,7 +55,7 @@ export function signInHandlers(
    */
   const finishSignIn = async (reply: ReplyHeaders & Pick<FastifyReply, 'redirect'>, verified: VerifiedSignIn) => {
     if (verified.test) return toSignInReport(await accounts.testSignIn(verified.provider, verified.identity));
-    setSessionCookie(reply, await accounts.signInExternal(verified.provider, verified.identity));
+    await openSession(reply, await accounts.signInExternal(verified.provider, verified.identity));
     replaceCookie(reply, clearedBindingCookieHeader(cookie.secure));
     return reply.redirect(verified.returnTo, 302);
   };
@@ -69,20 +72,15 @@ export function signInHandlers(
         reply.code(202).header('Cache-Control', 'no-store');
         return { status: 'proof-required' as const, sentTo: registered.sentTo, expiresAt: registered.expiresAt.toISOString() };
       }
-      setSessionCookie(reply.code(201), registered);
-      return toSignedIn(registered);
+      return toSignedIn(await openSession(reply.code(201), registered));
     },
 
     verifyEmail: async (request, reply) => {
-      const signedIn = await accounts.verifyEmail(request.body, request.ip);
-      setSessionCookie(reply, signedIn);
-      return toSignedIn(signedIn);
+      return toSignedIn(await openSession(reply, await accounts.verifyEmail(request.body, request.ip)));
     },
 
     login: async (request, reply) => {
-      const signedIn = await accounts.login(request.body, request.ip);
-      setSessionCookie(reply, signedIn);
-      return toSignedIn(signedIn);
+      return toSignedIn(await openSession(reply, await accounts.login(request.body, request.ip)));
     },
 
     getSession: async (request) => {
