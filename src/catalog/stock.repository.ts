@@ -20,3 +20,11 @@ export async function stockOf(db: Executor, productId: string): Promise<number |
   const row = await db.selectFrom('products').select('stock_quantity').where('id', '=', productId).executeTakeFirst();
   return row?.stock_quantity;
 }
+
+/** Returns an order's quantities (its `order_items`) to the products that still exist. */
+export async function releaseStock(db: Executor, orderId: string): Promise<void> {
+  await sql`
+    update products set stock_quantity = products.stock_quantity + order_items.quantity
+    from order_items
+    where order_items.order_id = ${orderId} and products.id = order_items.product_id`.execute(db);
+}

@@ -126,14 +126,6 @@ export async function transition(
   return result.numUpdatedRows > 0n;
 }
 
-/** Returns the order's quantities to the products that still exist. */
-export async function releaseStock(db: Executor, orderId: string): Promise<void> {
-  await sql`
-    update products set stock_quantity = products.stock_quantity + order_items.quantity
-    from order_items
-    where order_items.order_id = ${orderId} and products.id = order_items.product_id`.execute(db);
-}
-
 export interface OrderPageQuery {
   /** Only orders of customers owned by this user; null for every order. */
   ownerId: string | null;

@@ -9,7 +9,7 @@ import { inTransaction, type Executor } from '../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../db/versioning.ts';
 import { conflict, forbidden, notFound, validationFailed, VersionMismatch, type Violation } from '../errors.ts';
 import { productNotFound } from '../catalog/products.service.ts';
-import { stockOf, takeStock } from '../catalog/stock.repository.ts';
+import { releaseStock, stockOf, takeStock } from '../catalog/stock.repository.ts';
 import { assertCustomerAccess } from './access.ts';
 import { findCustomer } from './customers.repository.ts';
 import { customerNotFound } from './customers.service.ts';
@@ -102,7 +102,7 @@ export class OrdersService {
 
   /** Cancelling returns the reserved stock in the same transaction as the status change. */
   cancel(actor: Principal, id: string, expected?: ExpectedVersions): Promise<repo.OrderRecord> {
-    return this.apply(actor, id, 'cancel', expected, {}, (trx) => repo.releaseStock(trx, id));
+    return this.apply(actor, id, 'cancel', expected, {}, (trx) => releaseStock(trx, id));
   }
 
   ship(
