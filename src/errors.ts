@@ -98,6 +98,12 @@ export function isCheckViolation(error: unknown, constraint?: string): boolean {
   return e?.code === '23514' && (constraint === undefined || e.constraint === constraint);
 }
 
+/** PostgreSQL foreign_key_violation (a row names a row that does not exist), same SQLSTATE on both drivers. */
+export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
+  const e = error as { code?: string; constraint?: string } | null;
+  return e?.code === '23503' && (constraint === undefined || e.constraint === constraint);
+}
+
 /**
  * Whether `error` says the database cannot be reached right now (stopped, restarting, refusing
  * connections, a connection ended under a query), rather than that the request or the code is wrong:

@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 "use strict";
 export const createWebhookEndpoint_body = validate20;
-const schema31 = {"$ref":"#/$defs/CreateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"CreateWebhookEndpointRequest":{"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"createWebhookEndpoint_body"};
-const schema32 = {"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}};
+const schema31 = {"$ref":"#/$defs/CreateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"CreateWebhookEndpointRequest":{"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"tenant_id":{"description":"The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN.","type":["string","null"],"minLength":1,"maxLength":64},"all_tenants":{"description":"A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).","type":"boolean","default":false},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"createWebhookEndpoint_body"};
+const schema32 = {"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"tenant_id":{"description":"The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN.","type":["string","null"],"minLength":1,"maxLength":64},"all_tenants":{"description":"A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).","type":"boolean","default":false},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}};
 const schema33 = {"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"};
 const schema36 = {"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
@@ -109,6 +109,9 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.all_tenants === undefined){
+data.all_tenants = false;
+}
 if(data.payload === undefined){
 data.payload = "fat";
 }
@@ -133,7 +136,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "url") || (key0 === "events")) || (key0 === "secret")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
+if(!((((((((key0 === "url") || (key0 === "tenant_id")) || (key0 === "all_tenants")) || (key0 === "events")) || (key0 === "secret")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -189,11 +192,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.events !== undefined){
-let data1 = data.events;
-if(Array.isArray(data1)){
-if(data1.length > 20){
-const err7 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(data.tenant_id !== undefined){
+let data1 = data.tenant_id;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err7 = {instancePath:instancePath+"/tenant_id",schemaPath:"#/properties/tenant_id/type",keyword:"type",params:{type: schema32.properties.tenant_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -202,8 +204,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1.length < 1){
-const err8 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err8 = {instancePath:instancePath+"/tenant_id",schemaPath:"#/properties/tenant_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -212,16 +215,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate22(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func1(data1) < 1){
+const err9 = {instancePath:instancePath+"/tenant_id",schemaPath:"#/properties/tenant_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -231,10 +226,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.secret !== undefined){
-let data3 = data.secret;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: schema32.properties.secret.type},message:"must be string,null"};
+}
+if(typeof data.all_tenants !== "boolean"){
+const err10 = {instancePath:instancePath+"/all_tenants",schemaPath:"#/properties/all_tenants/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -243,9 +237,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(func1(data3) > 200){
-const err11 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.events !== undefined){
+let data3 = data.events;
+if(Array.isArray(data3)){
+if(data3.length > 20){
+const err11 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -254,8 +250,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data3) < 24){
-const err12 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters"};
+if(data3.length < 1){
+const err12 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -264,12 +260,16 @@ vErrors.push(err12);
 }
 errors++;
 }
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate22(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
 }
 }
-if(data.description !== undefined){
-let data4 = data.description;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema32.properties.description.type},message:"must be string,null"};
+}
+else {
+const err13 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -278,9 +278,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(func1(data4) > 500){
-const err14 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+}
+if(data.secret !== undefined){
+let data5 = data.secret;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err14 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: schema32.properties.secret.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -289,12 +291,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-if(data.api_version !== undefined){
-let data5 = data.api_version;
-if(typeof data5 !== "string"){
-const err15 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data5 === "string"){
+if(func1(data5) > 200){
+const err15 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -303,8 +302,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(data5 === "2026-11-24")){
-const err16 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
+if(func1(data5) < 24){
+const err16 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -314,9 +313,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-let data6 = data.payload;
-if(typeof data6 !== "string"){
-const err17 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.description !== undefined){
+let data6 = data.description;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err17 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema32.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -325,8 +326,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data6 === "fat") || (data6 === "thin"))){
-const err18 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/enum",keyword:"enum",params:{allowedValues: schema32.properties.payload.enum},message:"must be equal to one of the allowed values"};
+if(typeof data6 === "string"){
+if(func1(data6) > 500){
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -336,13 +338,59 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data.api_version !== undefined){
+let data7 = data.api_version;
+if(typeof data7 !== "string"){
+const err19 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if(!(data7 === "2026-11-24")){
+const err20 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+let data8 = data.payload;
+if(typeof data8 !== "string"){
+const err21 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!((data8 === "fat") || (data8 === "thin"))){
+const err22 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/enum",keyword:"enum",params:{allowedValues: schema32.properties.payload.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -664,8 +712,8 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateWebhookEndpoint_body = validate30;
-const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
-const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}};
+const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
+const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -774,7 +822,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
+if(!((((((key0 === "url") || (key0 === "all_tenants")) || (key0 === "events")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -830,11 +878,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.events !== undefined){
-let data1 = data.events;
-if(Array.isArray(data1)){
-if(data1.length > 20){
-const err6 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(data.all_tenants !== undefined){
+if(typeof data.all_tenants !== "boolean"){
+const err6 = {instancePath:instancePath+"/all_tenants",schemaPath:"#/properties/all_tenants/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -843,8 +889,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data1.length < 1){
-const err7 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+if(data.events !== undefined){
+let data2 = data.events;
+if(Array.isArray(data2)){
+if(data2.length > 20){
+const err7 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -853,16 +903,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate32(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -871,11 +913,16 @@ vErrors.push(err8);
 }
 errors++;
 }
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate32(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
 }
-if(data.description !== undefined){
-let data3 = data.description;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema45.properties.description.type},message:"must be string,null"};
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -884,9 +931,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(func1(data3) > 500){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+}
+if(data.description !== undefined){
+let data4 = data.description;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema45.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -895,12 +944,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-}
-if(data.api_version !== undefined){
-let data4 = data.api_version;
-if(typeof data4 !== "string"){
-const err11 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data4 === "string"){
+if(func1(data4) > 500){
+const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -909,8 +955,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(data4 === "2026-11-24")){
-const err12 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.api_version !== undefined){
+let data5 = data.api_version;
+if(typeof data5 !== "string"){
+const err12 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -919,11 +969,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.payload !== undefined){
-let data5 = data.payload;
-if(typeof data5 !== "string"){
-const err13 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(data5 === "2026-11-24")){
+const err13 = {instancePath:instancePath+"/api_version",schemaPath:"#/$defs/ApiVersion/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -932,8 +979,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((data5 === "fat") || (data5 === "thin"))){
-const err14 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/enum",keyword:"enum",params:{allowedValues: schema45.properties.payload.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.payload !== undefined){
+let data6 = data.payload;
+if(typeof data6 !== "string"){
+const err14 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -942,15 +992,25 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data6 === "fat") || (data6 === "thin"))){
+const err15 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/enum",keyword:"enum",params:{allowedValues: schema45.properties.payload.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }

@@ -228,18 +228,23 @@ export function securityGuard(
 ): onRequestHookHandler | null {
   const requirements: Json[] = op.security ?? doc.security ?? [];
   const role: string | undefined = op['x-required-role'];
-  const tenantScoped = op['x-role-scope'] === 'tenant';
+  // `tenant`: the path's tenantId must be the caller's; `own-tenant`: the handler scopes what it
+  // does to the caller's tenant (its resources carry no tenant in the path).
+  const roleScope: unknown = op['x-role-scope'];
   const required = Boolean(role) || (requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0));
   if (!required) return null;
   return (request, _reply, done) => {
     if (!isAuthenticated(request)) return done(unauthenticated('This operation requires a bearer token'));
     if (role && !hasRole(request.principal, role)) {
-      // `x-role-scope: tenant`: the role a tenant grants its own user holds for that tenant's
-      // resources (the path's tenantId); another tenant's answer as if they did not exist.
-      if (!tenantScoped || !hasRoleInOwnTenant(request.principal, role)) return done(forbidden(`This operation requires the ${role} role`));
+      // The role a tenant grants its own user holds for that tenant's resources; `tenant`: those of
+      // the path's tenantId, another tenant's answered as if they did not exist.
+      const principal = request.principal;
+      if ((roleScope !== 'tenant' && roleScope !== 'own-tenant') || !hasRoleInOwnTenant(principal, role))
+        return done(forbidden(`This operation requires the ${role} role`));
+      if (roleScope === 'own-tenant') return done();
       const tenantId = (request.params as Record<string, string | undefined>).tenantId;
       // The same answer as for a tenant that does not exist (src/identity/tenants/tenants.service.ts).
-      if (tenantId !== request.principal.tenantId) return done(notFound(`Tenant not found: ${tenantId ?? ''}`, 'TENANT_NOT_FOUND'));
+      if (tenantId !== principal.tenantId) return done(notFound(`Tenant not found: ${tenantId ?? ''}`, 'TENANT_NOT_FOUND'));
     }
     done();
   };

@@ -22,23 +22,37 @@ export interface NewEvent {
   resourcePath: string | null;
   /** The changed attributes with their earlier values (REST field names); null when not a change. */
   previousAttributes?: Record<string, unknown> | null;
+  /**
+   * The tenant the change belongs to (directory events): delivered to that tenant's endpoints and
+   * to platform endpoints that subscribe to every tenant's; absent or null, a platform event,
+   * delivered to platform endpoints only.
+   */
+  tenantId?: string | null;
 }
 
-/** Records the event and queues it for every subscribed endpoint; returns the event id. */
+/**
+ * Records the event and queues it for every subscribed endpoint; returns the event id. Which
+ * endpoints: those subscribed to the type (or to `*`) in the event's audience: a platform event
+ * goes to platform endpoints; a tenant's event to that tenant's endpoints and to platform endpoints
+ * with `all_tenants`, never to another tenant's, whatever they subscribe to.
+ */
 export async function recordEvent(db: Executor, event: NewEvent): Promise<string> {
+  const tenantId = event.tenantId ?? null;
   const { rows } = await sql<{ id: string }>`
     with event as (
-      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path)
+      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path, tenant_id)
       values (${event.type}, ${event.resourceType}, ${event.resourceId}, ${event.sequence},
               ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb,
-              ${event.resourcePath})
+              ${event.resourcePath}, ${tenantId})
       returning id, position
     ), queued as (
       insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
       select e.id, event.id, event.position, ${`${event.resourceType}:${event.resourceId}`},
              case e.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
       from webhook_endpoints e, event
-      where ${event.type} = any(e.events) or ${ALL_EVENTS} = any(e.events)
+      where (${event.type} = any(e.events) or ${ALL_EVENTS} = any(e.events))
+        and case when ${tenantId}::text is null then e.tenant_id is null
+                 else e.tenant_id = ${tenantId}::text or (e.tenant_id is null and e.all_tenants) end
     )
     select id from event`.execute(db);
   return rows[0]!.id;
@@ -46,15 +60,16 @@ export async function recordEvent(db: Executor, event: NewEvent): Promise<string
 
 /**
  * Records a test event for one endpoint only (never fanned out, outside any ordering) and queues
- * its delivery whatever the endpoint's status: the operator asked for it explicitly.
+ * its delivery whatever the endpoint's status: the operator asked for it explicitly. It belongs to
+ * the endpoint's tenant (null for a platform endpoint).
  */
 export async function recordTestEvent(db: Executor, endpointId: string, event: NewEvent): Promise<{ eventId: string; deliveryId: string }> {
   const { rows } = await sql<{ event_id: string; delivery_id: string }>`
     with event as (
-      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path, test)
+      insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path, test, tenant_id)
       values (${event.type}, ${event.resourceType}, ${event.resourceId}, ${event.sequence},
               ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb,
-              ${event.resourcePath}, true)
+              ${event.resourcePath}, true, (select tenant_id from webhook_endpoints where id = ${endpointId}::uuid))
       returning id, position
     )
     insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)

@@ -430,6 +430,11 @@ export interface components {
         ApiVersion: "2026-11-24";
         /** @description A new webhook endpoint. */
         CreateWebhookEndpointRequest: {
+            /**
+             * @description A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).
+             * @default false
+             */
+            all_tenants?: boolean;
             /** @description Payload format version; the newest when omitted. */
             api_version?: components["schemas"]["ApiVersion"];
             /** @description Free text for your own reference. */
@@ -444,6 +449,8 @@ export interface components {
             payload?: "fat" | "thin";
             /** @description Signing secret of 24 to 200 characters; generated when omitted or null. */
             secret?: string | null;
+            /** @description The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN. */
+            tenant_id?: string | null;
             /** @description Where events are POSTed. */
             url: components["schemas"]["WebhookUrl"];
         };
@@ -779,6 +786,8 @@ export interface components {
         } & components["schemas"]["EnvelopeBase"];
         /** @description Changes to an endpoint; at least one field. Fields left out are unchanged. */
         UpdateWebhookEndpointRequest: {
+            /** @description A platform endpoint only: whether it also receives every tenant's events. */
+            all_tenants?: boolean;
             /** @description New payload format version. */
             api_version?: components["schemas"]["ApiVersion"];
             /** @description New description; null clears it. */
@@ -797,6 +806,8 @@ export interface components {
         WebhookEndpoint: components["schemas"]["WebhookEndpointFields"];
         /** @description The fields of a webhook endpoint. */
         WebhookEndpointFields: {
+            /** @description A platform endpoint that also receives every tenant's events of its types; always false for a tenant's endpoint. */
+            all_tenants: boolean;
             /** @description Payload format version the endpoint receives. */
             api_version: string;
             /**
@@ -825,6 +836,8 @@ export interface components {
             previous_secret_expires_at: string | null;
             /** @description Delivery state. */
             status: components["schemas"]["EndpointStatus"];
+            /** @description The tenant whose endpoint this is, receiving that tenant's events only; null for a platform endpoint. */
+            tenant_id: string | null;
             /**
              * Format: date-time
              * @description When the endpoint was last changed.
@@ -1257,6 +1270,8 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "tenant_id": null,
+                     *           "all_tenants": false,
                      *           "url": "https://hooks.acme.example/schemaforge",
                      *           "events": [
                      *             "order.created",
@@ -1326,6 +1341,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "tenant_id": null,
+                     *       "all_tenants": false,
                      *       "url": "https://hooks.acme.example/schemaforge",
                      *       "events": [
                      *         "order.created",
@@ -1379,6 +1396,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "tenant_id": null,
+                     *       "all_tenants": false,
                      *       "url": "https://hooks.acme.example/schemaforge",
                      *       "events": [
                      *         "order.created",
@@ -1478,6 +1497,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "tenant_id": null,
+                     *       "all_tenants": false,
                      *       "url": "https://hooks.acme.example/schemaforge",
                      *       "events": [
                      *         "order.created",
@@ -1606,6 +1627,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "tenant_id": null,
+                     *       "all_tenants": false,
                      *       "url": "https://hooks.acme.example/schemaforge",
                      *       "events": [
                      *         "order.created",
@@ -1766,6 +1789,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "tenant_id": null,
+                     *       "all_tenants": false,
                      *       "url": "https://hooks.acme.example/schemaforge",
                      *       "events": [
                      *         "order.created",

@@ -1,9 +1,13 @@
-/** openapi/webhooks.yaml: every operation ADMIN-only by the document; lists paged by signed cursors. */
+/**
+ * openapi/webhooks.yaml: every operation needs the ADMIN role, platform-wide or in the caller's own
+ * tenant (`x-role-scope: own-tenant`); the caller's scope decides whose endpoints it manages. Lists
+ * are paged by signed cursors.
+ */
 import type { DeliveriesOperations, EndpointsOperations } from '../../../generated/openapi/webhooks.ts';
 import { callerKey, CursorCodec } from '../../http/cursor.ts';
 import type { OperationHandlers } from '../../http/openapi-routes.ts';
-import type { Principal } from '../../auth/principal.ts';
-import type { PageAfter, WebhookEndpointsService } from './endpoints.service.ts';
+import { ADMIN, hasRole, type Principal } from '../../auth/principal.ts';
+import type { EndpointScope, PageAfter, WebhookEndpointsService } from './endpoints.service.ts';
 import * as view from './endpoints.representation.ts';
 
 const isPageAfter = (v: unknown): v is PageAfter =>
@@ -11,6 +15,14 @@ const isPageAfter = (v: unknown): v is PageAfter =>
 
 /** The served operations of webhooks.yaml (its `webhooks` section describes the events, which are sent, not served). */
 export type ServedOperations = EndpointsOperations & DeliveriesOperations;
+
+/**
+ * Whose endpoints the caller manages: a platform ADMIN the platform's, a tenant's ADMIN that
+ * tenant's (the route's guard let nobody else through).
+ */
+function scopeOf(principal: Principal | null | undefined): EndpointScope {
+  return { tenantId: hasRole(principal, ADMIN) ? null : (principal?.tenantId ?? null) };
+}
 
 export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret: Uint8Array): OperationHandlers<ServedOperations> {
   const codec = new CursorCodec(cursorSecret);
@@ -41,13 +53,13 @@ export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret
         'webhooks.endpoints',
         request.principal,
         request.query,
-        (l: number, a?: PageAfter) => service.list(l, a),
+        (l: number, a?: PageAfter) => service.list(scopeOf(request.principal), l, a),
         (r) => r.id,
         view.toEndpoint,
       ),
 
     createWebhookEndpoint: async (request, reply) => {
-      const endpoint = await service.create(request.body);
+      const endpoint = await service.create(scopeOf(request.principal), request.body);
       // Carries the secret: no cache may keep it.
       reply.code(201).header('Location', view.endpointPath(endpoint.id)).header('Cache-Control', 'no-store');
       return view.toEndpointWithSecret(endpoint);
@@ -58,36 +70,37 @@ export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret
         `webhooks.dead-letters:${request.query.endpoint_id ?? '*'}`,
         request.principal,
         request.query,
-        (l: number, a?: PageAfter) => service.deadLetters(request.query.endpoint_id, l, a),
+        (l: number, a?: PageAfter) => service.deadLetters(scopeOf(request.principal), request.query.endpoint_id, l, a),
         (r) => r.delivery_id,
         view.toDeadLetter,
       ),
 
-    getWebhookEndpoint: async (request) => view.toEndpoint(await service.get(request.params.endpointId)),
+    getWebhookEndpoint: async (request) => view.toEndpoint(await service.get(scopeOf(request.principal), request.params.endpointId)),
 
-    updateWebhookEndpoint: async (request) => view.toEndpoint(await service.update(request.params.endpointId, request.body)),
+    updateWebhookEndpoint: async (request) =>
+      view.toEndpoint(await service.update(scopeOf(request.principal), request.params.endpointId, request.body)),
 
     deleteWebhookEndpoint: async (request, reply) => {
-      await service.delete(request.params.endpointId);
+      await service.delete(scopeOf(request.principal), request.params.endpointId);
       return reply.code(204).send();
     },
 
-    enableWebhookEndpoint: async (request) => view.toEndpoint(await service.enable(request.params.endpointId)),
+    enableWebhookEndpoint: async (request) => view.toEndpoint(await service.enable(scopeOf(request.principal), request.params.endpointId)),
 
     rotateWebhookSecret: async (request, reply) => {
-      const endpoint = await service.rotateSecret(request.params.endpointId, request.body ?? {});
+      const endpoint = await service.rotateSecret(scopeOf(request.principal), request.params.endpointId, request.body ?? {});
       reply.header('Cache-Control', 'no-store');
       return view.toEndpointWithSecret(endpoint);
     },
 
     testWebhookEndpoint: async (request, reply) => {
       reply.code(202);
-      return view.toQueued(await service.test(request.params.endpointId, request.body.event_type));
+      return view.toQueued(await service.test(scopeOf(request.principal), request.params.endpointId, request.body.event_type));
     },
 
     replayWebhookEvent: async (request, reply) => {
       reply.code(202);
-      return view.toQueued(await service.replay(request.params.endpointId, request.body.event_id));
+      return view.toQueued(await service.replay(scopeOf(request.principal), request.params.endpointId, request.body.event_id));
     },
 
     listWebhookAttempts: (request) =>
@@ -95,11 +108,11 @@ export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret
         `webhooks.attempts:${request.params.endpointId}`,
         request.principal,
         request.query,
-        (l: number, a?: PageAfter) => service.attempts(request.params.endpointId, l, a),
+        (l: number, a?: PageAfter) => service.attempts(scopeOf(request.principal), request.params.endpointId, l, a),
         (r) => r.id,
         view.toAttempt,
       ),
 
-    getWebhookHealth: async (request) => view.toHealth(await service.get(request.params.endpointId)),
+    getWebhookHealth: async (request) => view.toHealth(await service.get(scopeOf(request.principal), request.params.endpointId)),
   };
 }

@@ -1,4 +1,8 @@
-/** Webhook endpoints, attempts and dead letters as stored (migration 0011). */
+/**
+ * Webhook endpoints, attempts and dead letters as stored (migrations 0011, 0022). Every function a
+ * subscriber's request reaches takes the caller's scope: a tenant's ADMIN sees and changes that
+ * tenant's endpoints only (another's is not found); a platform ADMIN every endpoint.
+ */
 import { sql } from 'kysely';
 import type {
   NewWebhookEndpointsRow,
@@ -10,14 +14,24 @@ import type { Executor } from '../../db/transaction.ts';
 
 export type EndpointRow = WebhookEndpointsRow;
 
+/** Whose endpoints a caller reaches: one tenant's (its ADMIN), or every endpoint (null: a platform ADMIN). */
+export interface EndpointScope {
+  readonly tenantId: string | null;
+}
+
 /** Where a newest-first page continues: after the row with this time and id. */
 export interface PageAfter {
   at: string;
   id: string;
 }
 
-export function findEndpoint(db: Executor, id: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+export function findEndpoint(db: Executor, scope: EndpointScope, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .$if(scope.tenantId !== null, (q) => q.where('tenant_id', '=', scope.tenantId))
+    .executeTakeFirst();
 }
 
 /**
@@ -47,35 +61,48 @@ export function insertEndpoint(db: Executor, row: Omit<NewWebhookEndpointsRow, K
 
 export function updateEndpoint(
   db: Executor,
+  scope: EndpointScope,
   id: string,
-  // The id is the endpoint's name; the signing secret changes only by rotation (rotateSecret).
-  changes: Omit<WebhookEndpointsRowChanges, KeptColumns | 'id' | 'secret'>,
+  // The id is the endpoint's name, its tenant fixed; the signing secret changes only by rotation (rotateSecret).
+  changes: Omit<WebhookEndpointsRowChanges, KeptColumns | 'id' | 'secret' | 'tenant_id'>,
 ): Promise<EndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
     .set({ ...changes, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
+    .$if(scope.tenantId !== null, (q) => q.where('tenant_id', '=', scope.tenantId))
     .returningAll()
     .executeTakeFirst();
 }
 
-export async function deleteEndpoint(db: Executor, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+export async function deleteEndpoint(db: Executor, scope: EndpointScope, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('id', '=', id)
+    .$if(scope.tenantId !== null, (q) => q.where('tenant_id', '=', scope.tenantId))
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
 /** Disabled → active with the failure count reset; undefined when the endpoint is not disabled. */
-export function enableEndpoint(db: Executor, id: string): Promise<EndpointRow | undefined> {
+export function enableEndpoint(db: Executor, scope: EndpointScope, id: string): Promise<EndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
     .set({ status: 'active', consecutive_failures: 0, disabled_at: null, version: sql<number>`version + 1`, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
+    .$if(scope.tenantId !== null, (q) => q.where('tenant_id', '=', scope.tenantId))
     .where('status', '=', 'disabled')
     .returningAll()
     .executeTakeFirst();
 }
 
-export function rotateSecret(db: Executor, id: string, secret: string, overlapSeconds: number): Promise<EndpointRow | undefined> {
+export function rotateSecret(
+  db: Executor,
+  scope: EndpointScope,
+  id: string,
+  secret: string,
+  overlapSeconds: number,
+): Promise<EndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
     .set({
@@ -86,6 +113,7 @@ export function rotateSecret(db: Executor, id: string, secret: string, overlapSe
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
+    .$if(scope.tenantId !== null, (q) => q.where('tenant_id', '=', scope.tenantId))
     .returningAll()
     .executeTakeFirst();
 }
@@ -93,11 +121,12 @@ export function rotateSecret(db: Executor, id: string, secret: string, overlapSe
 /** `page_at`: the ordering time as PostgreSQL text, at full (microsecond) precision, for the cursor. */
 type Paged<T> = T & { page_at: string };
 
-export function pageEndpoints(db: Executor, limit: number, after?: PageAfter): Promise<Paged<EndpointRow>[]> {
+export function pageEndpoints(db: Executor, scope: EndpointScope, limit: number, after?: PageAfter): Promise<Paged<EndpointRow>[]> {
   let query = db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .select(sql<string>`created_at::text`.as('page_at'));
+    .select(sql<string>`created_at::text`.as('page_at'))
+    .$if(scope.tenantId !== null, (q) => q.where('tenant_id', '=', scope.tenantId));
   if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
   return query
     .orderBy('created_at', 'desc')
@@ -132,24 +161,27 @@ export interface DeadLetterRow {
 
 export function pageDeadLetters(
   db: Executor,
+  scope: EndpointScope,
   endpointId: string | undefined,
   limit: number,
   after?: PageAfter,
 ): Promise<Paged<DeadLetterRow>[]> {
   let query = db
     .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .select([
       'd.id as delivery_id',
       'd.endpoint_id',
       'd.event_id',
-      'e.type as event_type',
+      'ev.type as event_type',
       'd.attempts',
       'd.last_error',
       sql<Date>`coalesce(d.completed_at, d.created_at)`.as('dead_at'),
       sql<string>`coalesce(d.completed_at, d.created_at)::text`.as('page_at'),
     ])
-    .where('d.state', '=', 'dead');
+    .where('d.state', '=', 'dead')
+    .$if(scope.tenantId !== null, (q) => q.where('e.tenant_id', '=', scope.tenantId));
   if (endpointId) query = query.where('d.endpoint_id', '=', endpointId);
   if (after)
     query = query.where(sql<boolean>`(coalesce(d.completed_at, d.created_at), d.id) < (${after.at}::timestamptz, ${after.id}::uuid)`);

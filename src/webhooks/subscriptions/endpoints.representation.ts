@@ -13,6 +13,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function toEndpoint(e: EndpointRow): Schemas['WebhookEndpoint'] {
   return {
     id: e.id,
+    tenant_id: e.tenant_id,
+    all_tenants: e.all_tenants,
     url: e.url,
     events: e.events,
     description: e.description,

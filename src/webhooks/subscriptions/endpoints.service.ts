@@ -7,15 +7,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { AppError, conflict, notFound } from '../../errors.ts';
+import { AppError, conflict, isForeignKeyViolation, notFound } from '../../errors.ts';
 import { addressRefusal } from '../../http/outbound/address-policy.ts';
 import { sealEndpointSecret } from '../endpoint-secrets.ts';
 import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, type EventType } from '../event-types.ts';
 import { NameResolutionError, type NameResolver } from '../../http/outbound/name-resolver.ts';
 import { recordTestEvent, type NewEvent } from '../outbox.repository.ts';
 import * as repo from './endpoints.repository.ts';
+import type { EndpointScope } from './endpoints.repository.ts';
 
-export type { PageAfter } from './endpoints.repository.ts';
+export type { EndpointScope, PageAfter } from './endpoints.repository.ts';
 
 interface EndpointsServiceOptions {
   resolve: NameResolver;
@@ -41,9 +42,12 @@ interface NewEndpoint {
   description?: string | null;
   api_version?: string;
   payload?: 'fat' | 'thin';
+  all_tenants?: boolean;
+  /** A platform ADMIN's choice of tenant (the endpoint then is that tenant's); a tenant's ADMIN creates its own tenant's. */
+  tenant_id?: string | null;
 }
 
-type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload'>>;
+type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'all_tenants'>>;
 
 export interface QueuedDelivery {
   deliveryId: string;
@@ -73,6 +77,27 @@ function normaliseEvents(events: string[]): string[] {
   return events.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(events)].sort();
 }
 
+const invalidField = (field: string, message: string) =>
+  new AppError('VALIDATION', 'Validation failed', 'VALIDATION_ERROR', [{ field: [field], message }]);
+
+/** The tenant a new endpoint belongs to: the caller's own for a tenant's ADMIN; the one asked for (or none) for a platform ADMIN. */
+function tenantOfNew(scope: EndpointScope, input: NewEndpoint): string | null {
+  if (scope.tenantId === null) return input.tenant_id ?? null;
+  if (input.tenant_id != null && input.tenant_id !== scope.tenantId)
+    throw invalidField('tenant_id', "a tenant's ADMIN registers endpoints of its own tenant only");
+  return scope.tenantId;
+}
+
+/** Only a platform endpoint may receive every tenant's events. */
+function checkAllTenants(tenantId: string | null, allTenants: boolean | undefined): void {
+  if (allTenants && tenantId !== null) throw invalidField('all_tenants', "only a platform endpoint can receive every tenant's events");
+}
+
+/**
+ * Every operation takes the caller's scope (endpoints.repository.ts `EndpointScope`): a tenant's
+ * ADMIN manages that tenant's endpoints (another's is answered as one that does not exist), a
+ * platform ADMIN every endpoint, the platform's and the tenants'.
+ */
 export class WebhookEndpointsService {
   constructor(
     private readonly db: Database,
@@ -106,7 +131,9 @@ export class WebhookEndpointsService {
     return url.toString();
   }
 
-  async create(input: NewEndpoint): Promise<repo.EndpointRow> {
+  async create(scope: EndpointScope, input: NewEndpoint): Promise<repo.EndpointRow> {
+    const tenantId = tenantOfNew(scope, input);
+    checkAllTenants(tenantId, input.all_tenants);
     const url = await this.checkUrl(input.url);
     const apiVersion = input.api_version ?? CURRENT_API_VERSION;
     if (!isApiVersion(apiVersion)) {
@@ -117,56 +144,70 @@ export class WebhookEndpointsService {
     // The id is chosen here so that the sealed secret can be bound to it.
     const id = randomUUID();
     const secret = input.secret ?? generateSecret();
-    const row = await repo.insertEndpoint(this.db, {
-      id,
-      url,
-      events: normaliseEvents(input.events),
-      description: input.description ?? null,
-      api_version: apiVersion,
-      payload: input.payload ?? 'fat',
-      secret: sealEndpointSecret(this.options.secretBox, id, secret),
-    });
+    const row = await repo
+      .insertEndpoint(this.db, {
+        id,
+        url,
+        events: normaliseEvents(input.events),
+        description: input.description ?? null,
+        api_version: apiVersion,
+        payload: input.payload ?? 'fat',
+        secret: sealEndpointSecret(this.options.secretBox, id, secret),
+        tenant_id: tenantId,
+        all_tenants: input.all_tenants ?? false,
+      })
+      .catch((error: unknown) => {
+        if (isForeignKeyViolation(error)) throw invalidField('tenant_id', `no tenant has the id ${tenantId}`);
+        throw error;
+      });
     return { ...row, secret };
   }
 
-  async get(id: string): Promise<repo.EndpointRow> {
-    const endpoint = await repo.findEndpoint(this.db, id);
+  async get(scope: EndpointScope, id: string): Promise<repo.EndpointRow> {
+    const endpoint = await repo.findEndpoint(this.db, scope, id);
     if (!endpoint) throw endpointNotFound(id);
     return endpoint;
   }
 
-  list(limit: number, after?: repo.PageAfter) {
-    return repo.pageEndpoints(this.db, limit, after);
+  list(scope: EndpointScope, limit: number, after?: repo.PageAfter) {
+    return repo.pageEndpoints(this.db, scope, limit, after);
   }
 
-  async update(id: string, changes: EndpointChanges): Promise<repo.EndpointRow> {
-    const row: Parameters<typeof repo.updateEndpoint>[2] = {};
+  async update(scope: EndpointScope, id: string, changes: EndpointChanges): Promise<repo.EndpointRow> {
+    if (changes.all_tenants) checkAllTenants((await this.get(scope, id)).tenant_id, true);
+    const row: Parameters<typeof repo.updateEndpoint>[3] = {};
     if (changes.url !== undefined) row.url = await this.checkUrl(changes.url);
     if (changes.events !== undefined) row.events = normaliseEvents(changes.events);
     if (changes.description !== undefined) row.description = changes.description;
     if (changes.api_version !== undefined) row.api_version = changes.api_version;
     if (changes.payload !== undefined) row.payload = changes.payload;
-    const updated = await repo.updateEndpoint(this.db, id, row);
+    if (changes.all_tenants !== undefined) row.all_tenants = changes.all_tenants;
+    const updated = await repo.updateEndpoint(this.db, scope, id, row);
     if (!updated) throw endpointNotFound(id);
     return updated;
   }
 
-  async delete(id: string): Promise<void> {
-    if (!(await repo.deleteEndpoint(this.db, id))) throw endpointNotFound(id);
+  async delete(scope: EndpointScope, id: string): Promise<void> {
+    if (!(await repo.deleteEndpoint(this.db, scope, id))) throw endpointNotFound(id);
   }
 
-  async enable(id: string): Promise<repo.EndpointRow> {
-    const enabled = await repo.enableEndpoint(this.db, id);
+  async enable(scope: EndpointScope, id: string): Promise<repo.EndpointRow> {
+    const enabled = await repo.enableEndpoint(this.db, scope, id);
     if (enabled) return enabled;
-    const endpoint = await this.get(id);
+    const endpoint = await this.get(scope, id);
     throw conflict(`Webhook endpoint ${id} is ${endpoint.status}, not disabled`, 'ENDPOINT_NOT_DISABLED');
   }
 
   /** The endpoint with its new secret in plain text (for the response; it is stored sealed). */
-  async rotateSecret(id: string, input: { secret?: string | null; overlap_seconds?: number }): Promise<repo.EndpointRow> {
+  async rotateSecret(
+    scope: EndpointScope,
+    id: string,
+    input: { secret?: string | null; overlap_seconds?: number },
+  ): Promise<repo.EndpointRow> {
     const secret = input.secret ?? generateSecret();
     const rotated = await repo.rotateSecret(
       this.db,
+      scope,
       id,
       sealEndpointSecret(this.options.secretBox, id, secret),
       input.overlap_seconds ?? this.options.secretOverlapS,
@@ -175,17 +216,17 @@ export class WebhookEndpointsService {
     return { ...rotated, secret };
   }
 
-  async test(id: string, type: EventType): Promise<QueuedDelivery> {
+  async test(scope: EndpointScope, id: string, type: EventType): Promise<QueuedDelivery> {
     return inTransaction(this.db, async (trx) => {
-      if (!(await repo.findEndpoint(trx, id))) throw endpointNotFound(id);
+      if (!(await repo.findEndpoint(trx, scope, id))) throw endpointNotFound(id);
       const queued = await recordTestEvent(trx, id, this.options.samples[type]());
       return { deliveryId: queued.deliveryId, eventId: queued.eventId, endpointId: id };
     });
   }
 
-  async replay(id: string, eventId: string): Promise<QueuedDelivery> {
+  async replay(scope: EndpointScope, id: string, eventId: string): Promise<QueuedDelivery> {
     return inTransaction(this.db, async (trx) => {
-      const endpoint = await repo.findEndpoint(trx, id);
+      const endpoint = await repo.findEndpoint(trx, scope, id);
       if (!endpoint) throw endpointNotFound(id);
       if (endpoint.status === 'disabled') throw conflict(`Webhook endpoint ${id} is disabled; enable it first`, 'ENDPOINT_DISABLED');
       const queued = await repo.requeue(trx, id, eventId);
@@ -194,12 +235,12 @@ export class WebhookEndpointsService {
     });
   }
 
-  async attempts(id: string, limit: number, after?: repo.PageAfter) {
-    await this.get(id);
+  async attempts(scope: EndpointScope, id: string, limit: number, after?: repo.PageAfter) {
+    await this.get(scope, id);
     return repo.pageAttempts(this.db, id, limit, after);
   }
 
-  deadLetters(endpointId: string | undefined, limit: number, after?: repo.PageAfter) {
-    return repo.pageDeadLetters(this.db, endpointId, limit, after);
+  deadLetters(scope: EndpointScope, endpointId: string | undefined, limit: number, after?: repo.PageAfter) {
+    return repo.pageDeadLetters(this.db, scope, endpointId, limit, after);
   }
 }

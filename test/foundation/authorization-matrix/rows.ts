@@ -186,7 +186,25 @@ function tenantAdministration(tenant: Tenant): RestRow[] {
 
 const product = (w: World) => `/api/v1/products/${w.productId}`;
 const productV2 = (w: World) => `/api/v2/products/${w.productId}`;
-const endpoint = (w: World) => `/api/webhooks/${w.endpointId}`;
+/** The operations on one webhook endpoint, aimed at the endpoint `pick` names (with a disabled one and an event queued for it). */
+function webhookEndpointRows(
+  target: string,
+  rule: RuleName,
+  pick: (w: World) => { id: string; disabled: string; event: string },
+): RestRow[] {
+  const endpoint = (w: World) => `/api/webhooks/${pick(w).id}`;
+  return [
+    rest('getWebhookEndpoint', target, rule, 200, (w) => ({ path: endpoint(w) })),
+    rest('updateWebhookEndpoint', target, rule, 200, (w) => ({ path: endpoint(w), ...json({ description: 'changed' }) })),
+    rest('deleteWebhookEndpoint', target, rule, 204, (w) => ({ path: endpoint(w) })),
+    rest('enableWebhookEndpoint', `${target}, disabled`, rule, 200, (w) => ({ path: `/api/webhooks/${pick(w).disabled}/enable` })),
+    rest('rotateWebhookSecret', target, rule, 200, (w) => ({ path: `${endpoint(w)}/rotate-secret`, ...json({}) })),
+    rest('testWebhookEndpoint', target, rule, 202, (w) => ({ path: `${endpoint(w)}/test`, ...json({ event_type: 'order.shipped' }) })),
+    rest('replayWebhookEvent', target, rule, 202, (w) => ({ path: `${endpoint(w)}/replay`, ...json({ event_id: pick(w).event }) })),
+    rest('listWebhookAttempts', target, rule, 200, (w) => ({ path: `${endpoint(w)}/attempts` })),
+    rest('getWebhookHealth', target, rule, 200, (w) => ({ path: `${endpoint(w)}/health` })),
+  ];
+}
 
 export const REST_ROWS: RestRow[] = [
   // admin.yaml
@@ -363,30 +381,23 @@ export const REST_ROWS: RestRow[] = [
   rest('scimListSchemas', 'tenant A', 'scimClient', 200, () => ({ path: '/scim/v2/Schemas' })),
   rest('scimGetSchema', 'tenant A', 'scimClient', 200, () => ({ path: '/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:User' })),
 
-  // webhooks.yaml: subscriptions are the platform's
-  rest('listWebhookEndpoints', 'the platform', 'platformAdmin', 200, () => ({ path: '/api/webhooks' })),
-  rest('createWebhookEndpoint', 'the platform', 'platformAdmin', 201, (_w, c) => ({
+  // webhooks.yaml: a tenant's ADMIN manages its tenant's endpoints, the platform ADMIN every one
+  rest('listWebhookEndpoints', "the caller's scope", 'ownScopeAdmin', 200, () => ({ path: '/api/webhooks' })),
+  rest('createWebhookEndpoint', "the caller's scope", 'ownScopeAdmin', 201, (_w, c) => ({
     path: '/api/webhooks',
     ...json({ url: `https://127.0.0.1:9/${mine(c, 'hook')}`, events: ['*'] }),
   })),
-  rest('listWebhookDeadLetters', 'the platform', 'platformAdmin', 200, () => ({ path: '/api/webhooks/dead-letters' })),
-  rest('getWebhookEndpoint', 'an endpoint', 'platformAdmin', 200, (w) => ({ path: endpoint(w) })),
-  rest('updateWebhookEndpoint', 'an endpoint', 'platformAdmin', 200, (w) => ({ path: endpoint(w), ...json({ description: 'changed' }) })),
-  rest('deleteWebhookEndpoint', 'an endpoint', 'platformAdmin', 204, (w) => ({ path: endpoint(w) })),
-  rest('enableWebhookEndpoint', 'a disabled endpoint', 'platformAdmin', 200, (w) => ({
-    path: `/api/webhooks/${w.disabledEndpointId}/enable`,
+  rest('listWebhookDeadLetters', "the caller's scope", 'ownScopeAdmin', 200, () => ({ path: '/api/webhooks/dead-letters' })),
+  ...webhookEndpointRows('a platform endpoint', 'platformEndpoint', (w) => ({
+    id: w.endpointId,
+    disabled: w.disabledEndpointId,
+    event: w.eventId,
   })),
-  rest('rotateWebhookSecret', 'an endpoint', 'platformAdmin', 200, (w) => ({ path: `${endpoint(w)}/rotate-secret`, ...json({}) })),
-  rest('testWebhookEndpoint', 'an endpoint', 'platformAdmin', 202, (w) => ({
-    path: `${endpoint(w)}/test`,
-    ...json({ event_type: 'order.shipped' }),
+  ...webhookEndpointRows("tenant A's endpoint", 'ownScopeAdmin', (w) => ({
+    id: w.tenantEndpointId,
+    disabled: w.tenantDisabledEndpointId,
+    event: w.tenantEventId,
   })),
-  rest('replayWebhookEvent', 'an endpoint', 'platformAdmin', 202, (w) => ({
-    path: `${endpoint(w)}/replay`,
-    ...json({ event_id: w.eventId }),
-  })),
-  rest('listWebhookAttempts', 'an endpoint', 'platformAdmin', 200, (w) => ({ path: `${endpoint(w)}/attempts` })),
-  rest('getWebhookHealth', 'an endpoint', 'platformAdmin', 200, (w) => ({ path: `${endpoint(w)}/health` })),
 ];
 
 // ---- GraphQL root fields -------------------------------------------------------------------

@@ -33,7 +33,7 @@ const RULES = {
     cells: [401, 'ok', 404, 404, 404, 'ok'],
   },
   platformAdmin: {
-    says: 'The platform ADMIN only (the platform’s own resources: catalog, tenants, webhooks, shipping).',
+    says: 'The platform ADMIN only (the platform’s own resources: catalog, tenants, shipping).',
     cells: [401, 403, 403, 403, 403, 'ok'],
   },
   ownTenantAdmin: {
@@ -42,6 +42,14 @@ const RULES = {
   },
   otherTenantAdmin: {
     says: 'The same operation on another tenant: its ADMIN would pass, tenant A’s ADMIN finds no such tenant (404).',
+    cells: [401, 403, 403, 404, 403, 'ok'],
+  },
+  ownScopeAdmin: {
+    says: 'A tenant’s ADMIN, acting on its own tenant’s resources (webhook endpoints), and the platform ADMIN, on every one.',
+    cells: [401, 403, 403, 'ok', 403, 'ok'],
+  },
+  platformEndpoint: {
+    says: 'A platform webhook endpoint: the platform ADMIN; a tenant’s ADMIN finds no such endpoint (404).',
     cells: [401, 403, 403, 404, 403, 'ok'],
   },
   scimClient: {

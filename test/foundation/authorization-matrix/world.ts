@@ -71,6 +71,10 @@ export interface World {
   disabledEndpointId: string;
   /** An event queued for `endpointId` (the replay row's). */
   eventId: string;
+  /** Tenant A's own endpoints (registered by its ADMIN): one active with an event queued, one disabled. */
+  tenantEndpointId: string;
+  tenantDisabledEndpointId: string;
+  tenantEventId: string;
 }
 
 /** Tenant `id` with a SCIM client, a spare SCIM token and a group `admins` that its role mapping makes ADMIN. */
@@ -241,7 +245,7 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
     expect: 200,
   });
 
-  // Webhook endpoints (the platform's): one active with an event queued, one disabled.
+  // Webhook endpoints of the platform: one active with an event queued, one disabled.
   const endpoint = await api.post('/api/webhooks', {
     token: rootToken,
     body: { url: 'https://127.0.0.1:9/hooks', events: ['*'] },
@@ -257,10 +261,26 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
     body: { url: 'https://127.0.0.1:9/disabled', events: ['*'] },
     expect: 201,
   });
+  // Tenant A's own, registered by its ADMIN.
+  const tenantEndpoint = await api.post('/api/webhooks', {
+    token: token.tenantAdmin,
+    body: { url: 'https://127.0.0.1:9/acme-hooks', events: ['*'] },
+    expect: 201,
+  });
+  const tenantQueued = await api.post(`/api/webhooks/${tenantEndpoint.body.id as string}/test`, {
+    token: token.tenantAdmin,
+    body: { event_type: 'order.created' },
+    expect: 202,
+  });
+  const tenantDisabled = await api.post('/api/webhooks', {
+    token: token.tenantAdmin,
+    body: { url: 'https://127.0.0.1:9/acme-disabled', events: ['*'] },
+    expect: 201,
+  });
   await server.database.db
     .updateTable('webhook_endpoints')
     .set({ status: 'disabled', disabled_at: new Date() })
-    .where('id', '=', disabled.body.id as string)
+    .where('id', 'in', [disabled.body.id as string, tenantDisabled.body.id as string])
     .execute();
 
   return {
@@ -292,5 +312,8 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
     endpointId: endpoint.body.id as string,
     disabledEndpointId: disabled.body.id as string,
     eventId: queued.body.event_id as string,
+    tenantEndpointId: tenantEndpoint.body.id as string,
+    tenantDisabledEndpointId: tenantDisabled.body.id as string,
+    tenantEventId: tenantQueued.body.event_id as string,
   };
 }
