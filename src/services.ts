@@ -19,6 +19,8 @@ import { TenantsService } from './identity/tenants/tenants.service.ts';
 import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
 import { productEventSamples } from './catalog/product-events.ts';
 import { orderEventSamples } from './orders/order-events.ts';
+import { userEventSamples } from './users/user-events.ts';
+import { groupEventSamples } from './identity/scim/group-events.ts';
 import { createNameResolver } from './http/outbound/name-resolver.ts';
 import { AccountsService } from './identity/sign-in/accounts.service.ts';
 import { AttemptBudget } from './identity/sign-in/attempt-budget.ts';
@@ -140,7 +142,7 @@ export function createServices(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       secretOverlapS: config.webhookSecretOverlapS,
       secretBox,
-      samples: { ...productEventSamples, ...orderEventSamples },
+      samples: { ...productEventSamples, ...orderEventSamples, ...userEventSamples, ...groupEventSamples },
     }),
     identityProviders,
     domains,

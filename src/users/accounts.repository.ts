@@ -82,6 +82,8 @@ export function claimUnprovenAccount(db: Executor, id: string, source: 'saml' | 
       email_verified_at: sql<Date>`now()`,
       email_code_sha256: null,
       email_code_expires_at: null,
+      // Its source changes, which directory events show.
+      version: sql<number>`version + 1`,
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
@@ -109,6 +111,10 @@ export function refreshFromProvider(
       family_name: sql<string | null>`coalesce(${changes.family_name}, family_name)`,
       department: sql<string | null>`coalesce(${changes.department}, department)`,
       roles: changes.roles,
+      // The version moves when something a client reads changes (roles are not shown).
+      version: sql<number>`version + case when coalesce(${changes.given_name}, given_name) is distinct from given_name
+        or coalesce(${changes.family_name}, family_name) is distinct from family_name
+        or coalesce(${changes.department}, department) is distinct from department then 1 else 0 end`,
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)

@@ -12,8 +12,14 @@ type ProfileColumns = 'display_name' | 'bio' | 'avatar_url';
 type NewUser = Pick<NewUsersRow, 'username' | 'email' | ProfileColumns>;
 export type UserChanges = Pick<UsersRowChanges, ProfileColumns>;
 
-export function findUserById(db: Executor, id: string): Promise<UsersRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+/** The user by id; `lock`: FOR UPDATE, so that a change reads the row it replaces. */
+export function findUserById(db: Executor, id: string, lock = false): Promise<UsersRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .$if(lock, (q) => q.forUpdate())
+    .executeTakeFirst();
 }
 
 export function findUsersByIds(db: Executor, ids: readonly string[]): Promise<UsersRow[]> {
@@ -91,23 +97,25 @@ export function insertUser(db: Executor, user: NewUser): Promise<UsersRow> {
 export function updateUser(db: Executor, id: string, changes: UserChanges): Promise<UsersRow | undefined> {
   // A display name the user chose is theirs, no longer one derived for a SCIM user who had none.
   const chosen = changes.display_name !== undefined ? { display_name_derived: false } : {};
-  return db
-    .updateTable('users')
-    .set({ ...changes, ...chosen, updated_at: sql`now()` })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  return (
+    db
+      .updateTable('users')
+      // The version moves with every change a client can read (SCIM's ETag, events' sequence).
+      .set({ ...changes, ...chosen, version: sql<number>`version + 1`, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst()
+  );
 }
 
 /**
  * Deletes the user, when it belongs to `tenantId` (null: whatever its tenant) and, when `version` is
- * given, is still at that version; whether it did. What goes with the user and what stays is the
+ * given, is still at that version; the row it deleted, or undefined. What goes with the user and what stays is the
  * schema's rule (foreign keys and migration 0017's triggers, decision 67), so no caller can do less.
  */
-export async function deleteUser(db: Executor, id: string, scope: { tenantId: string | null; version?: number }): Promise<boolean> {
+export function deleteUser(db: Executor, id: string, scope: { tenantId: string | null; version?: number }): Promise<UsersRow | undefined> {
   let query = db.deleteFrom('users').where('id', '=', id);
   if (scope.tenantId !== null) query = query.where('tenant_id', '=', scope.tenantId);
   if (scope.version !== undefined) query = query.where('version', '=', scope.version);
-  const result = await query.executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return query.returningAll().executeTakeFirst();
 }

@@ -2,12 +2,14 @@
 import type { UsersRow } from '../../generated/db/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { forbidden, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
 import { pageOf, type Page } from '../paging.ts';
 import * as follows from './follows.repository.ts';
 import type { SignUpBudget } from './sign-up-budget.ts';
 import { directoryTenant } from './user-directory.ts';
 import * as repo from './users.repository.ts';
+import { recordUserChanged, recordUserCreated, recordUserDeleted } from './user-events.ts';
 
 interface CreateUserCommand {
   username: string;
@@ -61,14 +63,18 @@ export class UsersService {
     return this.create(command);
   }
 
-  /** The server's own creation of a user (seeding, tests): no budget. */
+  /** The server's own creation of a user (seeding, tests): no budget. `user.created` in the same transaction. */
   async create(command: CreateUserCommand): Promise<UsersRow> {
     try {
-      return await repo.insertUser(this.db, {
-        username: command.username,
-        email: command.email.toLowerCase(),
-        display_name: command.displayName,
-        bio: command.bio ?? null,
+      return await inTransaction(this.db, async (trx) => {
+        const user = await repo.insertUser(trx, {
+          username: command.username,
+          email: command.email.toLowerCase(),
+          display_name: command.displayName,
+          bio: command.bio ?? null,
+        });
+        await recordUserCreated(trx, user);
+        return user;
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_tenant_username_uq'))
@@ -86,9 +92,14 @@ export class UsersService {
     if (command.displayName != null) changes.display_name = command.displayName;
     if (command.bio != null) changes.bio = command.bio === '' ? null : command.bio;
     if (command.avatarUrl != null) changes.avatar_url = command.avatarUrl;
-    const updated = await repo.updateUser(this.db, id, changes);
-    if (!updated) throw userNotFound(id);
-    return updated;
+    return inTransaction(this.db, async (trx) => {
+      const before = await repo.findUserById(trx, id, true);
+      if (!before) throw userNotFound(id);
+      if (Object.keys(changes).length === 0) return before;
+      const updated = (await repo.updateUser(trx, id, changes))!;
+      await recordUserChanged(trx, before, updated);
+      return updated;
+    });
   }
 
   /**
@@ -102,10 +113,15 @@ export class UsersService {
 
   /**
    * The one deletion of a user, for every transport (GraphQL's deleteUser above, SCIM's DELETE): the
-   * user in `tenantId` (null: any), at `version` when given; whether it was deleted (decision 67).
+   * user in `tenantId` (null: any), at `version` when given; whether it was deleted (decision 67),
+   * with `user.deleted` in the same transaction.
    */
   remove(id: string, scope: { tenantId: string | null; version?: number }): Promise<boolean> {
-    return repo.deleteUser(this.db, id, scope);
+    return inTransaction(this.db, async (trx) => {
+      const deleted = await repo.deleteUser(trx, id, scope);
+      if (deleted) await recordUserDeleted(trx, deleted);
+      return deleted !== undefined;
+    });
   }
 
   async follow(actor: Principal, userId: string): Promise<UsersRow> {

@@ -11,6 +11,16 @@ const EVENT_TYPES = [
   'product.created',
   'product.updated',
   'product.deleted',
+  'user.created',
+  'user.updated',
+  'user.deactivated',
+  'user.reactivated',
+  'user.deleted',
+  'group.created',
+  'group.updated',
+  'group.deleted',
+  'group.member_added',
+  'group.member_removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -259,6 +259,106 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "group.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A group was created in a tenant
+         * @description Sent when a SCIM client creates a group; a `group.member_added` follows for each of its first members.
+         */
+        post: operations["groupCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "group.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A group was deleted (`data.object` is its last representation, without `url`)
+         * @description Sent when a SCIM client deletes a group; `sequence` is one past its last version.
+         */
+        post: operations["groupDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "group.member_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user became a member of a group
+         * @description One per member added, in the order of the change, with the group's version after it as `sequence`.
+         */
+        post: operations["groupMemberAddedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "group.member_removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user stopped being a member of a group
+         * @description One per member removed, in the order of the change, with the group's version after it as `sequence`.
+         */
+        post: operations["groupMemberRemovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "group.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A group's name or external id changed
+         * @description Sent when a group's `displayName` or `externalId` changes; `data.previous_attributes` holds the earlier values. Member changes are their own events.
+         */
+        post: operations["groupUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.cancelled": {
         parameters: {
             query?: never;
@@ -420,6 +520,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user was created in a tenant
+         * @description Sent when a user is created, whichever way: SCIM provisioning, a first sign-in through the tenant's identity provider, registration, or GraphQL `createUser`. `data.object` is the new user.
+         */
+        post: operations["userCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user was deactivated (sent with the `user.updated` of the same sequence)
+         * @description Sent when a user's `active` becomes false: its sessions end at once and it can no longer sign in.
+         */
+        post: operations["userDeactivatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user was deleted (`data.object` is its last representation, without `url`)
+         * @description Sent when a user is deleted (SCIM `DELETE` or GraphQL `deleteUser`); `sequence` is one past its last version.
+         */
+        post: operations["userDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.reactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user was reactivated (sent with the `user.updated` of the same sequence)
+         * @description Sent when a deactivated user's `active` becomes true again.
+         */
+        post: operations["userReactivatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user's attributes changed (`sequence` is the user's version)
+         * @description Sent for every change of a user a client can read; `data.previous_attributes` holds the changed fields' earlier values. A change of `active` also sends `user.deactivated` or `user.reactivated` with the same sequence.
+         */
+        post: operations["userUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -533,6 +733,97 @@ export interface components {
             /** @description Where the next page starts. */
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description A group of a tenant's directory (SCIM `Group`, without its members, which are events of their own). */
+        DirectoryGroup: {
+            /**
+             * Format: date-time
+             * @description When the group was created.
+             */
+            createdAt: string;
+            /** @description SCIM `displayName`. */
+            displayName: string;
+            /** @description The identity provider's id for the group. */
+            externalId: string | null;
+            /** @description The group id. */
+            id: string;
+            /** @description The tenant the group belongs to. */
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When the group last changed.
+             */
+            updatedAt: string;
+            /** @description Where the tenant's SCIM client reads the group now (absent on group.deleted). */
+            url?: string;
+            /** @description The group's version; member changes move it too. */
+            version: number;
+        };
+        /** @description A fat group event (a tenant's directory). */
+        DirectoryGroupEvent: {
+            /** @description The group the event is about. */
+            data: {
+                /** @description The group after the change (its last representation for group.deleted). */
+                object: components["schemas"]["DirectoryGroup"];
+                /** @description The changed fields of `object` with their earlier values. */
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
+            };
+        } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
+        /** @description A user of a tenant's directory, with the field names of the API's user representations (GraphQL `User`, SCIM's attributes in camelCase). */
+        DirectoryUser: {
+            /** @description Whether the user may sign in. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When the user was created.
+             */
+            createdAt: string;
+            /** @description SCIM enterprise `department`. */
+            department: string | null;
+            /** @description The name shown. */
+            displayName: string;
+            /** @description The primary e-mail address. */
+            email: string;
+            /** @description The identity provider's id for the user (SCIM `externalId`). */
+            externalId: string | null;
+            /** @description SCIM `name.familyName`. */
+            familyName: string | null;
+            /** @description SCIM `name.givenName`. */
+            givenName: string | null;
+            /** @description The user id (GraphQL `User.id`, SCIM `id`). */
+            id: string;
+            /**
+             * @description How the user came to exist.
+             * @enum {string}
+             */
+            source: "local" | "scim" | "saml" | "oidc";
+            /** @description The tenant the user belongs to. */
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When the user last changed.
+             */
+            updatedAt: string;
+            /** @description Where the tenant's SCIM client reads the user now (absent on user.deleted). */
+            url?: string;
+            /** @description GraphQL `username`, SCIM `userName`. */
+            username: string;
+            /** @description The user's version (SCIM `meta.version` without the `W/` quotes). */
+            version: number;
+        };
+        /** @description A fat user event (a tenant's directory). */
+        DirectoryUserEvent: {
+            /** @description The user the event is about. */
+            data: {
+                /** @description The user after the change (its last representation for user.deleted). */
+                object: components["schemas"]["DirectoryUser"];
+                /** @description The changed fields of `object` with their earlier values. */
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
+            };
+        } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
         /** @description Delivery health of an endpoint. */
         EndpointHealth: {
             /** @description Failed attempts since the last success. */
@@ -580,6 +871,8 @@ export interface components {
             id: string;
             /** @description Strictly increasing per resource (its version; a deletion is one past the last). Absent on test events. */
             sequence?: number;
+            /** @description The tenant a directory event belongs to (absent on platform events such as orders and products); a tenant's own endpoints receive only that tenant's events, a platform endpoint registered with `all_tenants` every tenant's. */
+            tenant_id?: string;
             /** @description The event type. */
             type: components["schemas"]["EventType"];
         };
@@ -587,7 +880,7 @@ export interface components {
          * @description The type of an event.
          * @enum {string}
          */
-        EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted";
+        EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted" | "user.created" | "user.updated" | "user.deactivated" | "user.reactivated" | "user.deleted" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed";
         /** @description One validation violation. */
         FieldError: {
             /**
@@ -610,6 +903,27 @@ export interface components {
              */
             message: string;
         };
+        /** @description A user's membership of a group. */
+        GroupMembership: {
+            /** @description The group's name at the time of the change. */
+            groupDisplayName: string;
+            /** @description The group. */
+            groupId: string;
+            /** @description The tenant of both. */
+            tenantId: string;
+            /** @description Where the tenant's SCIM client reads the group now. */
+            url?: string;
+            /** @description The member. */
+            userId: string;
+        };
+        /** @description A member came to or left a group (a tenant's directory). */
+        GroupMembershipEvent: {
+            /** @description The membership the event is about. */
+            data: {
+                /** @description The group and the user. */
+                object: components["schemas"]["GroupMembership"];
+            };
+        } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
         /** @description A fat order event. */
         OrderEvent: {
             /** @description The order the event is about. */
@@ -771,13 +1085,13 @@ export interface components {
         ThinEvent: {
             /** @description The object the event is about. */
             data: {
-                /** @description Id of the order or product. */
+                /** @description Id of the order, product, user or group. */
                 object_id: string;
                 /**
                  * @description What kind of object it is.
                  * @enum {string}
                  */
-                object_type: "order" | "product";
+                object_type: "order" | "product" | "user" | "group";
                 /** @description On updates, the changed fields with their earlier values. */
                 previous_attributes?: {
                     [key: string]: unknown;
@@ -1935,6 +2249,181 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    groupCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryGroupEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    groupDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryGroupEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    groupMemberAddedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupMembershipEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    groupMemberRemovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupMembershipEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    groupUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryGroupEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
     orderCancelledEvent: {
         parameters: {
             query?: never;
@@ -2183,4 +2672,182 @@ export interface operations {
             200: components["responses"]["Acknowledged"];
         };
     };
+    userCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryUserEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    userDeactivatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryUserEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    userDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryUserEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    userReactivatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryUserEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    userUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryUserEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -1,13 +1,15 @@
 /**
  * SCIM groups of one tenant. Members are users of the same tenant: an id that names no such user
  * (unknown, or another tenant's) is refused with 400 `invalidValue`, so a group never reaches across
- * tenants. Membership changes are writes of the group (its version moves).
+ * tenants. Membership changes are writes of the group (its version moves). Every write records its
+ * directory events in its transaction (group-events.ts).
  */
 import type { Database } from '../../db/database.ts';
 import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../../db/versioning.ts';
 import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
 import { existingUserIds } from '../../users/provisioned-users.repository.ts';
+import { recordGroupChanged, recordGroupCreated, recordGroupDeleted } from './group-events.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { groupColumnsFrom, toScimGroup, type GroupColumns, type ScimGroupRecord } from './scim-groups.representation.ts';
 import * as repo from './scim-groups.repository.ts';
@@ -26,6 +28,7 @@ export class ScimGroupsService {
       await checkMembers(trx, tenantId, columns.memberIds);
       const row = await repo.insertGroup(trx, tenantId, columns);
       await repo.setMembers(trx, row.id, columns.memberIds);
+      await recordGroupCreated(trx, row, columns.memberIds);
       return (await repo.withMembers(trx, [row]))[0]!;
     });
   }
@@ -56,6 +59,7 @@ export class ScimGroupsService {
       if (!row) throw scimNotFound('Group', id);
       if (!acceptsVersion(expected, row.version)) throw new VersionMismatch(row.version, `Group ${id}`);
       if (!(await repo.deleteGroup(trx, tenantId, id, row.version))) throw new VersionMismatch(row.version, `Group ${id}`);
+      await recordGroupDeleted(trx, row);
     });
   }
 
@@ -82,6 +86,7 @@ export class ScimGroupsService {
       const updated = await repo.updateGroup(trx, tenantId, id, row.version, columns);
       if (!updated) throw new VersionMismatch(row.version, `Group ${id}`);
       await repo.setMembers(trx, id, columns.memberIds);
+      await recordGroupChanged(trx, row, updated, { before: currentIds, after: columns.memberIds });
       return (await repo.withMembers(trx, [updated]))[0]!;
     });
   }

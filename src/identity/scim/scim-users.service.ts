@@ -9,6 +9,7 @@ import { acceptsVersion, type ExpectedVersions } from '../../db/versioning.ts';
 import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
 import * as provisioned from '../../users/provisioned-users.repository.ts';
 import type { UsersService } from '../../users/users.service.ts';
+import { recordUserChanged, recordUserCreated } from '../../users/user-events.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { listUserIds, type ScimListQuery } from './scim-list.ts';
 import { applyPatch, type PatchOperation } from './scim-patch.ts';
@@ -43,6 +44,7 @@ export class ScimUsersService {
     return this.write(async (trx) => {
       await this.checkManager(trx, tenantId, null, columns.manager_id);
       const row = await provisioned.insertProvisionedUser(trx, tenantId, columns);
+      await recordUserCreated(trx, row);
       return (await repo.withRelations(trx, tenantId, [row]))[0]!;
     });
   }
@@ -94,6 +96,7 @@ export class ScimUsersService {
       // The row is locked, so the version read is the one compared; the WHERE states it all the same.
       const updated = await provisioned.updateProvisionedUser(trx, tenantId, id, row.version, columns);
       if (!updated) throw new VersionMismatch(row.version, `User ${id}`);
+      await recordUserChanged(trx, row, updated);
       return (await repo.withRelations(trx, tenantId, [updated]))[0]!;
     });
   }

@@ -16,6 +16,7 @@ import type { UsersRow } from '../../../generated/db/types.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import { PLATFORM_TENANT } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated } from '../../errors.ts';
 import type { DomainsService } from '../domains/domains.service.ts';
 import type { MailTransport } from '../domains/mail-transport.ts';
@@ -25,6 +26,7 @@ import type { AttributeMapping, IdentityProvider, RoleMapping } from '../provide
 import { hasHeldSession, revokeSessionsOfUser } from './sessions.repository.ts';
 import type { IssuedSession, SessionOptions } from './sessions.service.ts';
 import * as repo from '../../users/accounts.repository.ts';
+import { recordUserChanged, recordUserCreated } from '../../users/user-events.ts';
 import { groupNamesOfUser } from './memberships.repository.ts';
 import type { AttemptBudget } from './attempt-budget.ts';
 
@@ -170,19 +172,24 @@ export class AccountsService {
         await repo.deleteUnprovenAccount(this.db, unproven.id);
     }
     let user: UsersRow;
+    const passwordHash = await hashPassword(input.password);
     try {
-      user = await repo.insertAccount(this.db, {
-        tenant_id: tenantId,
-        username: input.username,
-        email,
-        display_name: input.displayName,
-        given_name: null,
-        family_name: null,
-        department: null,
-        source: 'local',
-        password_hash: await hashPassword(input.password),
-        roles: [],
-        email_verified_at: null,
+      user = await inTransaction(this.db, async (trx) => {
+        const created = await repo.insertAccount(trx, {
+          tenant_id: tenantId,
+          username: input.username,
+          email,
+          display_name: input.displayName,
+          given_name: null,
+          family_name: null,
+          department: null,
+          source: 'local',
+          password_hash: passwordHash,
+          roles: [],
+          email_verified_at: null,
+        });
+        await recordUserCreated(trx, created);
+        return created;
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_tenant_email_uq'))
@@ -272,16 +279,20 @@ export class AccountsService {
 
     // A password account nobody proved the address of never signed in: the provider's user takes it,
     // without the password whoever registered it chose (account pre-hijack).
-    if (existing && existing.email_verified_at === null) {
-      await repo.claimUnprovenAccount(this.db, existing.id, identity.protocol);
-      await revokeSessionsOfUser(this.db, existing.id);
-    }
     const user = existing
-      ? await repo.refreshFromProvider(this.db, existing.id, {
-          given_name: mapped.firstName,
-          family_name: mapped.lastName,
-          department: mapped.department,
-          roles: providerRoles,
+      ? await inTransaction(this.db, async (trx) => {
+          if (existing.email_verified_at === null) {
+            await repo.claimUnprovenAccount(trx, existing.id, identity.protocol);
+            await revokeSessionsOfUser(trx, existing.id);
+          }
+          const refreshed = await repo.refreshFromProvider(trx, existing.id, {
+            given_name: mapped.firstName,
+            family_name: mapped.lastName,
+            department: mapped.department,
+            roles: providerRoles,
+          });
+          await recordUserChanged(trx, existing, refreshed);
+          return refreshed;
         })
       : await this.provision(tenantId, identity.protocol, mapped, providerRoles);
     return {
@@ -321,20 +332,25 @@ export class AccountsService {
   private async provision(tenantId: string, source: 'saml' | 'oidc', mapped: MappedIdentity, roles: string[]): Promise<UsersRow> {
     const email = mapped.email!;
     const displayName = [mapped.firstName, mapped.lastName].filter(Boolean).join(' ') || email;
+    // Each attempt its own transaction: a refused insert ends the transaction it ran in.
     const insert = (username: string) =>
-      repo.insertAccount(this.db, {
-        tenant_id: tenantId,
-        username,
-        email,
-        display_name: displayName,
-        given_name: mapped.firstName,
-        family_name: mapped.lastName,
-        department: mapped.department,
-        source,
-        password_hash: null,
-        roles,
-        // The provider vouches for the address.
-        email_verified_at: new Date(),
+      inTransaction(this.db, async (trx) => {
+        const created = await repo.insertAccount(trx, {
+          tenant_id: tenantId,
+          username,
+          email,
+          display_name: displayName,
+          given_name: mapped.firstName,
+          family_name: mapped.lastName,
+          department: mapped.department,
+          source,
+          password_hash: null,
+          roles,
+          // The provider vouches for the address.
+          email_verified_at: new Date(),
+        });
+        await recordUserCreated(trx, created);
+        return created;
       });
     try {
       // The e-mail address is unique in the tenant, so it usually makes a username that is too.

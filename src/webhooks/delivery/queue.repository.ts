@@ -41,6 +41,8 @@ export interface ClaimedDelivery {
   /** Likewise, its previous attributes (JSON text), or null. */
   event_previous_attributes: string | null;
   event_resource_path: string | null;
+  /** The tenant the event belongs to; null for a platform event. */
+  event_tenant_id: string | null;
   event_test: boolean;
   event_created_at: Date;
   event_position: number;
@@ -113,7 +115,7 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.api_version, e.payload,
               ev.id as event_id, ev.type as event_type, ev.resource_type as event_resource_type,
               ev.resource_id as event_resource_id, ev.sequence as event_sequence, ev.object::text as event_object,
-              ev.previous_attributes::text as event_previous_attributes, ev.resource_path as event_resource_path, ev.test as event_test,
+              ev.previous_attributes::text as event_previous_attributes, ev.resource_path as event_resource_path, ev.tenant_id as event_tenant_id, ev.test as event_test,
               ev.created_at as event_created_at, ev.position as event_position`.execute(db);
   return rows;
 }

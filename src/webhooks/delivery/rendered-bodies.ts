@@ -26,6 +26,7 @@ export function createRenderedBodies(baseUrl: string): (d: ClaimedDelivery) => s
           previous_attributes:
             d.event_previous_attributes === null ? null : (JSON.parse(d.event_previous_attributes) as Record<string, unknown>),
           resource_path: d.event_resource_path,
+          tenant_id: d.event_tenant_id,
           created_at: d.event_created_at,
         },
         { api_version: d.api_version, payload: d.payload },

@@ -2,7 +2,7 @@
  * The body a delivery sends, rendered from the stored event for one endpoint (interface document,
  * "Event envelope"): id, type, created_at, api_version, data.object (fat, with the resource's `url`:
  * the base URL and the path the recording area stored) or data.object_id/object_type (thin),
- * data.previous_attributes when the event is a change, and sequence. `api_version` picks the
+ * data.previous_attributes when the event is a change, sequence, and tenant_id for a tenant's event. `api_version` picks the
  * renderer; a new version is a new entry in RENDERERS.
  * The output is deterministic (same event and endpoint, same bytes), so a retry signs the same body.
  */
@@ -11,7 +11,16 @@ import { CURRENT_API_VERSION, type ApiVersion } from '../event-types.ts';
 
 type StoredEvent = Pick<
   WebhookEventsRow,
-  'id' | 'type' | 'resource_type' | 'resource_id' | 'sequence' | 'object' | 'previous_attributes' | 'resource_path' | 'created_at'
+  | 'id'
+  | 'type'
+  | 'resource_type'
+  | 'resource_id'
+  | 'sequence'
+  | 'object'
+  | 'previous_attributes'
+  | 'resource_path'
+  | 'tenant_id'
+  | 'created_at'
 >;
 
 interface EndpointFormat {
@@ -34,6 +43,8 @@ const v20261124: Renderer = (event, payload, baseUrl) => {
     type: event.type,
     created_at: event.created_at.toISOString(),
     api_version: '2026-11-24',
+    // A tenant's event says whose (a platform endpoint with all_tenants receives every tenant's).
+    ...(event.tenant_id !== null ? { tenant_id: event.tenant_id } : {}),
     data,
     ...(event.sequence !== null ? { sequence: Number(event.sequence) } : {}),
   };
