@@ -14,7 +14,7 @@ import { previousAttributes } from '../webhooks/events/changes.ts';
 import { recordEvent, type NewEvent } from '../webhooks/outbox.repository.ts';
 
 /** A user as directory events show it (openapi/webhooks.yaml `DirectoryUser`). */
-export function toDirectoryUser(user: UsersRow): Record<string, unknown> {
+function toDirectoryUser(user: UsersRow): Record<string, unknown> {
   return {
     id: user.id,
     tenantId: user.tenant_id,

@@ -14,7 +14,7 @@ import { previousAttributes } from '../../webhooks/events/changes.ts';
 import { recordEvent, type NewEvent } from '../../webhooks/outbox.repository.ts';
 
 /** A group as directory events show it (openapi/webhooks.yaml `DirectoryGroup`). */
-export function toDirectoryGroup(group: GroupsRow): Record<string, unknown> {
+function toDirectoryGroup(group: GroupsRow): Record<string, unknown> {
   return {
     id: group.id,
     tenantId: group.tenant_id,
