@@ -4,7 +4,9 @@
  * and through GraphQL's deleteUser, a user who wrote posts and comments, liked, followed and was
  * followed, managed someone, was in a group, held a session, uploaded files and owned a customer
  * with an order leaves no row in any table that names their id, except `deleted_users`, the
- * revocation record that refuses their old tokens. Business records stay without them.
+ * revocation record that refuses their old tokens, and the outbox's record of the directory events
+ * subscribers were sent about them (`webhook_events`, ending with `user.deleted`). Business records
+ * stay without them.
  */
 import t, { type Test } from 'tap';
 import { sql } from 'kysely';
@@ -91,7 +93,11 @@ t.test('deleting a user', async (t) => {
 
   async function checkAfter(t: Test, history: Awaited<ReturnType<typeof leaverWithHistory>>) {
     const { db } = server.database;
-    t.same(await rowsNaming(server, history.leaver), ['deleted_users.user_id'], 'no row names the id but the revocation record');
+    t.same(
+      await rowsNaming(server, history.leaver),
+      ['deleted_users.user_id', 'webhook_events.object', 'webhook_events.resource_id', 'webhook_events.resource_path'],
+      'no row names the id but the revocation record and the directory events sent about the user (decision 202)',
+    );
     t.equal(
       (await db.selectFrom('customers').select('user_id').where('id', '=', history.customer.id).executeTakeFirstOrThrow()).user_id,
       null,
