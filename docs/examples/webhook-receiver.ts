@@ -5,16 +5,19 @@
  * In production it runs behind HTTPS (the sender only delivers to https:// URLs).
  */
 import http from 'node:http';
-import { verifyWebhook, type WebhookEvent } from '../../generated/client/webhooks.ts';
+import { verifyWebhook, type ThinWebhookEvent, type WebhookEvent } from '../../generated/client/webhooks.ts';
 
-export function createWebhookReceiver(secrets: string[], onEvent: (event: WebhookEvent) => void): http.RequestListener {
+/** What an endpoint receives: fat bodies, or thin ones when it was registered with `payload: thin`. */
+type Delivered = WebhookEvent | ThinWebhookEvent;
+
+export function createWebhookReceiver(secrets: string[], onEvent: (event: Delivered) => void): http.RequestListener {
   const seen = new Set<string>();
   const lastSequence = new Map<string, number>();
   return (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const result = verifyWebhook<WebhookEvent>(Buffer.concat(chunks), req.headers, secrets, { toleranceSeconds: 300 });
+      const result = verifyWebhook<Delivered>(Buffer.concat(chunks), req.headers, secrets, { toleranceSeconds: 300 });
       if (!result.ok) {
         res.writeHead(401).end(result.reason);
         return;

@@ -271,6 +271,8 @@ export interface webhooks {
         /**
          * An order was cancelled (sent with the `order.updated` of the same sequence)
          * @description Sent when an order is cancelled; `data.previous_attributes` holds its earlier status.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/cancel` (rest-v1 cancelOrder). Received by the platform’s endpoints.
          */
         post: operations["orderCancelledEvent"];
         delete?: never;
@@ -291,6 +293,8 @@ export interface webhooks {
         /**
          * An order was created
          * @description Sent when an order is placed. `data.object` is the new order.
+         *
+         *     Emitted by `POST /api/v1/orders` (rest-v1 createOrder). Received by the platform’s endpoints.
          */
         post: operations["orderCreatedEvent"];
         delete?: never;
@@ -311,6 +315,8 @@ export interface webhooks {
         /**
          * An order was delivered (sent with the `order.updated` of the same sequence)
          * @description Sent when an order is marked delivered; `data.object` carries `deliveredAt`.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/deliver` (rest-v1 deliverOrder). Received by the platform’s endpoints.
          */
         post: operations["orderDeliveredEvent"];
         delete?: never;
@@ -332,6 +338,8 @@ export interface webhooks {
          * An order was shipped (sent with the `order.updated` of the same sequence)
          * @description `data.object` carries status, trackingNumber, shippedAt and customerId;
          *     `data.previous_attributes` holds the earlier status and trackingNumber.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/ship` (rest-v1 shipOrder). Received by the platform’s endpoints.
          */
         post: operations["orderShippedEvent"];
         delete?: never;
@@ -352,6 +360,8 @@ export interface webhooks {
         /**
          * An order changed (every change after creation; `sequence` is the order's version)
          * @description Sent for every change of an order after its creation; `data.previous_attributes` holds the changed fields' earlier values.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/confirm` (rest-v1 confirmOrder), `POST /api/v1/orders/{id}/ship` (rest-v1 shipOrder), `POST /api/v1/orders/{id}/deliver` (rest-v1 deliverOrder), `POST /api/v1/orders/{id}/cancel` (rest-v1 cancelOrder). Received by the platform’s endpoints.
          */
         post: operations["orderUpdatedEvent"];
         delete?: never;
@@ -372,6 +382,8 @@ export interface webhooks {
         /**
          * A product was created
          * @description Sent when a product is created. `data.object` is the new product.
+         *
+         *     Emitted by `POST /api/v1/products` (rest-v1 createProduct), `POST /api/v2/products` (rest-v2 createProductV2). Received by the platform’s endpoints.
          */
         post: operations["productCreatedEvent"];
         delete?: never;
@@ -392,6 +404,8 @@ export interface webhooks {
         /**
          * A product was deleted (`data.object` is its last representation, without `url`)
          * @description Sent when a product is deleted. `data.object` is its last representation, without `url`.
+         *
+         *     Emitted by `DELETE /api/v1/products/{id}` (rest-v1 deleteProduct), `DELETE /api/v2/products/{id}` (rest-v2 deleteProductV2). Received by the platform’s endpoints.
          */
         post: operations["productDeletedEvent"];
         delete?: never;
@@ -412,6 +426,8 @@ export interface webhooks {
         /**
          * A product was replaced or patched (a change; `sequence` is the product's version)
          * @description Sent when a product is replaced or patched; `data.previous_attributes` holds the changed fields' earlier values.
+         *
+         *     Emitted by `PUT /api/v1/products/{id}` (rest-v1 replaceProduct), `PATCH /api/v1/products/{id}` (rest-v1 patchProduct), `PATCH /api/v2/products/{id}` (rest-v2 patchProductV2). Received by the platform’s endpoints.
          */
         post: operations["productUpdatedEvent"];
         delete?: never;
@@ -577,7 +593,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /**
-         * @description The type of an event.
+         * @description The type of an event: one of the event types of the `webhooks` section.
          * @enum {string}
          */
         EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted";
@@ -1206,18 +1222,7 @@ export interface components {
          */
         WebhookTimestamp: string;
     };
-    requestBodies: {
-        OrderEvent: {
-            content: {
-                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
-            };
-        };
-        ProductEvent: {
-            content: {
-                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: {
         /** @description Path of the created resource. */
         Location: string;
@@ -1936,7 +1941,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -1967,7 +1976,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -1998,7 +2011,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2029,7 +2046,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2060,7 +2081,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2091,7 +2116,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ProductEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2122,7 +2151,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ProductEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2153,7 +2186,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ProductEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
