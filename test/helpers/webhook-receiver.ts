@@ -143,8 +143,6 @@ interface ReceiverOptions {
   untrusted?: boolean;
   host?: string;
   respond?: (request: ReceivedRequest, index: number) => Reply | Promise<Reply>;
-  /** Skip the catalog check: for a receiver the test sends bodies of its own, not the server's events. */
-  notEvents?: boolean;
 }
 
 export async function startReceiver(t: Test, options: ReceiverOptions = {}): Promise<Receiver> {
@@ -167,7 +165,7 @@ export async function startReceiver(t: Test, options: ReceiverOptions = {}): Pro
         receivedAt: Date.now(),
       };
       const index = requests.push(received) - 1;
-      const violation = options.notEvents ? undefined : catalogViolation(received.rawBody);
+      const violation = catalogViolation(received.rawBody);
       if (violation) t.fail(`a delivery to ${received.url} is not what the event catalog declares: ${violation}`);
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) waiter.resolve();
       void Promise.resolve(respond(received, index)).then(async (reply) => {
