@@ -186,6 +186,7 @@ export default {
         'src/http/openapi-routes.ts',
         'src/http/response-schemas.ts',
         'scripts/generate/openapi.ts',
+        'scripts/generate/event-catalog.ts',
         'scripts/generate/problem-types.ts',
         'scripts/generate/transport-responses.ts',
         'scripts/generate/xml-names.ts',

@@ -15,6 +15,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dbTypes } from './generate/db-types-cache.ts';
 import settings from '../codegen.ts';
+import { buildSchema } from 'graphql';
+import { addEmittedByNotes, eventCatalog, eventCatalogModule, type CatalogEntry } from './generate/event-catalog.ts';
 import { generateGraphql } from './generate/graphql.ts';
 import { missingImplementations, readInputs } from './generate/implementation-check.ts';
 import {
@@ -112,9 +114,27 @@ export async function generate(root: string, outDir: string, options: GenerateOp
   // After a refusal the list may be missing only because its document was: nothing more to say.
   const sharedTypes = problems.length ? undefined : await reported(problems, () => sharedProblemTypes(declaredProblemTypes));
   const graphqlFiles = await reported(problems, () => generateGraphql(root));
+  // The event catalog names operations of every document and GraphQL mutations: read once all are.
+  const catalogs: [string, CatalogEntry[]][] = [];
+  if (!problems.length && graphqlFiles) {
+    const sdl = graphqlFiles['generated/graphql/schema.graphql'] ?? '';
+    const mutations = new Set(Object.keys(buildSchema(sdl, { assumeValid: true }).getMutationType()?.getFields() ?? {}));
+    const byName = Object.fromEntries(documents);
+    for (const [name, doc] of documents) {
+      const entries = await reported(problems, () => eventCatalog(doc, `openapi/${name}.yaml`, byName, mutations));
+      if (entries) catalogs.push([name, entries]);
+    }
+    if (catalogs.length > 1)
+      problems.push(`openapi/: ${catalogs.map(([n]) => `${n}.yaml`).join(' and ')} both have a webhooks section; the event catalog is one`);
+  }
   for (const line of warnings) (options.warn ?? console.error)(line);
   // A file two documents reference fails both their bundles with the same line: said once.
   if (problems.length || !graphqlFiles || !sharedTypes) throw SpecError.of([...new Set(problems)]);
+  const [catalog] = catalogs;
+  if (!catalog) throw new SpecError('openapi/: no document has a webhooks section (the event catalog)');
+  const [catalogName, catalogEntries] = catalog;
+  addEmittedByNotes(Object.fromEntries(documents)[catalogName]!, catalogEntries);
+  put(`generated/openapi/${catalogName}.events.ts`, eventCatalogModule(catalogEntries, `openapi/${catalogName}.yaml`));
 
   for (const [name, doc] of documents) {
     put(`generated/openapi/${name}.json`, JSON.stringify(doc, null, 2));
@@ -139,7 +159,7 @@ export async function generate(root: string, outDir: string, options: GenerateOp
     ].join('\n'),
   );
   put('generated/client/rest.ts', generateRestClient(names));
-  put('generated/client/webhooks.ts', generateWebhookClient(root));
+  put('generated/client/webhooks.ts', generateWebhookClient(root, catalogEntries));
   put('generated/client/graphql-client.ts', generateGraphqlRuntime(root));
   put('generated/client/index.ts', SDK_INDEX);
 

@@ -5,16 +5,19 @@
  * In production it runs behind HTTPS (the sender only delivers to https:// URLs).
  */
 import http from 'node:http';
-import { verifyWebhook, type WebhookEvent } from '../../generated/client/webhooks.ts';
+import { verifyWebhook, type ThinWebhookEvent, type WebhookEvent } from '../../generated/client/webhooks.ts';
 
-export function createWebhookReceiver(secrets: string[], onEvent: (event: WebhookEvent) => void): http.RequestListener {
+/** What an endpoint receives: fat bodies, or thin ones when it was registered with `payload: thin`. */
+type Delivered = WebhookEvent | ThinWebhookEvent;
+
+export function createWebhookReceiver(secrets: string[], onEvent: (event: Delivered) => void): http.RequestListener {
   const seen = new Set<string>();
   const lastSequence = new Map<string, number>();
   return (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const result = verifyWebhook<WebhookEvent>(Buffer.concat(chunks), req.headers, secrets, { toleranceSeconds: 300 });
+      const result = verifyWebhook<Delivered>(Buffer.concat(chunks), req.headers, secrets, { toleranceSeconds: 300 });
       if (!result.ok) {
         res.writeHead(401).end(result.reason);
         return;
@@ -24,7 +27,10 @@ export function createWebhookReceiver(secrets: string[], onEvent: (event: Webhoo
       if (seen.has(result.id)) return; // a retry or a replay of an event already handled
       seen.add(result.id);
       const { event } = result;
-      const resource = 'object_id' in event.data ? event.data.object_id : String(event.data.object.id);
+      // The resource an event orders by: the object's id; a group's for a membership event.
+      const data = event.data;
+      const resource =
+        'object_id' in data ? data.object_id : 'groupId' in data.object ? data.object.groupId : String(data.object.id);
       if (event.sequence !== undefined) {
         // Skip anything not newer than what was processed for this resource (ordering is per resource).
         if ((lastSequence.get(resource) ?? 0) > event.sequence) return;

@@ -25,6 +25,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { parseDocument as parseYamlDocument } from 'yaml';
 import { createJsonSchemaValidator } from '../../src/json-schema.ts';
 import { PATH_ITEM_METHODS, SERVED_METHODS } from '../../src/http/openapi-methods.ts';
+import { addEventTypeEnum } from './event-catalog.ts';
 import { addProblemTypeTable, problemTypes } from './problem-types.ts';
 import { SpecError } from './spec-error.ts';
 import { addTransportResponses } from './transport-responses.ts';
@@ -104,8 +105,8 @@ function bundleProblemLines(root: string, problems: readonly NormalizedProblem[]
 
 /**
  * The document with its shared components inlined, the answers of every operation before routing
- * added (transport-responses.ts) and its problem types listed in the Problem description
- * (problem-types.ts). A document that is not YAML, or that bundles with errors, is a SpecError
+ * added (transport-responses.ts), its problem types listed in the Problem description
+ * (problem-types.ts) and the event catalog's types as the EventType enum (event-catalog.ts). A document that is not YAML, or that bundles with errors, is a SpecError
  * naming each place. `root` names the files in it (default: the folder above
  * openapi/).
  */
@@ -125,6 +126,7 @@ export async function bundleDocument(file: string, root = path.dirname(path.dirn
   const doc = result.bundle.parsed as Json;
   // spec-diff bundles older revisions too, some from before the list: their Problem stays as written.
   if (doc.components?.schemas?.Problem?.['x-problem-types']) addProblemTypeTable(doc, problemTypes(doc, path.relative(root, file))!);
+  addEventTypeEnum(doc);
   addTransportResponses(doc);
   return doc;
 }

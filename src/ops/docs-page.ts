@@ -5,6 +5,9 @@
  * On outside production by default (`DOCS`), like GraphiQL. Swagger UI is served from the installed
  * `swagger-ui-dist` package (no dependencies of its own at run time, no CDN), so the page works
  * offline and its version is the one in package-lock.json. `?document=<name>` opens a document.
+ * The nav bar's "Webhook events" opens the webhooks document at its `webhooks` section (the event
+ * catalog: each event type with its body schema and examples), which Swagger UI renders under a
+ * "Webhooks" heading after the document's operations: `#webhooks` scrolls there once it is drawn.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,6 +38,7 @@ function page(names: readonly string[], links: { graphiql: boolean; schema: bool
     ...(links.schema ? ['<a href="/graphql/schema">GraphQL schema (SDL)</a>'] : []),
     ...(links.graphiql ? ['<a href="/graphiql">GraphiQL explorer</a>'] : []),
     '<a href="/openapi">OpenAPI documents (JSON, YAML)</a>',
+    ...(names.includes('webhooks') ? ['<a href="/docs?document=webhooks#webhooks">Webhook events</a>'] : []),
   ].join(' · ');
   return `<!doctype html>
 <html lang="en">
@@ -61,6 +65,7 @@ function page(names: readonly string[], links: { graphiql: boolean; schema: bool
     <script>${DOCS_PROSE_PLUGIN}
       const urls = ${JSON.stringify(urls)};
       const wanted = new URLSearchParams(location.search).get('document');
+      const toWebhooks = location.hash === '#webhooks';
       window.ui = SwaggerUIBundle({
         urls,
         'urls.primaryName': urls.some((u) => u.name === wanted) ? wanted : urls[0].name,
@@ -75,6 +80,20 @@ function page(names: readonly string[], links: { graphiql: boolean; schema: bool
         tryItOutEnabled: false,
         queryConfigEnabled: false,
       });
+      // The event catalog sits below the document's operations: #webhooks scrolls to it once drawn,
+      // and again while the page is still being laid out (for 1.5 s after it appears).
+      if (toWebhooks) {
+        const root = document.getElementById('swagger-ui');
+        let found = false;
+        const seek = new MutationObserver(() => {
+          const section = root.querySelector('.webhooks');
+          if (!section) return;
+          section.scrollIntoView();
+          if (!found) setTimeout(() => seek.disconnect(), 1500);
+          found = true;
+        });
+        seek.observe(root, { childList: true, subtree: true });
+      }
     </script>
   </body>
 </html>

@@ -71,7 +71,7 @@ export class ContractRegistry {
     const doc = this.ajv.getSchema('openapi:webhooks')!.schema as Json;
     const requestBody: Json | undefined = doc.webhooks?.[eventType]?.post?.requestBody;
     if (!requestBody) throw new ContractViolation(`webhook ${eventType} is not documented in openapi/webhooks.yaml`);
-    const at = typeof requestBody.$ref === 'string' ? requestBody.$ref : `#/webhooks/${eventType}/post/requestBody`;
+    const at = typeof requestBody.$ref === 'string' ? requestBody.$ref : `#/webhooks/${escapePointer(eventType)}/post/requestBody`;
     this.check(`openapi:webhooks${at}/content/application~1json/schema`, body, `webhook ${eventType} body`);
   }
 

@@ -6,6 +6,9 @@
  *
  * A receiver records every request (raw body, headers, arrival time) and answers with whatever the
  * test's `respond` returns (default 200), so one receiver can play every row of the outcomes table.
+ * Every body it receives is checked against the event catalog (`catalogViolation`): a body that is not
+ * what the `webhooks` section of openapi/webhooks.yaml declares for its `type` fails the test that
+ * received it.
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -15,7 +18,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generate } from 'selfsigned';
+import type { ValidateFunction } from 'ajv';
 import type { Test } from 'tap';
+import { createJsonSchemaValidator } from '../../src/json-schema.ts';
+
+type Json = Record<string, any>;
 
 interface TestCa {
   cert: string;
@@ -62,6 +69,47 @@ export async function serverCertificate(names: string[], options: { untrusted?: 
     ],
   });
   return { cert: pems.cert, key: pems.private };
+}
+
+let catalog: { doc: Json; ajv: ReturnType<typeof createJsonSchemaValidator>; compiled: Map<string, ValidateFunction> } | undefined;
+
+/**
+ * Why a delivered body is not what the catalog declares for its `type`, or undefined when it is: the
+ * schema of the entry's requestBody in the published document (generated/openapi/webhooks.json), the
+ * fat one or, when `data` carries `object_id`, the thin one. The reason names the type, the body's
+ * form and each field that breaks it.
+ */
+export function catalogViolation(rawBody: string): string | undefined {
+  if (!catalog) {
+    const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi/webhooks.json'), 'utf8')) as Json;
+    const ajv = createJsonSchemaValidator({ allErrors: true });
+    ajv.addSchema(doc, 'webhooks');
+    catalog = { doc, ajv, compiled: new Map() };
+  }
+  let body: Json;
+  try {
+    body = JSON.parse(rawBody) as Json;
+  } catch {
+    return `the body is not JSON: ${rawBody.slice(0, 200)}`;
+  }
+  const declared: unknown = body?.type;
+  const media =
+    typeof declared === 'string' ? (catalog.doc.webhooks?.[declared]?.post?.requestBody?.content?.['application/json'] as Json) : undefined;
+  if (!media) return `event type ${JSON.stringify(declared)} is not in the catalog (the webhooks section of openapi/webhooks.yaml)`;
+  const type = declared as string;
+  const refs: string[] = (media.schema.oneOf ?? [media.schema]).map((s: Json) => s.$ref as string);
+  const thin = typeof body.data === 'object' && body.data !== null && 'object_id' in body.data;
+  const form = thin ? 'thin' : 'fat';
+  const ref = refs.find((r) => r.startsWith('#/components/schemas/Thin') === thin);
+  if (!ref) return `${type}: the catalog declares no ${form} body`;
+  let validate = catalog.compiled.get(ref);
+  if (!validate) {
+    validate = catalog.ajv.compile({ $ref: `webhooks${ref}` });
+    catalog.compiled.set(ref, validate);
+  }
+  if (validate(body)) return undefined;
+  const fields = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+  return `${type} (${form} body) breaks its catalog schema ${ref.slice('#/components/schemas/'.length)}: ${fields}`;
 }
 
 export interface ReceivedRequest {
@@ -117,6 +165,8 @@ export async function startReceiver(t: Test, options: ReceiverOptions = {}): Pro
         receivedAt: Date.now(),
       };
       const index = requests.push(received) - 1;
+      const violation = catalogViolation(received.rawBody);
+      if (violation) t.fail(`a delivery to ${received.url} is not what the event catalog declares: ${violation}`);
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) waiter.resolve();
       void Promise.resolve(respond(received, index)).then(async (reply) => {
         if (reply === 'hang') {

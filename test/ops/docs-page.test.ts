@@ -173,3 +173,50 @@ t.test(
     t.same(violations, [], 'within the Content-Security-Policy');
   },
 );
+
+t.test(
+  'one click from /docs reaches the event catalog: every event type, who emits it, its example and schema',
+  { skip: fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
+  async (t) => {
+    const server = await sharedServer();
+    const doc = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi/webhooks.json'), 'utf8')) as Json;
+    const types = Object.keys(doc.webhooks as Json);
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    t.teardown(() => browser.close());
+    const viewport = { width: 1280, height: 800 };
+    const page = await browser.newPage({ viewport });
+    const violations = await watchCspViolations(page);
+    await page.goto(`${server.baseUrl}/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+    await page.locator('nav.sf').getByRole('link', { name: 'Webhook events' }).click();
+    const section = page.locator('#swagger-ui .webhooks');
+    await section.waitFor({ timeout: 30_000 });
+    t.equal(new URL(page.url()).search, '?document=webhooks', 'the webhooks document');
+    t.same(await section.locator('.opblock-summary-path').allInnerTexts(), types, 'each event type of the catalog, in its order');
+    // The page scrolls once the section is drawn (its own script: the CSP allows no evaluated string).
+    let box = await section.boundingBox();
+    for (let i = 0; i < 50 && !(box && box.y >= 0 && box.y < viewport.height); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      box = await section.boundingBox();
+    }
+    t.ok(box && box.y >= 0 && box.y < viewport.height, `the section starts at ${box?.y} px, on the screen the click opened`);
+    const cancelled = section.locator('#operations-webhooks-orderCancelledEvent');
+    await cancelled.locator('.opblock-summary').first().click();
+    const body = cancelled.locator('.opblock-body');
+    await body.getByText('"type": "order.cancelled"').first().waitFor({ timeout: 10_000 });
+    t.match(
+      await body.innerText(),
+      /Emitted by `?POST \/api\/v1\/orders\/\{id\}\/cancel`? \(rest-v1 cancelOrder\)/,
+      'the operation that emits it',
+    );
+    await body.getByRole('tab', { name: 'Schema' }).first().click();
+    await body.getByText('Expand all').first().click();
+    await body.getByText('A fat order event.').first().waitFor({ timeout: 10_000 });
+    t.match(await body.innerText(), /previous_attributes/, 'and the schema of its body, fat and thin');
+    await page.screenshot({ path: path.join(os.tmpdir(), 'docs-webhooks.png') });
+    t.same(violations, [], 'within the Content-Security-Policy');
+  },
+);

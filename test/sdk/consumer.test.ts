@@ -9,7 +9,9 @@
  * (NodeNext: no tsx, no `allowImportingTsExtensions`), and its compiled JavaScript calls the live
  * server: REST (a product created by an admin, a typed page of products, a Problem Details error),
  * local registration, a GraphQL mutation with a bearer token, its own client-preset query, the
- * `postCreated` subscription, and `verifyWebhook` on a signature made as the server makes it. The
+ * `postCreated` subscription, and `verifyWebhook` on a signature made as the server makes it, its event
+ * handled by an exhaustive `switch` over the catalog's event types (src/events.ts; the same file
+ * without one case does not compile, and the error names the type) and `parseEvent`. The
  * SDK's `schemaforge-check-operations` bin passes the consumer's operation with its cost.
  * The `@ts-expect-error` lines fail the compile unless the SDK's types refuse what they should.
  */
@@ -38,8 +40,9 @@ const CONSUMER = `import {
   OnPostCreatedDocument,
   type RestV1Components,
 } from '@schemaforge/sdk';
-import { verifyWebhook, type WebhookEvent } from '@schemaforge/sdk/webhooks';
+import { parseEvent, verifyWebhook } from '@schemaforge/sdk/webhooks';
 import WebSocket from 'ws';
+import { describeEvent } from './events.js';
 import { graphql as gql } from './gql/index.js';
 
 // The consumer's own operation, typed by graphql-codegen's client preset from the SDK's schema.
@@ -123,14 +126,44 @@ const byId = await persisted.request(PostWithAuthor, { id: postId });
 const sentById = sent.length === 1 && 'documentId' in JSON.parse(sent[0]!) && !('query' in JSON.parse(sent[0]!));
 await graphql.dispose();
 
-const verified = verifyWebhook<WebhookEvent>(
+const verified = verifyWebhook(
   webhookBody,
   { 'X-Webhook-Id': 'evt_1', 'X-Webhook-Timestamp': webhookTimestamp, 'X-Webhook-Signature': webhookSignature },
   'whsec_consumer-secret-for-the-sdk-test-000',
 );
-const webhook = verified.ok ? verified.event.type : verified.reason;
+const webhook = verified.ok ? describeEvent(verified.event) : verified.reason;
+const parsed = describeEvent(parseEvent(webhookBody));
 
-console.log(JSON.stringify({ productSku: product.sku, names, problem, postId, eventTitle: event?.value.postCreated.title, eventPostId: event?.value.postCreated.id, refused, slug, author, webhook, byIdTitle: byId.post?.title, sentById }));
+console.log(JSON.stringify({ productSku: product.sku, names, problem, postId, eventTitle: event?.value.postCreated.title, eventPostId: event?.value.postCreated.id, refused, slug, author, webhook, parsed, byIdTitle: byId.post?.title, sentById }));
+`;
+
+/**
+ * A receiver's handling of every event type, narrowed by \`type\`: it compiles only while every type of
+ * the catalog has its case (the \`never\` default), one case a line so the test can drop one.
+ */
+const EVENTS = `import type { ThinWebhookEvent, WebhookEvent } from '@schemaforge/sdk/webhooks';
+
+export function describeEvent(event: WebhookEvent): string {
+  switch (event.type) {
+    case 'order.created': return \`created \${event.data.object.id} \${event.data.object.status}\`;
+    case 'order.updated': return \`updated \${event.data.object.id} \${event.data.object.version}\`;
+    case 'order.shipped': return \`shipped \${event.data.object.id} \${event.data.object.trackingNumber}\`;
+    case 'order.delivered': return \`delivered \${event.data.object.id} \${event.data.object.deliveredAt}\`;
+    case 'order.cancelled': return \`cancelled \${event.data.object.id} \${String(event.data.previous_attributes?.status)}\`;
+    case 'product.created': return \`new product \${event.data.object.sku}\`;
+    case 'product.updated': return \`product \${event.data.object.sku} at \${event.data.object.price}\`;
+    case 'product.deleted': return \`product \${event.data.object.sku} gone\`;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+// The thin variant is its own union, discriminated the same way.
+export function thinObject(event: ThinWebhookEvent): string {
+  return event.type === 'order.shipped' ? \`order \${event.data.object_id}\` : \`\${event.data.object_type} \${event.data.object_id}\`;
+}
 `;
 
 const CODEGEN = `import type { CodegenConfig } from '@graphql-codegen/cli';
@@ -243,16 +276,37 @@ t.test('the packed SDK installs small and clean, and a consumer project writes i
     'schemaforge-check-operations passes the consumer’s operation',
   );
 
+  // The receiver's event handling (after the operations check, which counts the files it reads).
+  fs.writeFileSync(path.join(dir, 'src/events.ts'), EVENTS);
   // TypeScript 7, the release a new consumer installs (scripts/tsc.ts).
   const compiled = await run(process.execPath, [TSC, '-p', dir]).catch((error: { stdout: string }) => error);
   t.equal(compiled.stdout, '', 'tsc reports nothing');
   t.ok(fs.existsSync(path.join(dir, 'dist/main.js')), 'tsc emitted the consumer');
 
+  // The same receiver with the order.cancelled case missing: the never default names the type.
+  const cancelled = "    case 'order.cancelled':";
+  t.equal(EVENTS.split(cancelled).length, 2, 'the receiver has one order.cancelled case');
+  const missing = EVENTS.split('\n')
+    .filter((line) => !line.startsWith(cancelled))
+    .join('\n');
+  fs.writeFileSync(path.join(dir, 'src/missing-case.ts'), missing);
+  const refused = await run(process.execPath, [TSC, '-p', dir, '--noEmit']).then(
+    () => ({ stdout: '(compiled)' }),
+    (error: { stdout: string }) => error,
+  );
+  t.match(
+    refused.stdout,
+    /src\/missing-case\.ts\(\d+,\d+\): error TS2322: Type '(OrderCancelledEvent|[^']*"order\.cancelled"[^']*)' is not assignable to type 'never'/,
+    'a switch without the order.cancelled case does not compile, naming the type',
+  );
+  t.equal(refused.stdout.trim().split('\n').length, 1, 'one error, in the file missing the case');
+  fs.rmSync(path.join(dir, 'src/missing-case.ts'));
+
   const server = await sharedServer();
   // The server learns the consumer's documents as a deployment would register them.
   t.same(await registerDocuments(server.database.db, buildGraphQLSchema({}), persisted, 'consumer'), { added: 1, known: 0 });
   const adminToken = await server.token('00000000-0000-4000-8000-0000000000ad', ['ADMIN']);
-  const body = JSON.stringify({ id: 'evt_1', type: 'order.created', data: { object: { id: 'o1' } }, sequence: 1 });
+  const body = JSON.stringify({ id: 'evt_1', type: 'order.created', data: { object: { id: 'o1', status: 'PENDING' } }, sequence: 1 });
   const timestamp = Math.floor(Date.now() / 1000);
   const signature = signatureHeader(['whsec_consumer-secret-for-the-sdk-test-000'], timestamp, body);
   const { stdout } = await run(
@@ -270,7 +324,8 @@ t.test('the packed SDK installs small and clean, and a consumer project writes i
   t.equal(result.refused, 'BAD_REQUEST', 'a GraphQL error reaches the caller as GraphqlRequestError with its errorType');
   t.match(result.slug, /^from-the-sdk-\d+/, 'the consumer’s own client-preset query ran');
   t.equal(result.author, 'sdkuser');
-  t.equal(result.webhook, 'order.created', 'verifyWebhook accepted a signature made as the server makes it');
+  t.equal(result.webhook, 'created o1 PENDING', 'verifyWebhook accepted a signature made as the server makes it, typed by event type');
+  t.equal(result.parsed, 'created o1 PENDING', 'parseEvent types a body verified elsewhere the same way');
   t.equal(result.sentById, true, 'persistedDocuments: true sent the documentId, not the text');
   t.match(result.byIdTitle, /^From the SDK \d+$/, 'the registered document ran by id');
 });

@@ -8,7 +8,7 @@ import https from 'node:https';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { verifyWebhook, type WebhookEvent } from '../../generated/client/webhooks.ts';
+import { parseEvent, verifyWebhook, type ThinWebhookEvent, type WebhookEvent } from '../../generated/client/webhooks.ts';
 import { signatureHeader } from '../../src/webhooks/signature.ts';
 import { createWebhookReceiver } from '../../docs/examples/webhook-receiver.ts';
 import { serverCertificate, testCa } from '../helpers/webhook-receiver.ts';
@@ -28,6 +28,14 @@ function signed(body: string | Buffer, secrets: string[], timestamp = NOW / 1000
     'X-Webhook-Signature': signatureHeader(secrets, timestamp, body.toString()),
   };
 }
+
+t.test('parseEvent types a body verified elsewhere as verifyWebhook does, checking nothing', async (t) => {
+  const event = parseEvent(BODY);
+  // The union narrows on type: data.object is the order.
+  t.equal(event.type === 'order.created' ? event.data.object.id : undefined, 'o1');
+  t.same(parseEvent(Buffer.from(BODY)), JSON.parse(BODY), 'a Buffer body');
+  t.throws(() => parseEvent('not json'), SyntaxError);
+});
 
 t.test('the four verification rules', async (t) => {
   t.match(verifyWebhook(BODY, signed(BODY, [SECRET]), SECRET, { now: NOW }), {
@@ -87,7 +95,7 @@ t.test('the four verification rules', async (t) => {
 
 t.test('the documented receiver example accepts real deliveries and refuses forged ones', async (t) => {
   const server = await startWebhookServer(t);
-  const received: WebhookEvent[] = [];
+  const received: (WebhookEvent | ThinWebhookEvent)[] = [];
   const certificate = await serverCertificate(['127.0.0.1']);
   const caCert = (await testCa()).cert;
   const handlerSecrets: string[] = [];

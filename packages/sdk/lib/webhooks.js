@@ -7,6 +7,11 @@
  *    (during a rotation the sender signs with two secrets; a receiver may hold two as well).
  * Pass the raw body exactly as received (before any JSON parsing). It never throws on bad input:
  * every refusal is a result with a reason. Uses node:crypto only.
+ *
+ * The event is typed, by default, as `WebhookEvent`: the union of the catalog's event types (the
+ * `webhooks` section of openapi/webhooks.yaml), discriminated by `type`, with fat bodies; an endpoint
+ * registered with `payload: thin` passes `ThinWebhookEvent`. `parseEvent` types a body verified
+ * elsewhere the same way.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 function header(headers, name) {
@@ -49,4 +54,12 @@ export function verifyWebhook(rawBody, headers, secrets, options = {}) {
     catch {
         return { ok: false, reason: 'invalid_body' };
     }
+}
+/**
+ * The event of a raw body, typed like `verifyWebhook`'s, without verifying anything: for receivers
+ * whose signature check runs elsewhere (a gateway, a framework middleware). Throws a SyntaxError on
+ * a body that is not JSON; it does not check the body against the catalog's schemas.
+ */
+export function parseEvent(rawBody) {
+    return JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'));
 }

@@ -6,8 +6,17 @@
  *    (during a rotation the sender signs with two secrets; a receiver may hold two as well).
  * Pass the raw body exactly as received (before any JSON parsing). It never throws on bad input:
  * every refusal is a result with a reason. Uses node:crypto only.
+ *
+ * The event is typed, by default, as `WebhookEvent`: the union of the catalog's event types (the
+ * `webhooks` section of openapi/webhooks.yaml), discriminated by `type`, with fat bodies; an endpoint
+ * registered with `payload: thin` passes `ThinWebhookEvent`. `parseEvent` types a body verified
+ * elsewhere the same way.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The catalog's union of event types: generated into generated/client/webhooks.ts in place of this line. */
+// The placeholder keeps this file checkable on its own.
+type WebhookEvent = { type: string };
 
 /** Node's IncomingHttpHeaders, a fetch Headers object, or a plain record (any header case). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -31,7 +40,7 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-export function verifyWebhook<Event = unknown>(
+export function verifyWebhook<Event = WebhookEvent>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
   secrets: string | readonly string[],
@@ -67,4 +76,13 @@ export function verifyWebhook<Event = unknown>(
   } catch {
     return { ok: false, reason: 'invalid_body' };
   }
+}
+
+/**
+ * The event of a raw body, typed like `verifyWebhook`'s, without verifying anything: for receivers
+ * whose signature check runs elsewhere (a gateway, a framework middleware). Throws a SyntaxError on
+ * a body that is not JSON; it does not check the body against the catalog's schemas.
+ */
+export function parseEvent<Event = WebhookEvent>(rawBody: string | Uint8Array): Event {
+  return JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8')) as Event;
 }

@@ -271,6 +271,8 @@ export interface webhooks {
         /**
          * A group was created in a tenant
          * @description Sent when a SCIM client creates a group; a `group.member_added` follows for each of its first members.
+         *
+         *     Emitted by `POST /scim/v2/Groups` (scim scimCreateGroup). Received by the endpoints of the tenant it concerns.
          */
         post: operations["groupCreatedEvent"];
         delete?: never;
@@ -291,6 +293,8 @@ export interface webhooks {
         /**
          * A group was deleted (`data.object` is its last representation, without `url`)
          * @description Sent when a SCIM client deletes a group; `sequence` is one past its last version.
+         *
+         *     Emitted by `DELETE /scim/v2/Groups/{id}` (scim scimDeleteGroup). Received by the endpoints of the tenant it concerns.
          */
         post: operations["groupDeletedEvent"];
         delete?: never;
@@ -311,6 +315,8 @@ export interface webhooks {
         /**
          * A user became a member of a group
          * @description One per member added, in the order of the change, with the group's version after it as `sequence`.
+         *
+         *     Emitted by `POST /scim/v2/Groups` (scim scimCreateGroup), `PUT /scim/v2/Groups/{id}` (scim scimReplaceGroup), `PATCH /scim/v2/Groups/{id}` (scim scimPatchGroup). Received by the endpoints of the tenant it concerns.
          */
         post: operations["groupMemberAddedEvent"];
         delete?: never;
@@ -331,6 +337,8 @@ export interface webhooks {
         /**
          * A user stopped being a member of a group
          * @description One per member removed, in the order of the change, with the group's version after it as `sequence`.
+         *
+         *     Emitted by `PUT /scim/v2/Groups/{id}` (scim scimReplaceGroup), `PATCH /scim/v2/Groups/{id}` (scim scimPatchGroup). Received by the endpoints of the tenant it concerns.
          */
         post: operations["groupMemberRemovedEvent"];
         delete?: never;
@@ -351,6 +359,8 @@ export interface webhooks {
         /**
          * A group's name or external id changed
          * @description Sent when a group's `displayName` or `externalId` changes; `data.previous_attributes` holds the earlier values. Member changes are their own events.
+         *
+         *     Emitted by `PUT /scim/v2/Groups/{id}` (scim scimReplaceGroup), `PATCH /scim/v2/Groups/{id}` (scim scimPatchGroup). Received by the endpoints of the tenant it concerns.
          */
         post: operations["groupUpdatedEvent"];
         delete?: never;
@@ -371,6 +381,8 @@ export interface webhooks {
         /**
          * An order was cancelled (sent with the `order.updated` of the same sequence)
          * @description Sent when an order is cancelled; `data.previous_attributes` holds its earlier status.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/cancel` (rest-v1 cancelOrder). Received by the platform’s endpoints.
          */
         post: operations["orderCancelledEvent"];
         delete?: never;
@@ -391,6 +403,8 @@ export interface webhooks {
         /**
          * An order was created
          * @description Sent when an order is placed. `data.object` is the new order.
+         *
+         *     Emitted by `POST /api/v1/orders` (rest-v1 createOrder). Received by the platform’s endpoints.
          */
         post: operations["orderCreatedEvent"];
         delete?: never;
@@ -411,6 +425,8 @@ export interface webhooks {
         /**
          * An order was delivered (sent with the `order.updated` of the same sequence)
          * @description Sent when an order is marked delivered; `data.object` carries `deliveredAt`.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/deliver` (rest-v1 deliverOrder). Received by the platform’s endpoints.
          */
         post: operations["orderDeliveredEvent"];
         delete?: never;
@@ -432,6 +448,8 @@ export interface webhooks {
          * An order was shipped (sent with the `order.updated` of the same sequence)
          * @description `data.object` carries status, trackingNumber, shippedAt and customerId;
          *     `data.previous_attributes` holds the earlier status and trackingNumber.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/ship` (rest-v1 shipOrder). Received by the platform’s endpoints.
          */
         post: operations["orderShippedEvent"];
         delete?: never;
@@ -452,6 +470,8 @@ export interface webhooks {
         /**
          * An order changed (every change after creation; `sequence` is the order's version)
          * @description Sent for every change of an order after its creation; `data.previous_attributes` holds the changed fields' earlier values.
+         *
+         *     Emitted by `POST /api/v1/orders/{id}/confirm` (rest-v1 confirmOrder), `POST /api/v1/orders/{id}/ship` (rest-v1 shipOrder), `POST /api/v1/orders/{id}/deliver` (rest-v1 deliverOrder), `POST /api/v1/orders/{id}/cancel` (rest-v1 cancelOrder). Received by the platform’s endpoints.
          */
         post: operations["orderUpdatedEvent"];
         delete?: never;
@@ -472,6 +492,8 @@ export interface webhooks {
         /**
          * A product was created
          * @description Sent when a product is created. `data.object` is the new product.
+         *
+         *     Emitted by `POST /api/v1/products` (rest-v1 createProduct), `POST /api/v2/products` (rest-v2 createProductV2). Received by the platform’s endpoints.
          */
         post: operations["productCreatedEvent"];
         delete?: never;
@@ -492,6 +514,8 @@ export interface webhooks {
         /**
          * A product was deleted (`data.object` is its last representation, without `url`)
          * @description Sent when a product is deleted. `data.object` is its last representation, without `url`.
+         *
+         *     Emitted by `DELETE /api/v1/products/{id}` (rest-v1 deleteProduct), `DELETE /api/v2/products/{id}` (rest-v2 deleteProductV2). Received by the platform’s endpoints.
          */
         post: operations["productDeletedEvent"];
         delete?: never;
@@ -512,6 +536,8 @@ export interface webhooks {
         /**
          * A product was replaced or patched (a change; `sequence` is the product's version)
          * @description Sent when a product is replaced or patched; `data.previous_attributes` holds the changed fields' earlier values.
+         *
+         *     Emitted by `PUT /api/v1/products/{id}` (rest-v1 replaceProduct), `PATCH /api/v1/products/{id}` (rest-v1 patchProduct), `PATCH /api/v2/products/{id}` (rest-v2 patchProductV2). Received by the platform’s endpoints.
          */
         post: operations["productUpdatedEvent"];
         delete?: never;
@@ -532,6 +558,8 @@ export interface webhooks {
         /**
          * A user was created in a tenant
          * @description Sent when a user is created, whichever way: SCIM provisioning, a first sign-in through the tenant's identity provider, registration, or GraphQL `createUser`. `data.object` is the new user.
+         *
+         *     Emitted by `POST /scim/v2/Users` (scim scimCreateUser), `POST /auth/local/register` (auth registerLocal), `POST /auth/saml/{tenantId}/callback` (auth samlCallback), `GET /auth/oidc/{tenantId}/callback` (auth oidcCallback), `mutation createUser` (graphql createUser). Received by the endpoints of the tenant it concerns.
          */
         post: operations["userCreatedEvent"];
         delete?: never;
@@ -552,6 +580,8 @@ export interface webhooks {
         /**
          * A user was deactivated (sent with the `user.updated` of the same sequence)
          * @description Sent when a user's `active` becomes false: its sessions end at once and it can no longer sign in.
+         *
+         *     Emitted by `PUT /scim/v2/Users/{id}` (scim scimReplaceUser), `PATCH /scim/v2/Users/{id}` (scim scimPatchUser). Received by the endpoints of the tenant it concerns.
          */
         post: operations["userDeactivatedEvent"];
         delete?: never;
@@ -572,6 +602,8 @@ export interface webhooks {
         /**
          * A user was deleted (`data.object` is its last representation, without `url`)
          * @description Sent when a user is deleted (SCIM `DELETE` or GraphQL `deleteUser`); `sequence` is one past its last version.
+         *
+         *     Emitted by `DELETE /scim/v2/Users/{id}` (scim scimDeleteUser), `mutation deleteUser` (graphql deleteUser). Received by the endpoints of the tenant it concerns.
          */
         post: operations["userDeletedEvent"];
         delete?: never;
@@ -592,6 +624,8 @@ export interface webhooks {
         /**
          * A user was reactivated (sent with the `user.updated` of the same sequence)
          * @description Sent when a deactivated user's `active` becomes true again.
+         *
+         *     Emitted by `PUT /scim/v2/Users/{id}` (scim scimReplaceUser), `PATCH /scim/v2/Users/{id}` (scim scimPatchUser). Received by the endpoints of the tenant it concerns.
          */
         post: operations["userReactivatedEvent"];
         delete?: never;
@@ -612,6 +646,8 @@ export interface webhooks {
         /**
          * A user's attributes changed (`sequence` is the user's version)
          * @description Sent for every change of a user a client can read; `data.previous_attributes` holds the changed fields' earlier values. A change of `active` also sends `user.deactivated` or `user.reactivated` with the same sequence.
+         *
+         *     Emitted by `PUT /scim/v2/Users/{id}` (scim scimReplaceUser), `PATCH /scim/v2/Users/{id}` (scim scimPatchUser), `POST /auth/saml/{tenantId}/callback` (auth samlCallback), `GET /auth/oidc/{tenantId}/callback` (auth oidcCallback), `mutation updateUser` (graphql updateUser). Received by the endpoints of the tenant it concerns.
          */
         post: operations["userUpdatedEvent"];
         delete?: never;
@@ -877,7 +913,7 @@ export interface components {
             type: components["schemas"]["EventType"];
         };
         /**
-         * @description The type of an event.
+         * @description The type of an event: one of the event types of the `webhooks` section.
          * @enum {string}
          */
         EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted" | "user.created" | "user.updated" | "user.deactivated" | "user.reactivated" | "user.deleted" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed";
@@ -1533,18 +1569,7 @@ export interface components {
          */
         WebhookTimestamp: string;
     };
-    requestBodies: {
-        OrderEvent: {
-            content: {
-                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
-            };
-        };
-        ProductEvent: {
-            content: {
-                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: {
         /** @description Path of the created resource. */
         Location: string;
@@ -2450,7 +2475,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2481,7 +2510,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2512,7 +2545,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2543,7 +2580,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2574,7 +2615,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["OrderEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2605,7 +2650,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ProductEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2636,7 +2685,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ProductEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
@@ -2667,7 +2720,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ProductEvent"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
         responses: {
             200: components["responses"]["Acknowledged"];
         };
