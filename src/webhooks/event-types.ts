@@ -4,7 +4,7 @@
  * generated/openapi/webhooks.events.ts: an area that records a type the catalog does not declare
  * does not compile (`NewEvent.type` is an `EventType`). `*` in an endpoint's `events` subscribes to all.
  */
-import { EVENT_TYPES, type EventType } from '../../generated/openapi/webhooks.events.ts';
+import { EVENT_AUDIENCE, EVENT_TYPES, type EventType } from '../../generated/openapi/webhooks.events.ts';
 
 export type { EventType };
 
@@ -12,6 +12,15 @@ export const ALL_EVENTS = '*';
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Whether an endpoint of a tenant (tenantId) or of the platform (null) may subscribe to `type`: a
+ * tenant's endpoint receives its tenant's events only, so only the catalog's `x-audience: tenant`
+ * types; a platform endpoint any (a tenant's type reaches it with `all_tenants`).
+ */
+export function receivableBy(type: EventType, tenantId: string | null): boolean {
+  return tenantId === null || EVENT_AUDIENCE[type] === 'tenant';
 }
 
 /** Payload formats, newest last; an endpoint registered without one gets the newest. */

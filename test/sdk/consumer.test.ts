@@ -153,6 +153,16 @@ export function describeEvent(event: WebhookEvent): string {
     case 'product.created': return \`new product \${event.data.object.sku}\`;
     case 'product.updated': return \`product \${event.data.object.sku} at \${event.data.object.price}\`;
     case 'product.deleted': return \`product \${event.data.object.sku} gone\`;
+    case 'user.created': return \`user \${event.data.object.username} joined \${event.data.object.tenantId}\`;
+    case 'user.updated': return \`user \${event.data.object.id} changed\`;
+    case 'user.deactivated': return \`user \${event.data.object.id} deactivated\`;
+    case 'user.reactivated': return \`user \${event.data.object.id} reactivated\`;
+    case 'user.deleted': return \`user \${event.data.object.id} deleted\`;
+    case 'group.created': return \`group \${event.data.object.displayName}\`;
+    case 'group.updated': return \`group \${event.data.object.displayName} renamed\`;
+    case 'group.deleted': return \`group \${event.data.object.id} deleted\`;
+    case 'group.member_added': return \`\${event.data.object.userId} joined \${event.data.object.groupDisplayName}\`;
+    case 'group.member_removed': return \`\${event.data.object.userId} left \${event.data.object.groupId}\`;
     default: {
       const unhandled: never = event;
       return unhandled;

@@ -94,7 +94,24 @@ t.test('who may choose the tenant, and every tenant', async (t) => {
   const everyTenant = (await register(server, token.platform, 'g', { all_tenants: true })).body;
   t.match(everyTenant, { tenant_id: null, all_tenants: true });
 
+  const platformType = await register(server, token.acme, 'i', { events: ['user.created', 'order.created'] }, 400);
+  t.same(field(platformType.body), ['/events'], "a tenant's endpoint cannot subscribe to a platform type");
+  t.match((await register(server, token.platform, 'j', { events: ['user.created', 'order.created'] })).body, {
+    events: ['order.created', 'user.created'],
+  });
   const acmeOwn = (await register(server, token.acme, 'h')).body;
+  const wrongTest = await server.api.post(`/api/webhooks/${acmeOwn.id}/test`, {
+    token: token.acme,
+    body: { event_type: 'order.created' },
+    expect: 400,
+  });
+  t.same(field(wrongTest.body), ['/event_type'], 'nor be sent a test event of one');
+  const wrongChange = await server.api.patch(`/api/webhooks/${acmeOwn.id}`, {
+    token: token.platform,
+    body: { events: ['product.created'] },
+    expect: 400,
+  });
+  t.same(field(wrongChange.body), ['/events'], 'nor be changed to one, even by the platform ADMIN');
   const changed = await server.api.patch(`/api/webhooks/${acmeOwn.id}`, {
     token: token.platform,
     body: { all_tenants: true },
@@ -118,9 +135,9 @@ t.test('the fan-out: a tenant event reaches its tenant and all_tenants platform 
       .map((d) => Object.entries(hook).find(([, id]) => id === d.endpoint_id)?.[0] ?? d.endpoint_id)
       .sort();
   const event = (tenantId: string | null): NewEvent => ({
-    type: 'order.created',
-    resourceType: 'order',
-    resourceId: `order-of-${tenantId ?? 'platform'}`,
+    type: tenantId === null ? 'order.created' : 'user.created',
+    resourceType: tenantId === null ? 'order' : 'user',
+    resourceId: `resource-of-${tenantId ?? 'platform'}`,
     sequence: 1,
     object: { id: 'x' },
     resourcePath: null,
@@ -153,7 +170,7 @@ t.test('the fan-out: a tenant event reaches its tenant and all_tenants platform 
 
   const test = await server.api.post(`/api/webhooks/${hook.acme}/test`, {
     token: token.acme,
-    body: { event_type: 'order.created' },
+    body: { event_type: 'user.created' },
     expect: 202,
   });
   const stored = await db.selectFrom('webhook_events').select('tenant_id').where('id', '=', test.body.event_id).executeTakeFirstOrThrow();

@@ -10,7 +10,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, isForeignKeyViolation, notFound } from '../../errors.ts';
 import { addressRefusal } from '../../http/outbound/address-policy.ts';
 import { sealEndpointSecret } from '../endpoint-secrets.ts';
-import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, type EventType } from '../event-types.ts';
+import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, receivableBy, type EventType } from '../event-types.ts';
 import { NameResolutionError, type NameResolver } from '../../http/outbound/name-resolver.ts';
 import { recordTestEvent, type NewEvent } from '../outbox.repository.ts';
 import * as repo from './endpoints.repository.ts';
@@ -66,11 +66,18 @@ function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-function normaliseEvents(events: string[]): string[] {
+/** The subscription as stored; unknown types, and a tenant's endpoint naming a platform type, are refused. */
+function normaliseEvents(events: string[], tenantId: string | null): string[] {
   const unknown = events.filter((e) => e !== ALL_EVENTS && !isEventType(e));
   if (unknown.length) {
     throw new AppError('VALIDATION', 'Validation failed', 'VALIDATION_ERROR', [
       { field: ['events'], message: `unknown event type(s): ${unknown.join(', ')}` },
+    ]);
+  }
+  const foreign = events.filter((e): e is EventType => isEventType(e) && !receivableBy(e, tenantId));
+  if (foreign.length) {
+    throw new AppError('VALIDATION', 'Validation failed', 'VALIDATION_ERROR', [
+      { field: ['events'], message: `a tenant's endpoint receives its tenant's events only, not: ${foreign.join(', ')}` },
     ]);
   }
   // `*` covers every type: keep it alone.
@@ -148,7 +155,7 @@ export class WebhookEndpointsService {
       .insertEndpoint(this.db, {
         id,
         url,
-        events: normaliseEvents(input.events),
+        events: normaliseEvents(input.events, tenantId),
         description: input.description ?? null,
         api_version: apiVersion,
         payload: input.payload ?? 'fat',
@@ -174,10 +181,11 @@ export class WebhookEndpointsService {
   }
 
   async update(scope: EndpointScope, id: string, changes: EndpointChanges): Promise<repo.EndpointRow> {
-    if (changes.all_tenants) checkAllTenants((await this.get(scope, id)).tenant_id, true);
+    const tenantId = changes.all_tenants || changes.events !== undefined ? (await this.get(scope, id)).tenant_id : null;
+    if (changes.all_tenants) checkAllTenants(tenantId, true);
     const row: Parameters<typeof repo.updateEndpoint>[3] = {};
     if (changes.url !== undefined) row.url = await this.checkUrl(changes.url);
-    if (changes.events !== undefined) row.events = normaliseEvents(changes.events);
+    if (changes.events !== undefined) row.events = normaliseEvents(changes.events, tenantId);
     if (changes.description !== undefined) row.description = changes.description;
     if (changes.api_version !== undefined) row.api_version = changes.api_version;
     if (changes.payload !== undefined) row.payload = changes.payload;
@@ -218,7 +226,10 @@ export class WebhookEndpointsService {
 
   async test(scope: EndpointScope, id: string, type: EventType): Promise<QueuedDelivery> {
     return inTransaction(this.db, async (trx) => {
-      if (!(await repo.findEndpoint(trx, scope, id))) throw endpointNotFound(id);
+      const endpoint = await repo.findEndpoint(trx, scope, id);
+      if (!endpoint) throw endpointNotFound(id);
+      if (!receivableBy(type, endpoint.tenant_id))
+        throw invalidField('event_type', `a tenant's endpoint receives its tenant's events only, not ${type}`);
       const queued = await recordTestEvent(trx, id, this.options.samples[type]());
       return { deliveryId: queued.deliveryId, eventId: queued.eventId, endpointId: id };
     });

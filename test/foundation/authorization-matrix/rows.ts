@@ -191,6 +191,8 @@ function webhookEndpointRows(
   target: string,
   rule: RuleName,
   pick: (w: World) => { id: string; disabled: string; event: string },
+  // A type the endpoint may be sent: a tenant's endpoint, its tenant's (directory) types only.
+  testType: string,
 ): RestRow[] {
   const endpoint = (w: World) => `/api/webhooks/${pick(w).id}`;
   return [
@@ -199,7 +201,7 @@ function webhookEndpointRows(
     rest('deleteWebhookEndpoint', target, rule, 204, (w) => ({ path: endpoint(w) })),
     rest('enableWebhookEndpoint', `${target}, disabled`, rule, 200, (w) => ({ path: `/api/webhooks/${pick(w).disabled}/enable` })),
     rest('rotateWebhookSecret', target, rule, 200, (w) => ({ path: `${endpoint(w)}/rotate-secret`, ...json({}) })),
-    rest('testWebhookEndpoint', target, rule, 202, (w) => ({ path: `${endpoint(w)}/test`, ...json({ event_type: 'order.shipped' }) })),
+    rest('testWebhookEndpoint', target, rule, 202, (w) => ({ path: `${endpoint(w)}/test`, ...json({ event_type: testType }) })),
     rest('replayWebhookEvent', target, rule, 202, (w) => ({ path: `${endpoint(w)}/replay`, ...json({ event_id: pick(w).event }) })),
     rest('listWebhookAttempts', target, rule, 200, (w) => ({ path: `${endpoint(w)}/attempts` })),
     rest('getWebhookHealth', target, rule, 200, (w) => ({ path: `${endpoint(w)}/health` })),
@@ -388,16 +390,26 @@ export const REST_ROWS: RestRow[] = [
     ...json({ url: `https://127.0.0.1:9/${mine(c, 'hook')}`, events: ['*'] }),
   })),
   rest('listWebhookDeadLetters', "the caller's scope", 'ownScopeAdmin', 200, () => ({ path: '/api/webhooks/dead-letters' })),
-  ...webhookEndpointRows('a platform endpoint', 'platformEndpoint', (w) => ({
-    id: w.endpointId,
-    disabled: w.disabledEndpointId,
-    event: w.eventId,
-  })),
-  ...webhookEndpointRows("tenant A's endpoint", 'ownScopeAdmin', (w) => ({
-    id: w.tenantEndpointId,
-    disabled: w.tenantDisabledEndpointId,
-    event: w.tenantEventId,
-  })),
+  ...webhookEndpointRows(
+    'a platform endpoint',
+    'platformEndpoint',
+    (w) => ({
+      id: w.endpointId,
+      disabled: w.disabledEndpointId,
+      event: w.eventId,
+    }),
+    'order.shipped',
+  ),
+  ...webhookEndpointRows(
+    "tenant A's endpoint",
+    'ownScopeAdmin',
+    (w) => ({
+      id: w.tenantEndpointId,
+      disabled: w.tenantDisabledEndpointId,
+      event: w.tenantEventId,
+    }),
+    'user.updated',
+  ),
 ];
 
 // ---- GraphQL root fields -------------------------------------------------------------------

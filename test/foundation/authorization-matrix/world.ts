@@ -269,7 +269,7 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
   });
   const tenantQueued = await api.post(`/api/webhooks/${tenantEndpoint.body.id as string}/test`, {
     token: token.tenantAdmin,
-    body: { event_type: 'order.created' },
+    body: { event_type: 'user.created' },
     expect: 202,
   });
   const tenantDisabled = await api.post('/api/webhooks', {
