@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 "use strict";
 export const createWebhookEndpoint_body = validate20;
-const schema31 = {"$ref":"#/$defs/CreateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"CreateWebhookEndpointRequest":{"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"createWebhookEndpoint_body"};
-const schema32 = {"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}};
+const schema31 = {"$ref":"#/$defs/CreateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"CreateWebhookEndpointRequest":{"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"},"rate_limit_per_second":{"description":"Most deliveries started per second for this endpoint, shared by every worker (a one-second window; the endpoint's other deliveries wait, other endpoints are not slowed). Omitted or null: the server default, `WEBHOOK_RATE_PER_ENDPOINT` (100 unless configured otherwise).","type":["integer","null"],"minimum":1,"maximum":10000}}},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"createWebhookEndpoint_body"};
+const schema32 = {"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"},"rate_limit_per_second":{"description":"Most deliveries started per second for this endpoint, shared by every worker (a one-second window; the endpoint's other deliveries wait, other endpoints are not slowed). Omitted or null: the server default, `WEBHOOK_RATE_PER_ENDPOINT` (100 unless configured otherwise).","type":["integer","null"],"minimum":1,"maximum":10000}}};
 const schema33 = {"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"};
 const schema36 = {"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
@@ -133,7 +133,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "url") || (key0 === "events")) || (key0 === "secret")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
+if(!(((((((key0 === "url") || (key0 === "events")) || (key0 === "secret")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload")) || (key0 === "rate_limit_per_second"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -335,14 +335,49 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.rate_limit_per_second !== undefined){
+let data7 = data.rate_limit_per_second;
+if((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)){
+const err19 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/type",keyword:"type",params:{type: schema32.properties.rate_limit_per_second.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if(typeof data7 == "number"){
+if(data7 > 10000 || isNaN(data7)){
+const err20 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data7 < 1 || isNaN(data7)){
+const err21 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -664,8 +699,8 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateWebhookEndpoint_body = validate30;
-const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
-const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}};
+const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
+const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -774,7 +809,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
+if(!((((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload")) || (key0 === "rate_limit_per_second"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -943,14 +978,49 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.rate_limit_per_second !== undefined){
+let data6 = data.rate_limit_per_second;
+if((!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) && (data6 !== null)){
+const err15 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/type",keyword:"type",params:{type: schema45.properties.rate_limit_per_second.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+if(typeof data6 == "number"){
+if(data6 > 10000 || isNaN(data6)){
+const err16 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data6 < 1 || isNaN(data6)){
+const err17 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }

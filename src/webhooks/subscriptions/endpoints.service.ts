@@ -41,9 +41,11 @@ interface NewEndpoint {
   description?: string | null;
   api_version?: string;
   payload?: 'fat' | 'thin';
+  /** Deliveries started per second at most; null or omitted: the server's WEBHOOK_RATE_PER_ENDPOINT. */
+  rate_limit_per_second?: number | null;
 }
 
-type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload'>>;
+type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'rate_limit_per_second'>>;
 
 export interface QueuedDelivery {
   deliveryId: string;
@@ -124,6 +126,7 @@ export class WebhookEndpointsService {
       description: input.description ?? null,
       api_version: apiVersion,
       payload: input.payload ?? 'fat',
+      rate_limit_per_second: input.rate_limit_per_second ?? null,
       secret: sealEndpointSecret(this.options.secretBox, id, secret),
     });
     return { ...row, secret };
@@ -146,6 +149,8 @@ export class WebhookEndpointsService {
     if (changes.description !== undefined) row.description = changes.description;
     if (changes.api_version !== undefined) row.api_version = changes.api_version;
     if (changes.payload !== undefined) row.payload = changes.payload;
+    // null clears it: the server's default applies again.
+    if (changes.rate_limit_per_second !== undefined) row.rate_limit_per_second = changes.rate_limit_per_second;
     const updated = await repo.updateEndpoint(this.db, id, row);
     if (!updated) throw endpointNotFound(id);
     return updated;

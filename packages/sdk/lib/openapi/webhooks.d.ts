@@ -57,7 +57,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an endpoint's URL, events, description, api_version or payload form
+         * Change an endpoint's URL, events, description, api_version, payload form or rate limit
          * @description A new `url` is checked like a registration. The status and the secret are not changed here.
          */
         patch: operations["updateWebhookEndpoint"];
@@ -442,6 +442,8 @@ export interface components {
              * @enum {string}
              */
             payload?: "fat" | "thin";
+            /** @description Most deliveries started per second for this endpoint, shared by every worker (a one-second window; the endpoint's other deliveries wait, other endpoints are not slowed). Omitted or null: the server default, `WEBHOOK_RATE_PER_ENDPOINT` (100 unless configured otherwise). */
+            rate_limit_per_second?: number | null;
             /** @description Signing secret of 24 to 200 characters; generated when omitted or null. */
             secret?: string | null;
             /** @description Where events are POSTed. */
@@ -790,6 +792,8 @@ export interface components {
              * @enum {string}
              */
             payload?: "fat" | "thin";
+            /** @description New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again. */
+            rate_limit_per_second?: number | null;
             /** @description New URL, checked like a registration. */
             url?: components["schemas"]["WebhookUrl"];
         };
@@ -823,6 +827,8 @@ export interface components {
              * @description While in the future, deliveries are signed with the previous secret too.
              */
             previous_secret_expires_at: string | null;
+            /** @description This endpoint's own limit on deliveries started per second, shared by every worker; null when the server default applies (`WEBHOOK_RATE_PER_ENDPOINT`, 100 deliveries per second unless configured otherwise). */
+            rate_limit_per_second: number | null;
             /** @description Delivery state. */
             status: components["schemas"]["EndpointStatus"];
             /**
@@ -1266,6 +1272,7 @@ export interface operations {
                      *           "description": "Order sync for the warehouse system",
                      *           "api_version": "2026-11-24",
                      *           "payload": "fat",
+                     *           "rate_limit_per_second": 20,
                      *           "status": "active",
                      *           "created_at": "2026-03-01T09:00:00.000Z",
                      *           "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1309,7 +1316,8 @@ export interface operations {
                  *       ],
                  *       "description": "Order sync for the warehouse system",
                  *       "api_version": "2026-11-24",
-                 *       "payload": "fat"
+                 *       "payload": "fat",
+                 *       "rate_limit_per_second": 20
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
@@ -1335,6 +1343,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1388,6 +1397,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1462,7 +1472,8 @@ export interface operations {
                  *         "order.shipped",
                  *         "order.delivered"
                  *       ],
-                 *       "payload": "thin"
+                 *       "payload": "thin",
+                 *       "rate_limit_per_second": 20
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
@@ -1487,6 +1498,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1615,6 +1627,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1775,6 +1788,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-05T16:20:00.000Z",
