@@ -29,8 +29,7 @@ export function createWebhookReceiver(secrets: string[], onEvent: (event: Delive
       const { event } = result;
       // The resource an event orders by: the object's id; a group's for a membership event.
       const data = event.data;
-      const resource =
-        'object_id' in data ? data.object_id : 'groupId' in data.object ? data.object.groupId : String(data.object.id);
+      const resource = 'object_id' in data ? data.object_id : 'groupId' in data.object ? data.object.groupId : String(data.object.id);
       if (event.sequence !== undefined) {
         // Skip anything not newer than what was processed for this resource (ordering is per resource).
         if ((lastSequence.get(resource) ?? 0) > event.sequence) return;

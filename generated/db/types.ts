@@ -564,6 +564,7 @@ export interface WebhookEndpointsTable {
   version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  rate_limit_per_second: number | null;
   tenant_id: string | null;
   all_tenants: Generated<boolean>;
 }
@@ -668,6 +669,6 @@ export const tableColumns = {
   users: ['id', 'tenant_id', 'username', 'email', 'display_name', 'bio', 'avatar_url', 'given_name', 'family_name', 'external_id', 'source', 'active', 'created_at', 'updated_at', 'emails', 'employee_number', 'department', 'manager_id', 'version', 'password_hash', 'roles', 'display_name_derived', 'email_verified_at', 'email_code_sha256', 'email_code_expires_at', 'email_code_attempts'],
   webhook_attempts: ['id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt', 'status', 'response_code', 'response_time_ms', 'response_body', 'error', 'next_retry_at', 'attempted_at'],
   webhook_deliveries: ['id', 'endpoint_id', 'event_id', 'event_position', 'ordering_key', 'state', 'attempts', 'next_attempt_at', 'lease_expires_at', 'leased_by', 'last_error', 'created_at', 'completed_at'],
-  webhook_endpoints: ['id', 'url', 'events', 'description', 'api_version', 'payload', 'secret', 'previous_secret', 'previous_secret_expires_at', 'status', 'total_attempts', 'successful_deliveries', 'consecutive_failures', 'last_success_at', 'last_failure_at', 'disabled_at', 'rate_window_start', 'rate_window_count', 'version', 'created_at', 'updated_at', 'tenant_id', 'all_tenants'],
+  webhook_endpoints: ['id', 'url', 'events', 'description', 'api_version', 'payload', 'secret', 'previous_secret', 'previous_secret_expires_at', 'status', 'total_attempts', 'successful_deliveries', 'consecutive_failures', 'last_success_at', 'last_failure_at', 'disabled_at', 'rate_window_start', 'rate_window_count', 'version', 'created_at', 'updated_at', 'rate_limit_per_second', 'tenant_id', 'all_tenants'],
   webhook_events: ['id', 'position', 'type', 'resource_type', 'resource_id', 'sequence', 'object', 'previous_attributes', 'test', 'created_at', 'resource_path', 'tenant_id'],
 } as const satisfies { [T in keyof DB]: readonly (keyof DB[T])[] };

@@ -3,12 +3,13 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 "use strict";
 export const createWebhookEndpoint_body = validate20;
-const schema31 = {"$ref":"#/$defs/CreateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"CreateWebhookEndpointRequest":{"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"tenant_id":{"description":"The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN.","type":["string","null"],"minLength":1,"maxLength":64},"all_tenants":{"description":"A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).","type":"boolean","default":false},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}},"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"createWebhookEndpoint_body"};
-const schema32 = {"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"tenant_id":{"description":"The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN.","type":["string","null"],"minLength":1,"maxLength":64},"all_tenants":{"description":"A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).","type":"boolean","default":false},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"}}};
+const schema31 = {"$ref":"#/$defs/CreateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"CreateWebhookEndpointRequest":{"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"tenant_id":{"description":"The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN.","type":["string","null"],"minLength":1,"maxLength":64},"all_tenants":{"description":"A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).","type":"boolean","default":false},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"},"rate_limit_per_second":{"description":"Most deliveries started per second for this endpoint, shared by every worker (a one-second window; the endpoint's other deliveries wait, other endpoints are not slowed). Omitted or null: the server default, `WEBHOOK_RATE_PER_ENDPOINT` (100 unless configured otherwise).","type":["integer","null"],"minimum":1,"maximum":10000}}},"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"createWebhookEndpoint_body"};
+const schema32 = {"description":"A new webhook endpoint.","type":"object","required":["url","events"],"additionalProperties":false,"properties":{"url":{"description":"Where events are POSTed.","$ref":"#/$defs/WebhookUrl"},"tenant_id":{"description":"The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN.","type":["string","null"],"minLength":1,"maxLength":64},"all_tenants":{"description":"A platform endpoint only: also receive every tenant's events of the subscribed types (a tenant's own endpoints always receive that tenant's only).","type":"boolean","default":false},"events":{"description":"Event types to receive, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"secret":{"description":"Signing secret of 24 to 200 characters; generated when omitted or null.","type":["string","null"],"minLength":24,"maxLength":200},"description":{"description":"Free text for your own reference.","type":["string","null"],"maxLength":500},"api_version":{"description":"Payload format version; the newest when omitted.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"`fat` (the whole object) or `thin` (`object_id` and `object_type` only).","type":"string","enum":["fat","thin"],"default":"fat"},"rate_limit_per_second":{"description":"Most deliveries started per second for this endpoint, shared by every worker (a one-second window; the endpoint's other deliveries wait, other endpoints are not slowed). Omitted or null: the server default, `WEBHOOK_RATE_PER_ENDPOINT` (100 unless configured otherwise).","type":["integer","null"],"minimum":1,"maximum":10000}}};
 const schema33 = {"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"};
 const schema36 = {"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]};
+const func1 = Object.prototype.hasOwnProperty;
+const func2 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^https://", "u");
 const schema34 = {"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]};
 const schema35 = {"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed"]};
@@ -136,7 +137,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "url") || (key0 === "tenant_id")) || (key0 === "all_tenants")) || (key0 === "events")) || (key0 === "secret")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
+if(!(func1.call(schema32.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -150,7 +151,7 @@ errors++;
 if(data.url !== undefined){
 let data0 = data.url;
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func2(data0) > 2000){
 const err3 = {instancePath:instancePath+"/url",schemaPath:"#/$defs/WebhookUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -205,7 +206,7 @@ vErrors.push(err7);
 errors++;
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 64){
+if(func2(data1) > 64){
 const err8 = {instancePath:instancePath+"/tenant_id",schemaPath:"#/properties/tenant_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -215,7 +216,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err9 = {instancePath:instancePath+"/tenant_id",schemaPath:"#/properties/tenant_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -292,7 +293,7 @@ vErrors.push(err14);
 errors++;
 }
 if(typeof data5 === "string"){
-if(func1(data5) > 200){
+if(func2(data5) > 200){
 const err15 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err15];
@@ -302,7 +303,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data5) < 24){
+if(func2(data5) < 24){
 const err16 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -327,7 +328,7 @@ vErrors.push(err17);
 errors++;
 }
 if(typeof data6 === "string"){
-if(func1(data6) > 500){
+if(func2(data6) > 500){
 const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err18];
@@ -383,14 +384,49 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.rate_limit_per_second !== undefined){
+let data9 = data.rate_limit_per_second;
+if((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)){
+const err23 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/type",keyword:"type",params:{type: schema32.properties.rate_limit_per_second.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(typeof data9 == "number"){
+if(data9 > 10000 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data9 < 1 || isNaN(data9)){
+const err25 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -541,7 +577,7 @@ vErrors.push(err1);
 errors++;
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func2(data0) > 200){
 const err2 = {instancePath:instancePath+"/secret",schemaPath:"#/$defs/RotateWebhookSecretRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -551,7 +587,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 24){
+if(func2(data0) < 24){
 const err3 = {instancePath:instancePath+"/secret",schemaPath:"#/$defs/RotateWebhookSecretRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -712,8 +748,8 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateWebhookEndpoint_body = validate30;
-const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
-const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]}}};
+const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
+const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -822,7 +858,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "url") || (key0 === "all_tenants")) || (key0 === "events")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload"))){
+if(!(((((((key0 === "url") || (key0 === "all_tenants")) || (key0 === "events")) || (key0 === "description")) || (key0 === "api_version")) || (key0 === "payload")) || (key0 === "rate_limit_per_second"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -836,7 +872,7 @@ errors++;
 if(data.url !== undefined){
 let data0 = data.url;
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func2(data0) > 2000){
 const err2 = {instancePath:instancePath+"/url",schemaPath:"#/$defs/WebhookUrl/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -945,7 +981,7 @@ vErrors.push(err10);
 errors++;
 }
 if(typeof data4 === "string"){
-if(func1(data4) > 500){
+if(func2(data4) > 500){
 const err11 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -1003,14 +1039,49 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.rate_limit_per_second !== undefined){
+let data7 = data.rate_limit_per_second;
+if((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)){
+const err16 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/type",keyword:"type",params:{type: schema45.properties.rate_limit_per_second.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data7 == "number"){
+if(data7 > 10000 || isNaN(data7)){
+const err17 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data7 < 1 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }

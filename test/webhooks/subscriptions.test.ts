@@ -2,7 +2,8 @@
 /**
  * The subscription API's own rules, through the contract-checked client: cursor-paged lists (newest
  * first, no secrets), read, update (a new URL checked like a registration), delete, the 4xx answers
- * for bad input and unknown ids, and ADMIN only.
+ * for bad input and unknown ids, an endpoint's own rate limit (set, changed, cleared, its range), and
+ * ADMIN only.
  */
 import t from 'tap';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -98,6 +99,40 @@ t.test('registration refuses bad input with 400 naming the field', async (t) => 
       `${name}: names ${field} (${JSON.stringify(r.body.errors)})`,
     );
   }
+});
+
+t.test('rate_limit_per_second: set at registration, changed, cleared with null, 1 to 10000', async (t) => {
+  const plain = await register({ url: 'https://127.0.0.1:9/default-rate', events: ['*'] });
+  t.equal(plain.body.rate_limit_per_second, null, 'left out: null, the server default applies');
+  const created = await register({ url: 'https://127.0.0.1:9/rate', events: ['*'], rate_limit_per_second: 7 });
+  t.equal(created.status, 201);
+  t.equal(created.body.rate_limit_per_second, 7);
+  const id = created.body.id as string;
+  t.equal((await server.api.get(`/api/webhooks/${id}`, { token: admin, expect: 200 })).body.rate_limit_per_second, 7, 'read back');
+  const changed = await server.api.patch(`/api/webhooks/${id}`, { token: admin, body: { rate_limit_per_second: 10000 }, expect: 200 });
+  t.equal(changed.body.rate_limit_per_second, 10000, 'changed, to the largest allowed');
+  const kept = await server.api.patch(`/api/webhooks/${id}`, { token: admin, body: { description: 'kept' }, expect: 200 });
+  t.equal(kept.body.rate_limit_per_second, 10000, 'an update without it keeps it');
+  const cleared = await server.api.patch(`/api/webhooks/${id}`, { token: admin, body: { rate_limit_per_second: null }, expect: 200 });
+  t.equal(cleared.body.rate_limit_per_second, null, 'null clears it');
+  const lowest = await server.api.patch(`/api/webhooks/${id}`, { token: admin, body: { rate_limit_per_second: 1 }, expect: 200 });
+  t.equal(lowest.body.rate_limit_per_second, 1, 'the smallest allowed');
+
+  for (const value of [0, 10001, -5, 2.5, '5']) {
+    const refusals = [
+      ['registration', await register({ url: 'https://127.0.0.1:9/bad-rate', events: ['*'], rate_limit_per_second: value })],
+      ['update', await server.api.patch(`/api/webhooks/${id}`, { token: admin, body: { rate_limit_per_second: value } })],
+    ] as const;
+    for (const [what, r] of refusals) {
+      t.equal(r.status, 400, `${what} refuses ${JSON.stringify(value)}`);
+      t.match(r.headers.get('content-type'), /^application\/problem\+json/, 'a Problem');
+      t.ok(
+        (r.body.errors as { field: string }[] | undefined)?.some((e) => e.field === '/rate_limit_per_second'),
+        `${what} of ${JSON.stringify(value)} names /rate_limit_per_second (${JSON.stringify(r.body.errors)})`,
+      );
+    }
+  }
+  t.equal((await server.api.get(`/api/webhooks/${id}`, { token: admin })).body.rate_limit_per_second, 1, 'and nothing changed');
 });
 
 t.test('ADMIN only', async (t) => {

@@ -35,6 +35,8 @@ interface RegisterOptions {
   events?: components['schemas']['SubscribedEvent'][];
   payload?: 'fat' | 'thin';
   secret?: string;
+  /** The endpoint's own rate_limit_per_second; the server default when left out. */
+  rateLimitPerSecond?: number;
 }
 
 export async function registerEndpoint(server: WebhookServer, url: string, options: RegisterOptions = {}) {
@@ -46,6 +48,7 @@ export async function registerEndpoint(server: WebhookServer, url: string, optio
         events: options.events ?? ['*'],
         payload: options.payload ?? 'fat',
         ...(options.secret ? { secret: options.secret } : {}),
+        ...(options.rateLimitPerSecond !== undefined ? { rate_limit_per_second: options.rateLimitPerSecond } : {}),
       },
       headers: bearer(server.admin_token),
     }),

@@ -57,7 +57,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an endpoint's URL, events, description, api_version or payload form
+         * Change an endpoint's URL, events, description, api_version, payload form or rate limit
          * @description A new `url` is checked like a registration. The status and the secret are not changed here.
          */
         patch: operations["updateWebhookEndpoint"];
@@ -683,6 +683,8 @@ export interface components {
              * @enum {string}
              */
             payload?: "fat" | "thin";
+            /** @description Most deliveries started per second for this endpoint, shared by every worker (a one-second window; the endpoint's other deliveries wait, other endpoints are not slowed). Omitted or null: the server default, `WEBHOOK_RATE_PER_ENDPOINT` (100 unless configured otherwise). */
+            rate_limit_per_second?: number | null;
             /** @description Signing secret of 24 to 200 characters; generated when omitted or null. */
             secret?: string | null;
             /** @description The tenant whose endpoint this is (it then receives that tenant's events only); a platform ADMIN may name any tenant, a tenant's ADMIN only its own. Omitted or null: the caller's tenant for a tenant's ADMIN, a platform endpoint for a platform ADMIN. */
@@ -1149,6 +1151,8 @@ export interface components {
              * @enum {string}
              */
             payload?: "fat" | "thin";
+            /** @description New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again. */
+            rate_limit_per_second?: number | null;
             /** @description New URL, checked like a registration. */
             url?: components["schemas"]["WebhookUrl"];
         };
@@ -1184,6 +1188,8 @@ export interface components {
              * @description While in the future, deliveries are signed with the previous secret too.
              */
             previous_secret_expires_at: string | null;
+            /** @description This endpoint's own limit on deliveries started per second, shared by every worker; null when the server default applies (`WEBHOOK_RATE_PER_ENDPOINT`, 100 deliveries per second unless configured otherwise). */
+            rate_limit_per_second: number | null;
             /** @description Delivery state. */
             status: components["schemas"]["EndpointStatus"];
             /** @description The tenant whose endpoint this is, receiving that tenant's events only; null for a platform endpoint. */
@@ -1620,6 +1626,7 @@ export interface operations {
                      *           "description": "Order sync for the warehouse system",
                      *           "api_version": "2026-11-24",
                      *           "payload": "fat",
+                     *           "rate_limit_per_second": 20,
                      *           "status": "active",
                      *           "created_at": "2026-03-01T09:00:00.000Z",
                      *           "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1663,7 +1670,8 @@ export interface operations {
                  *       ],
                  *       "description": "Order sync for the warehouse system",
                  *       "api_version": "2026-11-24",
-                 *       "payload": "fat"
+                 *       "payload": "fat",
+                 *       "rate_limit_per_second": 20
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
@@ -1691,6 +1699,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1746,6 +1755,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1820,7 +1830,8 @@ export interface operations {
                  *         "order.shipped",
                  *         "order.delivered"
                  *       ],
-                 *       "payload": "thin"
+                 *       "payload": "thin",
+                 *       "rate_limit_per_second": 20
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
@@ -1847,6 +1858,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -1977,6 +1989,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-01T09:00:00.000Z",
@@ -2139,6 +2152,7 @@ export interface operations {
                      *       "description": "Order sync for the warehouse system",
                      *       "api_version": "2026-11-24",
                      *       "payload": "fat",
+                     *       "rate_limit_per_second": 20,
                      *       "status": "active",
                      *       "created_at": "2026-03-01T09:00:00.000Z",
                      *       "updated_at": "2026-03-05T16:20:00.000Z",

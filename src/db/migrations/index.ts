@@ -19,6 +19,7 @@ import * as m0017 from './0017_user_deletion.ts';
 import * as m0018 from './0018_event_resource_path.ts';
 import * as m0019 from './0019_credential_epoch.ts';
 import * as m0020 from './0020_trusted_documents.ts';
+import * as m0021 from './0021_endpoint_rate_limit.ts';
 import * as m0022 from './0022_tenant_webhooks.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   '0018_event_resource_path': m0018,
   '0019_credential_epoch': m0019,
   '0020_trusted_documents': m0020,
+  '0021_endpoint_rate_limit': m0021,
   '0022_tenant_webhooks': m0022,
 };

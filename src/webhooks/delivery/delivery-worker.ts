@@ -235,10 +235,22 @@ class QueueWorker implements DeliveryWorker {
         skipEndpoints: this.queue.saturated(),
       });
       this.queue.add(claimed, claimedAt + this.leaseMs);
+      this.reopenAlarm(claimed);
       this.dispatch();
       // A short batch means nothing else is due now (or the rate windows are spent).
       if (claimed.length < limit) return;
     }
+  }
+
+  /**
+   * An endpoint whose rate window this claim spent (a limited one with more due) is claimed again
+   * when the window opens, not at the next poll, which would leave it up to a second below its rate.
+   * The time is counted from now, after the claim, so the alarm never rings before the window opens.
+   */
+  private reopenAlarm(claimed: readonly ClaimedDelivery[]): void {
+    let soonest = Infinity;
+    for (const d of claimed) if (d.rate_window_reopens_in_ms !== null) soonest = Math.min(soonest, d.rate_window_reopens_in_ms);
+    if (soonest < Infinity) this.retryAlarm.setBy(Date.now() + soonest);
   }
 
   /** Stage 2, dispatch: starts claimed deliveries while slots are free; hands back those whose lease is too short. */

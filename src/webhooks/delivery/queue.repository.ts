@@ -12,7 +12,10 @@ interface ClaimOptions {
   workerId: string;
   limit: number;
   leaseMs: number;
-  /** Deliveries per second per endpoint, shared by every worker through the endpoint row. */
+  /**
+   * Deliveries per second per endpoint, shared by every worker through the endpoint row: the
+   * default (WEBHOOK_RATE_PER_ENDPOINT) for endpoints without a `rate_limit_per_second` of their own.
+   */
   ratePerEndpoint: number;
   /** Most deliveries one claim takes for one endpoint. */
   perEndpoint: number;
@@ -46,6 +49,12 @@ export interface ClaimedDelivery {
   event_test: boolean;
   event_created_at: Date;
   event_position: number;
+  /**
+   * When this claim spent the rest of the endpoint's rate window: in how many milliseconds (from the
+   * claim's start) it opens again, so the worker can claim then instead of at its next poll. Null
+   * while the window has room left.
+   */
+  rate_window_reopens_in_ms: number | null;
 }
 
 /**
@@ -55,8 +64,13 @@ export interface ClaimedDelivery {
  *   wait until it is active again); disabled endpoints get nothing;
  * - per-resource order: never while an earlier delivery of the same resource to the same endpoint
  *   is still pending or held;
- * - per-endpoint rate: the endpoint's one-second window (rate_window_start/count) is shared by every
- *   worker; the endpoint rows are locked while it is counted, so two workers cannot both spend it.
+ * - per-endpoint rate: at most the endpoint's `rate_limit_per_second` (the `ratePerEndpoint` default
+ *   when null) in its one-second window (rate_window_start/count), which is shared by every worker;
+ *   a window opens with the first claim that takes one of its deliveries after the last one closed,
+ *   and lasts one second. The endpoint rows are locked while it is counted, so two workers cannot
+ *   both spend it. A limited endpoint is held back alone: the others' rows are granted as before,
+ *   and the scan passes over the rows of endpoints whose window is spent, so a backlog larger than
+ *   the scan behind one limited endpoint does not hide the others' rows from the claim.
  *   The lock is taken with SKIP LOCKED: an endpoint another worker is counting (or a failure is
  *   being recorded for) is left to the next claim instead of making this one wait, so no claim is
  *   ever a barrier for the others.
@@ -72,6 +86,12 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
       where d.state = 'pending' and d.next_attempt_at <= now()
         and (d.lease_expires_at is null or d.lease_expires_at < now())
         and not (d.endpoint_id = any(${[...options.skipEndpoints]}::uuid[]))
+        -- Nor an endpoint whose window is spent (as this snapshot has it; the window below decides):
+        -- a limited endpoint's backlog would fill the scan and hide every other endpoint's rows.
+        and not exists (
+          select 1 from webhook_endpoints e
+          where e.id = d.endpoint_id and e.rate_window_start > now() - interval '1 second'
+            and e.rate_window_count >= coalesce(e.rate_limit_per_second, ${options.ratePerEndpoint}))
       order by d.next_attempt_at, d.event_position
       limit ${scan}
       for update of d skip locked
@@ -86,6 +106,7 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
             and p.state in ('pending', 'held') and p.event_position < due.event_position))
     ), windows as (
       select e.id,
+             coalesce(e.rate_limit_per_second, ${options.ratePerEndpoint}) as rate,
              case when e.rate_window_start > now() - interval '1 second' then e.rate_window_count else 0 end as used,
              case when e.rate_window_start > now() - interval '1 second' then e.rate_window_start else now() end as started
       from webhook_endpoints e
@@ -96,27 +117,32 @@ export async function claimDeliveries(db: Executor, options: ClaimOptions): Prom
     ), granted as (
       select el.id, el.endpoint_id
       from eligible el join windows w on w.id = el.endpoint_id
-      where el.rn <= least(${options.perEndpoint}, ${options.ratePerEndpoint} - w.used)
+      where el.rn <= least(${options.perEndpoint}, w.rate - w.used)
       order by el.rn
       limit ${options.limit}
+    ), spent as (
+      select endpoint_id, count(*)::int as n from granted group by endpoint_id
     ), counted as (
       update webhook_endpoints e
-      set rate_window_start = w.started, rate_window_count = w.used + g.n
-      from windows w, (select endpoint_id, count(*)::int as n from granted group by endpoint_id) g
-      where e.id = w.id and g.endpoint_id = w.id
+      set rate_window_start = w.started, rate_window_count = w.used + s.n
+      from windows w, spent s
+      where e.id = w.id and s.endpoint_id = w.id
     )
     update webhook_deliveries d
     set lease_expires_at = now() + ${options.leaseMs} * interval '1 millisecond',
         leased_by = ${options.workerId},
         attempts = d.attempts + 1
-    from granted g, webhook_endpoints e, webhook_events ev
-    where d.id = g.id and e.id = d.endpoint_id and ev.id = d.event_id
+    from granted g, windows w, spent s, webhook_endpoints e, webhook_events ev
+    where d.id = g.id and w.id = d.endpoint_id and s.endpoint_id = d.endpoint_id and e.id = d.endpoint_id and ev.id = d.event_id
     returning d.id, d.endpoint_id, d.attempts as attempt,
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.api_version, e.payload,
               ev.id as event_id, ev.type as event_type, ev.resource_type as event_resource_type,
               ev.resource_id as event_resource_id, ev.sequence as event_sequence, ev.object::text as event_object,
               ev.previous_attributes::text as event_previous_attributes, ev.resource_path as event_resource_path, ev.tenant_id as event_tenant_id, ev.test as event_test,
-              ev.created_at as event_created_at, ev.position as event_position`.execute(db);
+              ev.created_at as event_created_at, ev.position as event_position,
+              case when w.used + s.n >= w.rate
+                then ceil(extract(epoch from w.started + interval '1 second' - now()) * 1000)::int
+              end as rate_window_reopens_in_ms`.execute(db);
   return rows;
 }
 

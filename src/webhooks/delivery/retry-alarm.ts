@@ -1,7 +1,7 @@
 /**
- * One timer for the earliest retry a worker scheduled itself: it claims right then instead of
- * waiting for the poll. A later retry never moves it back; the claim it triggers takes every retry
- * due by then, and a retry scheduled after it sets it again.
+ * One timer for the earliest retry a worker scheduled itself, or the reopening of a rate window it
+ * spent: it claims right then instead of waiting for the poll. A later retry never moves it back;
+ * the claim it triggers takes every retry due by then, and a retry scheduled after it sets it again.
  */
 
 /** How long after a retry's time its claim runs (see arm). */

@@ -20,6 +20,7 @@ export function toEndpoint(e: EndpointRow): Schemas['WebhookEndpoint'] {
     description: e.description,
     api_version: e.api_version,
     payload: e.payload as 'fat' | 'thin',
+    rate_limit_per_second: e.rate_limit_per_second,
     status: e.status as Schemas['EndpointStatus'],
     created_at: e.created_at.toISOString(),
     updated_at: e.updated_at.toISOString(),

@@ -45,9 +45,13 @@ interface NewEndpoint {
   all_tenants?: boolean;
   /** A platform ADMIN's choice of tenant (the endpoint then is that tenant's); a tenant's ADMIN creates its own tenant's. */
   tenant_id?: string | null;
+  /** Deliveries started per second at most; null or omitted: the server's WEBHOOK_RATE_PER_ENDPOINT. */
+  rate_limit_per_second?: number | null;
 }
 
-type EndpointChanges = Partial<Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'all_tenants'>>;
+type EndpointChanges = Partial<
+  Pick<NewEndpoint, 'url' | 'events' | 'description' | 'api_version' | 'payload' | 'all_tenants' | 'rate_limit_per_second'>
+>;
 
 export interface QueuedDelivery {
   deliveryId: string;
@@ -159,6 +163,7 @@ export class WebhookEndpointsService {
         description: input.description ?? null,
         api_version: apiVersion,
         payload: input.payload ?? 'fat',
+        rate_limit_per_second: input.rate_limit_per_second ?? null,
         secret: sealEndpointSecret(this.options.secretBox, id, secret),
         tenant_id: tenantId,
         all_tenants: input.all_tenants ?? false,
@@ -190,6 +195,8 @@ export class WebhookEndpointsService {
     if (changes.api_version !== undefined) row.api_version = changes.api_version;
     if (changes.payload !== undefined) row.payload = changes.payload;
     if (changes.all_tenants !== undefined) row.all_tenants = changes.all_tenants;
+    // null clears it: the server's default applies again.
+    if (changes.rate_limit_per_second !== undefined) row.rate_limit_per_second = changes.rate_limit_per_second;
     const updated = await repo.updateEndpoint(this.db, scope, id, row);
     if (!updated) throw endpointNotFound(id);
     return updated;
