@@ -17,6 +17,7 @@
  * their claim there).
  */
 import { sql } from 'kysely';
+import { productEventSamples } from '../../src/catalog/product-events.ts';
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inTransaction } from '../../src/db/transaction.ts';
@@ -35,14 +36,8 @@ const BACKLOG = 250;
 /** The other endpoint's warm-up: as many as the worker sends it at once (a fifth of 50 slots), each on a connection of its own. */
 const WARM_OTHER = 10;
 
-const event = (resourceId: string): NewEvent => ({
-  type: 'product.updated',
-  resourceType: 'product',
-  resourceId,
-  sequence: null,
-  object: {},
-  resourcePath: null,
-});
+/** A product.updated as the catalog records one (its sample's body: every delivery is checked against the catalog), for `resourceId`. */
+const event = (resourceId: string): NewEvent => ({ ...productEventSamples['product.updated'](), resourceId });
 
 /** Times per second counted from `from` (ms): [n in the first second, n in the second, …]. */
 function perSecond(times: number[], from: number): number[] {

@@ -219,7 +219,7 @@ class QueueWorker implements DeliveryWorker {
       });
   }
 
-  /** Stage 1, claim: fills the local queue from the shared one, batch after batch while batches come back full. */
+  /** Stage 1, claim: fills the local queue from the shared one, batch after batch while batches come back full (or spend a rate window). */
   private async claim(): Promise<void> {
     const { config } = this.options;
     while (this.running) {
@@ -237,8 +237,10 @@ class QueueWorker implements DeliveryWorker {
       this.queue.add(claimed, claimedAt + this.leaseMs);
       this.reopenAlarm(claimed);
       this.dispatch();
-      // A short batch means nothing else is due now (or the rate windows are spent).
-      if (claimed.length < limit) return;
+      // A short batch means nothing else is due now, unless it spent an endpoint's rate window: that
+      // endpoint's backlog may have filled the scan, and the next scan passes over it to the others.
+      if (claimed.length === 0) return;
+      if (claimed.length < limit && !claimed.some((d) => d.rate_window_reopens_in_ms !== null)) return;
     }
   }
 
