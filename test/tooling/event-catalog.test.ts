@@ -17,6 +17,7 @@ import t from 'tap';
 import { bundleDocument } from '../../scripts/generate/openapi.ts';
 import { eventCatalog, eventCatalogModule } from '../../scripts/generate/event-catalog.ts';
 import { SpecError } from '../../scripts/generate/spec-error.ts';
+import { TSC } from '../../scripts/tsc.ts';
 import { EVENT_AUDIENCE, EVENT_EMITTED_BY, EVENT_TYPES } from '../../generated/openapi/webhooks.events.ts';
 import { scratchProject } from '../helpers/scratch-project.ts';
 
@@ -122,15 +123,20 @@ t.test('an entry taken out of the catalog fails the typecheck where an area stil
   const tsconfigPath = path.join(dir, 'tsconfig.json');
   const tsconfig = JSON.parse(fs.readFileSync(tsconfigPath, 'utf8')) as { include: string[] };
   fs.writeFileSync(tsconfigPath, JSON.stringify({ ...tsconfig, include: ['src'] }, null, 2));
-  const spec = path.join(dir, FILE);
-  const text = fs.readFileSync(spec, 'utf8');
-  const start = text.indexOf('\n  order.cancelled:\n') + 1;
-  const end = text.indexOf('\n  product.created:\n') + 1;
-  t.ok(start > 0 && end > start, 'the catalog holds order.cancelled before product.created');
-  fs.writeFileSync(spec, text.slice(0, start) + text.slice(end));
+  // The module `npm run generate` writes from the catalog without order.cancelled (the generator
+  // itself, run in this process: the whole of generate would add nothing this test asks about).
+  const doc = await bundleDocument(path.join(root, FILE), root);
+  delete (doc.webhooks as Json)['order.cancelled'];
+  const module = eventCatalogModule(eventCatalog(doc, FILE, documents, mutations)!, FILE);
+  t.notMatch(module, /order\.cancelled/, 'the type is gone');
+  fs.writeFileSync(path.join(dir, 'generated/openapi/webhooks.events.ts'), module);
 
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
-  t.notMatch(fs.readFileSync(path.join(dir, 'generated/openapi/webhooks.events.ts'), 'utf8'), /order\.cancelled/, 'the type is gone');
-  const rejected = /^type errors in \d+ file\(s\) \(tsc -p tsconfig\.json\):\n((?: {2}.*\n)*)/m.exec(stdout)?.[1] ?? '';
-  t.match(rejected, /^ {2}src\/orders\/order-events\.ts:\d+:\d+: .*order\.cancelled/m, 'the orders area, naming the type');
+  const checked = await run(process.execPath, [TSC, '-p', '.', '--noEmit', '--pretty', 'false'], {
+    cwd: dir,
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
+    () => '',
+    (error: { stdout: string }) => error.stdout,
+  );
+  t.match(checked, /^src\/orders\/order-events\.ts\(\d+,\d+\): error .*order\.cancelled/m, 'the orders area, naming the type');
 });

@@ -219,9 +219,11 @@ class QueueWorker implements DeliveryWorker {
       });
   }
 
-  /** Stage 1, claim: fills the local queue from the shared one, batch after batch while batches come back full (or spend a rate window). */
+  /** Stage 1, claim: fills the local queue from the shared one, batch after batch while batches come back full. */
   private async claim(): Promise<void> {
     const { config } = this.options;
+    // One more pass after a short batch that spent a rate window (see below), not a loop of them.
+    let passedOverSpent = false;
     while (this.running) {
       const limit = this.queue.claimSize();
       if (limit === 0) return;
@@ -239,8 +241,10 @@ class QueueWorker implements DeliveryWorker {
       this.dispatch();
       // A short batch means nothing else is due now, unless it spent an endpoint's rate window: that
       // endpoint's backlog may have filled the scan, and the next scan passes over it to the others.
-      if (claimed.length === 0) return;
-      if (claimed.length < limit && !claimed.some((d) => d.rate_window_reopens_in_ms !== null)) return;
+      if (claimed.length < limit) {
+        if (passedOverSpent || !claimed.some((d) => d.rate_window_reopens_in_ms !== null)) return;
+        passedOverSpent = true;
+      }
     }
   }
 
