@@ -123,7 +123,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       metricsListener,
       tracing,
       close: async () => {
-        ssoStateSweep.stop();
+        await ssoStateSweep.stop();
         await worker?.stop();
         await metricsListener?.close();
         await app.http.close();

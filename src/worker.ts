@@ -67,7 +67,7 @@ const ssoStateSweep = startSsoStateSweep(database.db, log);
 
 stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
-  ssoStateSweep.stop();
+  await ssoStateSweep.stop();
   await worker.stop();
   await metricsListener?.close();
   await database.close();

@@ -54,7 +54,7 @@ t.test('each tick deletes what is past its time and keeps what is current; stop 
   const deadline = Date.now() + 5_000;
   while ((await left()).some((id) => id.endsWith('-old')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   t.same(await left(), ['request a-new', 'seen a-new', 'window a-new'], 'the expired rows went, the current stayed');
-  sweep.stop();
+  await sweep.stop();
   await seed('b');
   await new Promise((r) => setTimeout(r, 100));
   t.ok((await left()).includes('request b-old'), 'after stop, nothing more is deleted');

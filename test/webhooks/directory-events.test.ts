@@ -1,3 +1,4 @@
+// test-suite: once (the events are written by the services' transactions and fanned out by one statement, the same on both engines)
 /**
  * Directory events (issue 44 item 2): an Okta-style and an Entra-style SCIM provisioning run against
  * tenant acme (create, update, deactivate, group create, add and remove members, delete) produce

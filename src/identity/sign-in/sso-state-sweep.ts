@@ -10,14 +10,26 @@ import { deleteExpiredSsoState } from './sso-state.repository.ts';
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export interface Sweep {
-  stop(): void;
+  /** No more ticks; resolves once a sweep under way has finished (the database may close then). */
+  stop(): Promise<void>;
 }
 
 export function startSsoStateSweep(db: Database, log: { warn(obj: object, msg: string): void }, intervalMs = SWEEP_INTERVAL_MS): Sweep {
+  let running: Promise<void> | null = null;
   const timer = setInterval(() => {
-    deleteExpiredSsoState(db).catch((error: unknown) => log.warn({ err: error }, 'deleting expired sign-in state failed'));
+    // One sweep at a time: a slow one is not joined by the next.
+    running ??= deleteExpiredSsoState(db)
+      .catch((error: unknown) => log.warn({ err: error }, 'deleting expired sign-in state failed'))
+      .finally(() => {
+        running = null;
+      });
   }, intervalMs);
   // A sweep never keeps a process alive on its own.
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
