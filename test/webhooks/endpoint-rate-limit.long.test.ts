@@ -1,4 +1,4 @@
-// test-suite: once (the claim and its window are one statement, the same SQL on both engines; PGlite runs the database in the test's own thread, where 270 queued deliveries and the receivers' TLS handshakes queue behind each other)
+// test-suite: postgres-only (PGlite runs the database in the test's own thread, where 270 queued deliveries and the receivers' TLS handshakes queue behind each other under load and the deliveries stall; the claim is the same SQL on both engines)
 /**
  * A rate limit per endpoint (`rate_limit_per_second`, issue 44): one worker, two endpoints with a
  * backlog each; the limited one is sent at most its rate while the other, on the server's default
