@@ -62,10 +62,10 @@ function missingHandlerLines(names: readonly string[], served: ReadonlySet<strin
     const types = `generated/openapi/${name}.ts`;
     for (const op of operations) {
       if (isServed(op)) continue;
-      const todo = answered.has(op.slice)
+      const remedy = answered.has(op.slice)
         ? `add it to the handlers of \`${op.slice}\` (${types}); \`npm run typecheck\` names the file`
         : `no area answers \`${op.slice}\` (${types}); register a handler map of that type with registerOperations in an area plugin`;
-      lines.push(`openapi/${name}.yaml: operation ${op.operationId} (${op.where}) has no handler; ${todo}`);
+      lines.push(`openapi/${name}.yaml: operation ${op.operationId} (${op.where}) has no handler; ${remedy}`);
     }
   }
   return lines;
