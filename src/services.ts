@@ -106,24 +106,18 @@ export function createServices(
   const providerFetch = createProviderFetch({ allowInsecureIdp: config.allowInsecureIdp, dnsResolver: config.dnsResolver });
   const oidcConfigurations = new OidcConfigurations(config.allowInsecureIdp, providerFetch);
   const secretBox = new SecretBox(dependencies.secretsKey);
-  const identityProviders = new IdentityProvidersService(db, tenants, secretBox, {
+  const identityProviders = new IdentityProvidersService(db, secretBox, {
     allowInsecureIdp: config.allowInsecureIdp,
     checkOidc: oidcConfigurations.check,
     fetch: providerFetch,
   });
-  const domains = new DomainsService(db, tenants, createTxtLookup(config.dnsResolver), () => dependencies.mail);
-  const accounts = new AccountsService(
-    db,
-    domains,
-    identityProviders,
-    new AttemptBudget(db, config.signInBudgets),
-    () => dependencies.mail,
-  );
+  const domains = new DomainsService(db, createTxtLookup(config.dnsResolver), () => dependencies.mail);
+  const accounts = new AccountsService(db, new AttemptBudget(db, config.signInBudgets), () => dependencies.mail);
   const users = new UsersService(db, new SignUpBudget(db, config.createUserPerAddress));
   return {
     users,
     posts,
-    comments: new CommentsService(db, posts),
+    comments: new CommentsService(db),
     contentLoaders: new ContentLoaderFactory(db),
     planner: config.graphqlPlanner ? new ContentPlanner(db, dependencies.log ?? null) : null,
     products: new ProductsService(db, headroom),
@@ -133,9 +127,9 @@ export function createServices(
     configDocument: new ConfigDocumentService(db),
     postLists: new PostListsService(db),
     tenants,
-    scimTokens: new ScimTokensService(db, tenants),
+    scimTokens: new ScimTokensService(db),
     sessions,
-    scimUsers: new ScimUsersService(db, users),
+    scimUsers: new ScimUsersService(db),
     scimGroups: new ScimGroupsService(db),
     webhookEndpoints: new WebhookEndpointsService(db, {
       resolve: createNameResolver(config.dnsResolver),
@@ -147,8 +141,8 @@ export function createServices(
     identityProviders,
     domains,
     accounts,
-    saml: new SamlSignOn(db, identityProviders, config.baseUrl),
-    oidc: new OidcSignOn(db, identityProviders, sessions, oidcConfigurations, config.baseUrl),
+    saml: new SamlSignOn(db, secretBox, config.baseUrl),
+    oidc: new OidcSignOn(db, secretBox, oidcConfigurations, config.baseUrl),
   };
 }
 

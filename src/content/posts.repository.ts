@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { NewPostsRow, PostsRow, PostsRowChanges } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
-import { visibilityCondition, type PostVisibility } from './post-visibility.ts';
+import { notFound } from '../errors.ts';
+import { parseIntegerId } from './ids.ts';
+import { allows, readable, visibilityCondition, type PostVisibility, type Viewer } from './post-visibility.ts';
 
 /** `metadata`: any JSON value, stored as JSON whatever its shape (jsonValue). */
 type NewPost = NewPostsRow;
@@ -23,6 +25,19 @@ function jsonValue(value: unknown) {
 
 /** A row of a page computed per parent in one statement: its rank and the parent's total. */
 export type Ranked<T> = T & { rn: number; total: number };
+
+export const postNotFound = (id: string | number) => notFound(`Post not found: ${id}`, 'POST_NOT_FOUND');
+
+/**
+ * A post `viewer` may read, without counting a view, or POST_NOT_FOUND (an unreadable post's
+ * existence stays private): what every mutation, comment and subscription naming a post reads first.
+ */
+export async function requireReadablePost(db: Executor, viewer: Viewer, id: string | number): Promise<PostsRow> {
+  const postId = typeof id === 'number' ? id : parseIntegerId(id);
+  const post = postId === null ? undefined : await findPostById(db, postId);
+  if (!post || !allows(readable(viewer), post)) throw postNotFound(id);
+  return post;
+}
 
 export function findPostById(db: Executor, id: number): Promise<PostsRow | undefined> {
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();

@@ -3,15 +3,15 @@ import type { PostsRow } from '../../generated/db/types.ts';
 import { ADMIN, hasRole, type Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
 import { inTransaction, type Executor } from '../db/transaction.ts';
-import { AppError, forbidden, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
+import { AppError, forbidden, isUniqueViolation, validationFailed } from '../errors.ts';
 import { publishContentEvent } from './content.events.ts';
 import { parseIntegerId } from './ids.ts';
 import { nextStatus, invalidTransition, type PostTransition } from './post-status.ts';
 import * as repo from './posts.repository.ts';
+import { postNotFound } from './posts.repository.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
 import * as tags from './tags.repository.ts';
-import { userNotFound } from '../users/users.service.ts';
-import { findUserById } from '../users/users.repository.ts';
+import { requireUser } from '../users/users.repository.ts';
 import { allows, readable, type Viewer } from './post-visibility.ts';
 
 interface CreatePostCommand {
@@ -30,7 +30,7 @@ interface UpdatePostCommand {
   metadata?: unknown;
 }
 
-export const postNotFound = (id: string | number) => notFound(`Post not found: ${id}`, 'POST_NOT_FOUND');
+export { postNotFound } from './posts.repository.ts';
 export const postArchived = (id: number) => new AppError('VALIDATION', `Post is archived and read-only: ${id}`, 'POST_ARCHIVED');
 
 /** Attempts at a slug before giving up: a clash means another instance took the same slug meanwhile. */
@@ -39,11 +39,6 @@ const SLUG_ATTEMPTS = 3;
 /** Lower-cased, first occurrence kept: the stored form of a tag list. */
 function normalizeTags(names: readonly string[]): string[] {
   return [...new Set(names.map((n) => n.toLowerCase()))];
-}
-
-/** The principal's own user record must exist before it can author anything. */
-export async function requireActor(db: Executor, actor: Principal): Promise<void> {
-  if (!(await findUserById(db, actor.userId))) throw userNotFound(actor.userId);
 }
 
 export class PostsService {
@@ -58,11 +53,8 @@ export class PostsService {
   }
 
   /** A post `viewer` may read, without counting a view (subscriptions, comments, likes). */
-  async getReadable(viewer: Viewer, id: string | number, db: Executor = this.db): Promise<PostsRow> {
-    const postId = typeof id === 'number' ? id : parseIntegerId(id);
-    const post = postId === null ? undefined : await repo.findPostById(db, postId);
-    if (!post || !allows(readable(viewer), post)) throw postNotFound(id);
-    return post;
+  getReadable(viewer: Viewer, id: string | number, db: Executor = this.db): Promise<PostsRow> {
+    return repo.requireReadablePost(db, viewer, id);
   }
 
   async create(actor: Principal, command: CreatePostCommand): Promise<PostsRow> {
@@ -72,7 +64,7 @@ export class PostsService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await inTransaction(this.db, async (trx) => {
-          await requireActor(trx, actor);
+          await requireUser(trx, actor.userId);
           const post = await repo.insertPost(trx, {
             author_id: actor.userId,
             title: command.title,
@@ -121,7 +113,7 @@ export class PostsService {
   async like(actor: Principal, postId: string): Promise<PostsRow> {
     return inTransaction(this.db, async (trx) => {
       const post = await this.getReadable(actor, postId, trx);
-      await requireActor(trx, actor);
+      await requireUser(trx, actor.userId);
       await repo.like(trx, post.id, actor.userId);
       return post;
     });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { NewUsersRow, UsersRow, UsersRowChanges } from '../../generated/db/types.ts';
 import type { Executor } from '../db/transaction.ts';
+import { notFound } from '../errors.ts';
 
 /**
  * The profile a user writes through GraphQL (createUser, updateUser): an allow-list of columns, not
@@ -13,6 +14,18 @@ type NewUser = Pick<NewUsersRow, 'username' | 'email' | ProfileColumns>;
 export type UserChanges = Pick<UsersRowChanges, ProfileColumns>;
 
 /** The user by id; `lock`: FOR UPDATE, so that a change reads the row it replaces. */
+export const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
+
+/**
+ * The user `id`, or USER_NOT_FOUND: the check every area makes before it writes on a user's behalf
+ * (a token may name a user that no longer exists), here so that each reaches it in one hop.
+ */
+export async function requireUser(db: Executor, id: string, lock = false): Promise<UsersRow> {
+  const user = await findUserById(db, id, lock);
+  if (!user) throw userNotFound(id);
+  return user;
+}
+
 export function findUserById(db: Executor, id: string, lock = false): Promise<UsersRow | undefined> {
   return db
     .selectFrom('users')

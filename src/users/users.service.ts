@@ -3,12 +3,13 @@ import type { UsersRow } from '../../generated/db/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { forbidden, isUniqueViolation, notFound, validationFailed } from '../errors.ts';
+import { forbidden, isUniqueViolation, validationFailed } from '../errors.ts';
 import { pageOf, type Page } from '../paging.ts';
 import * as follows from './follows.repository.ts';
 import type { SignUpBudget } from './sign-up-budget.ts';
 import { directoryTenant } from './user-directory.ts';
 import * as repo from './users.repository.ts';
+import { userNotFound } from './users.repository.ts';
 import { recordUserChanged, recordUserCreated, recordUserDeleted } from './user-events.ts';
 
 interface CreateUserCommand {
@@ -25,7 +26,7 @@ interface UpdateUserCommand {
   avatarUrl?: string | null;
 }
 
-export const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
+export { userNotFound } from './users.repository.ts';
 
 export class UsersService {
   constructor(
@@ -33,10 +34,8 @@ export class UsersService {
     private readonly signUps: SignUpBudget,
   ) {}
 
-  async get(id: string): Promise<UsersRow> {
-    const user = await repo.findUserById(this.db, id);
-    if (!user) throw userNotFound(id);
-    return user;
+  get(id: string): Promise<UsersRow> {
+    return repo.requireUser(this.db, id);
   }
 
   /** The users `viewer` may list (user-directory.ts), a page at a time. */
@@ -105,23 +104,15 @@ export class UsersService {
   /**
    * A platform administrator deletes any user; a tenant's administrator (the resolver's @hasRole
    * lets only administrators here) the users of its own tenant, another tenant's being not found.
+   * `deleteUser` (its cascades, decision 67) and `user.deleted` in one transaction, as SCIM's DELETE.
    */
   async delete(actor: Principal, id: string): Promise<true> {
-    if (!(await this.remove(id, { tenantId: directoryTenant(actor) }))) throw userNotFound(id);
-    return true;
-  }
-
-  /**
-   * The one deletion of a user, for every transport (GraphQL's deleteUser above, SCIM's DELETE): the
-   * user in `tenantId` (null: any), at `version` when given; whether it was deleted (decision 67),
-   * with `user.deleted` in the same transaction.
-   */
-  remove(id: string, scope: { tenantId: string | null; version?: number }): Promise<boolean> {
-    return inTransaction(this.db, async (trx) => {
-      const deleted = await repo.deleteUser(trx, id, scope);
-      if (deleted) await recordUserDeleted(trx, deleted);
-      return deleted !== undefined;
+    await inTransaction(this.db, async (trx) => {
+      const deleted = await repo.deleteUser(trx, id, { tenantId: directoryTenant(actor) });
+      if (!deleted) throw userNotFound(id);
+      await recordUserDeleted(trx, deleted);
     });
+    return true;
   }
 
   async follow(actor: Principal, userId: string): Promise<UsersRow> {

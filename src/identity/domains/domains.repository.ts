@@ -30,6 +30,25 @@ export function findVerifiedDomain(db: Executor, domain: string): Promise<Domain
   return db.selectFrom('tenant_domains').selectAll().where('domain', '=', domain).where('status', '=', 'verified').executeTakeFirst();
 }
 
+/** The domain of an e-mail address, lower-cased; null when the address has none. */
+export function domainOfEmail(email: string): string | null {
+  const at = email.lastIndexOf('@');
+  const domain =
+    at > 0
+      ? email
+          .slice(at + 1)
+          .trim()
+          .toLowerCase()
+      : '';
+  return domain ? domain : null;
+}
+
+/** The verified domain that routes a sign-in by `email`, if any. */
+export function findRouteOf(db: Executor, email: string): Promise<DomainRow | undefined> {
+  const domain = domainOfEmail(email);
+  return domain ? findVerifiedDomain(db, domain) : Promise.resolve(undefined);
+}
+
 export function markVerified(db: Executor, tenantId: string, domain: string): Promise<DomainRow> {
   return db
     .updateTable('tenant_domains')

@@ -15,7 +15,7 @@ import { conflict, isUniqueViolation, notFound, validationFailed } from '../../e
 import { revokeSessionsOfUser } from '../sign-in/sessions.repository.ts';
 import { moveAccountsOfDomain } from '../../users/accounts.repository.ts';
 import { leaveGroupsOutside } from '../sign-in/memberships.repository.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
+import { requireTenant } from '../tenants/tenants.repository.ts';
 import * as repo from './domains.repository.ts';
 import type { MailTransport } from './mail-transport.ts';
 import type { TxtLookup } from './txt-records.ts';
@@ -43,19 +43,6 @@ export function txtRecordValue(row: Pick<repo.DomainRow, 'verification_token'>):
   return `${TOKEN_PREFIX}${row.verification_token}`;
 }
 
-/** The domain of an e-mail address, lower-cased; null when the address has none. */
-export function domainOfEmail(email: string): string | null {
-  const at = email.lastIndexOf('@');
-  const domain =
-    at > 0
-      ? email
-          .slice(at + 1)
-          .trim()
-          .toLowerCase()
-      : '';
-  return domain ? domain : null;
-}
-
 /**
  * The password accounts registered at `domain` before a tenant verified it become the tenant's
  * (interface document: users are routed by the domain of their e-mail address). Moving them, rather
@@ -75,13 +62,12 @@ async function adoptAccounts(db: Executor, tenantId: string, domain: string): Pr
 export class DomainsService {
   constructor(
     private readonly db: Database,
-    private readonly tenants: TenantsService,
     private readonly lookupTxt: TxtLookup,
     private readonly mail: () => MailTransport,
   ) {}
 
   async add(tenantId: string, rawDomain: string): Promise<repo.DomainRow> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     const domain = rawDomain.trim().toLowerCase().replace(/\.$/, '');
     if (!DOMAIN.test(domain)) throw validationFailed([{ field: ['domain'], message: 'must be a DNS domain name such as example.com' }]);
     try {
@@ -94,12 +80,12 @@ export class DomainsService {
   }
 
   async list(tenantId: string): Promise<repo.DomainRow[]> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     return repo.listDomains(this.db, tenantId);
   }
 
   async get(tenantId: string, domain: string): Promise<repo.DomainRow> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     const row = await repo.findDomain(this.db, tenantId, domain.toLowerCase());
     if (!row) throw domainNotFound(tenantId, domain);
     return row;
@@ -169,15 +155,11 @@ export class DomainsService {
   }
 
   async remove(tenantId: string, domain: string): Promise<void> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     if (!(await repo.deleteDomain(this.db, tenantId, domain.toLowerCase()))) throw domainNotFound(tenantId, domain);
   }
 
   /** The verified domain an e-mail address routes to, or undefined (the `default` tenant, local sign-in). */
-  routeOf(email: string): Promise<repo.DomainRow | undefined> {
-    const domain = domainOfEmail(email);
-    return domain ? repo.findVerifiedDomain(this.db, domain) : Promise.resolve(undefined);
-  }
 
   private async checkMailCode(row: repo.DomainRow, code: string | undefined): Promise<void> {
     if (!code) throw validationFailed([{ field: ['code'], message: 'is required when method is mail' }]);

@@ -10,9 +10,10 @@ import { jwtVerify, errors as joseErrors } from 'jose';
 import * as client from 'openid-client';
 import type { Database } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
-import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
+import type { SecretBox } from '../../auth/secret-box.ts';
+import { readIdentityProvider, requireIdentityProvider } from '../providers/identity-providers.repository.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
-import type { SessionsService } from '../sign-in/sessions.service.ts';
+import { revokeSessionsByProvider } from '../sign-in/sessions.repository.ts';
 import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
@@ -48,8 +49,7 @@ export function backchannelLogoutUriOf(baseUrl: string, tenantId: string): strin
 export class OidcSignOn {
   constructor(
     private readonly db: Database,
-    private readonly providers: IdentityProvidersService,
-    private readonly sessions: SessionsService,
+    private readonly secrets: SecretBox,
     private readonly configurations: OidcConfigurations,
     private readonly baseUrl: string,
   ) {}
@@ -177,12 +177,12 @@ export class OidcSignOn {
       expires_at: expiresAt,
     });
     if (!fresh) throw logoutRefused('this logout token was already used');
-    return this.sessions.revokeByProviderSession(tenantId, { ...(sid ? { sid } : {}), ...(sub ? { sub } : {}) });
+    return revokeSessionsByProvider(this.db, tenantId, { ...(sid ? { sid } : {}), ...(sub ? { sub } : {}) });
   }
 
   /** The provider's end-session URL for a session signed in through it, when the provider has one. */
   async endSessionUrl(tenantId: string): Promise<string | null> {
-    const provider = await this.providers.find(tenantId);
+    const provider = await readIdentityProvider(this.db, this.secrets, tenantId);
     if (provider?.protocol !== 'oidc') return null;
     const metadata = (await this.configuration(provider)).serverMetadata();
     if (!metadata.end_session_endpoint) return null;
@@ -200,7 +200,7 @@ export class OidcSignOn {
   }
 
   private async oidcProvider(tenantId: string): Promise<OidcProvider> {
-    const provider = await this.providers.get(tenantId);
+    const provider = await requireIdentityProvider(this.db, this.secrets, tenantId);
     if (provider.protocol !== 'oidc') throw notFound(`Tenant ${tenantId} signs in with SAML, not OpenID Connect`, 'OIDC_NOT_CONFIGURED');
     return provider;
   }

@@ -1,11 +1,50 @@
 import { sql } from 'kysely';
 import type { IdentityProvidersRow, NewIdentityProvidersRow } from '../../../generated/db/types.ts';
+import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Executor } from '../../db/transaction.ts';
+import { notFound } from '../../errors.ts';
+import { requireTenant } from '../tenants/tenants.repository.ts';
+import type { AttributeMapping, IdentityProvider, OidcSettings, RoleMapping, SamlSettings } from './provider-settings.ts';
 
 export type IdentityProviderRow = IdentityProvidersRow;
 
-export function findIdentityProvider(db: Executor, tenantId: string): Promise<IdentityProviderRow | undefined> {
+function findIdentityProvider(db: Executor, tenantId: string): Promise<IdentityProviderRow | undefined> {
   return db.selectFrom('identity_providers').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+export const identityProviderNotFound = (tenantId: string) =>
+  notFound(`Tenant ${tenantId} has no identity provider configured`, 'IDENTITY_PROVIDER_NOT_FOUND');
+
+/**
+ * The tenant's provider as the sign-ins and the admin API read it, its client secret opened, or
+ * null (local sign-in only). Here rather than in the service so that a sign-in reaches it in one hop.
+ */
+export async function readIdentityProvider(db: Executor, secrets: SecretBox, tenantId: string): Promise<IdentityProvider | null> {
+  const row = await findIdentityProvider(db, tenantId);
+  return row ? toIdentityProvider(row, secrets) : null;
+}
+
+/** The tenant's provider, or which 404: the tenant's, or its provider's (the hot path reads one row, not two). */
+export async function requireIdentityProvider(db: Executor, secrets: SecretBox, tenantId: string): Promise<IdentityProvider> {
+  const provider = await readIdentityProvider(db, secrets, tenantId);
+  if (provider) return provider;
+  await requireTenant(db, tenantId);
+  throw identityProviderNotFound(tenantId);
+}
+
+export function toIdentityProvider(row: IdentityProviderRow, secrets: SecretBox): IdentityProvider {
+  const common = {
+    tenantId: row.tenant_id,
+    attributeMapping: row.attribute_mapping as AttributeMapping,
+    roleMapping: row.role_mapping as RoleMapping,
+    updatedAt: row.updated_at,
+  };
+  if (row.protocol === 'saml') {
+    const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated'> & { allowIdpInitiated?: boolean };
+    return { ...common, protocol: 'saml', saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false } };
+  }
+  const oidc = row.settings as OidcSettings;
+  return { ...common, protocol: 'oidc', oidc: { ...oidc, clientSecret: secrets.open(row.client_secret_enc ?? '', row.tenant_id) } };
 }
 
 export function upsertIdentityProvider(

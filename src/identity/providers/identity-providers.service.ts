@@ -6,9 +6,9 @@
  * (src/auth/secret-box.ts) and never returned.
  */
 import type { Database } from '../../db/database.ts';
-import { notFound, validationFailed } from '../../errors.ts';
+import { validationFailed } from '../../errors.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
+import { requireTenant } from '../tenants/tenants.repository.ts';
 import { normalizeCertificate } from './certificates.ts';
 import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 import { checkProviderUrl } from './identity-provider-urls.ts';
@@ -50,13 +50,9 @@ type OidcDiscoveryCheck = (settings: OidcSettings, clientSecret: string) => Prom
 
 const ROLE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-const identityProviderNotFound = (tenantId: string) =>
-  notFound(`Tenant ${tenantId} has no identity provider configured`, 'IDENTITY_PROVIDER_NOT_FOUND');
-
 export class IdentityProvidersService {
   constructor(
     private readonly db: Database,
-    private readonly tenants: TenantsService,
     private readonly secrets: SecretBox,
     private readonly options: {
       allowInsecureIdp: boolean;
@@ -67,21 +63,16 @@ export class IdentityProvidersService {
   ) {}
 
   /** The tenant's provider, or null when it has none (local sign-in only). */
-  async find(tenantId: string): Promise<IdentityProvider | null> {
-    const row = await repo.findIdentityProvider(this.db, tenantId);
-    return row ? this.fromRow(row) : null;
+  find(tenantId: string): Promise<IdentityProvider | null> {
+    return repo.readIdentityProvider(this.db, this.secrets, tenantId);
   }
 
-  async get(tenantId: string): Promise<IdentityProvider> {
-    const provider = await this.find(tenantId);
-    if (provider) return provider;
-    // Which 404: the tenant's, or its provider's (a sign-in's hot path reads one row, not two).
-    await this.tenants.get(tenantId);
-    throw identityProviderNotFound(tenantId);
+  get(tenantId: string): Promise<IdentityProvider> {
+    return repo.requireIdentityProvider(this.db, this.secrets, tenantId);
   }
 
   async put(tenantId: string, input: IdentityProviderInput): Promise<IdentityProvider> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     const existing = await this.find(tenantId);
     const attributeMapping = { ...DEFAULT_ATTRIBUTE_MAPPING[input.protocol], ...input.attributeMapping };
     const roleMapping = input.roleMapping ?? existing?.roleMapping ?? {};
@@ -100,7 +91,7 @@ export class IdentityProvidersService {
         attribute_mapping: attributeMapping,
         role_mapping: roleMapping,
       });
-      return this.fromRow(row);
+      return repo.toIdentityProvider(row, this.secrets);
     }
     if (!input.oidc) throw validationFailed([{ field: ['oidc'], message: 'is required when protocol is oidc' }]);
     if (input.allowIdpInitiated) {
@@ -133,12 +124,12 @@ export class IdentityProvidersService {
       attribute_mapping: attributeMapping,
       role_mapping: roleMapping,
     });
-    return this.fromRow(row);
+    return repo.toIdentityProvider(row, this.secrets);
   }
 
   async remove(tenantId: string): Promise<void> {
-    await this.tenants.get(tenantId);
-    if (!(await repo.deleteIdentityProvider(this.db, tenantId))) throw identityProviderNotFound(tenantId);
+    await requireTenant(this.db, tenantId);
+    if (!(await repo.deleteIdentityProvider(this.db, tenantId))) throw repo.identityProviderNotFound(tenantId);
   }
 
   private async samlSettings(input: IdentityProviderInput): Promise<SamlSettings> {
@@ -183,21 +174,6 @@ export class IdentityProvidersService {
       metadataUrl,
       allowIdpInitiated,
     };
-  }
-
-  private fromRow(row: repo.IdentityProviderRow): IdentityProvider {
-    const common = {
-      tenantId: row.tenant_id,
-      attributeMapping: row.attribute_mapping as AttributeMapping,
-      roleMapping: row.role_mapping as RoleMapping,
-      updatedAt: row.updated_at,
-    };
-    if (row.protocol === 'saml') {
-      const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated'> & { allowIdpInitiated?: boolean };
-      return { ...common, protocol: 'saml', saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false } };
-    }
-    const oidc = row.settings as OidcSettings;
-    return { ...common, protocol: 'oidc', oidc: { ...oidc, clientSecret: this.secrets.open(row.client_secret_enc ?? '', row.tenant_id) } };
   }
 }
 

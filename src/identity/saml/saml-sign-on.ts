@@ -19,7 +19,8 @@ import type { CacheProvider } from '@node-saml/node-saml';
 import { runStrategy } from './run-strategy.ts';
 import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
-import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
+import type { SecretBox } from '../../auth/secret-box.ts';
+import { readIdentityProvider, requireIdentityProvider } from '../providers/identity-providers.repository.ts';
 import type { IdentityProvider, SamlSettings } from '../providers/provider-settings.ts';
 import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
@@ -94,7 +95,7 @@ export class SamlSignOn {
 
   constructor(
     private readonly db: Database,
-    private readonly providers: IdentityProvidersService,
+    private readonly secrets: SecretBox,
     private readonly baseUrl: string,
   ) {}
 
@@ -232,7 +233,7 @@ export class SamlSignOn {
 
   /** The provider's single logout URL for a session signed in through SAML, when the provider has one. */
   async logoutUrl(tenantId: string, nameId: string, sessionIndex: string | null): Promise<string | null> {
-    const provider = await this.providers.find(tenantId);
+    const provider = await readIdentityProvider(this.db, this.secrets, tenantId);
     if (provider?.protocol !== 'saml' || !provider.saml.sloUrl) return null;
     const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
     const user = {
@@ -275,7 +276,7 @@ export class SamlSignOn {
   }
 
   private async samlProvider(tenantId: string): Promise<IdentityProvider & { protocol: 'saml' }> {
-    const provider = await this.providers.get(tenantId);
+    const provider = await requireIdentityProvider(this.db, this.secrets, tenantId);
     if (provider.protocol !== 'saml') throw notFound(`Tenant ${tenantId} signs in with OpenID Connect, not SAML`, 'SAML_NOT_CONFIGURED');
     return provider;
   }

@@ -8,8 +8,8 @@ import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { acceptsVersion, type ExpectedVersions } from '../../db/versioning.ts';
 import { isUniqueViolation, VersionMismatch } from '../../errors.ts';
 import * as provisioned from '../../users/provisioned-users.repository.ts';
-import type { UsersService } from '../../users/users.service.ts';
-import { recordUserChanged, recordUserCreated } from '../../users/user-events.ts';
+import { deleteUser } from '../../users/users.repository.ts';
+import { recordUserChanged, recordUserCreated, recordUserDeleted } from '../../users/user-events.ts';
 import { scimInvalid, scimNotFound, scimUniqueness } from './scim-errors.ts';
 import { listUserIds, type ScimListQuery } from './scim-list.ts';
 import { applyPatch, type PatchOperation } from './scim-patch.ts';
@@ -34,10 +34,7 @@ function uniquenessError(error: unknown): Error | null {
 }
 
 export class ScimUsersService {
-  constructor(
-    private readonly db: Database,
-    private readonly users: UsersService,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   async create(tenantId: string, body: Json): Promise<ScimUserRecord> {
     const columns = userColumnsFrom(canonicalResource(body, 'User'));
@@ -71,12 +68,19 @@ export class ScimUsersService {
     return this.modify(tenantId, id, expected, (current) => userColumnsFrom(applyPatch(toScimUser(current, ''), 'User', operations)));
   }
 
-  /** The users area's one deletion (decision 67), compare-and-set on the version read here. */
+  /**
+   * The users area's deletion (decision 67: `deleteUser`, its cascades and `user.deleted` in one
+   * transaction, as GraphQL's deleteUser), compare-and-set on the version read here.
+   */
   async delete(tenantId: string, id: string, expected: ExpectedVersions): Promise<void> {
     const row = await provisioned.findTenantUser(this.db, tenantId, id);
     if (!row) throw scimNotFound('User', id);
     if (!acceptsVersion(expected, row.version)) throw new VersionMismatch(row.version, `User ${id}`);
-    if (!(await this.users.remove(id, { tenantId, version: row.version }))) throw new VersionMismatch(row.version, `User ${id}`);
+    await inTransaction(this.db, async (trx) => {
+      const deleted = await deleteUser(trx, id, { tenantId, version: row.version });
+      if (!deleted) throw new VersionMismatch(row.version, `User ${id}`);
+      await recordUserDeleted(trx, deleted);
+    });
   }
 
   private modify(

@@ -18,10 +18,8 @@ import { PLATFORM_TENANT } from '../../auth/principal.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated } from '../../errors.ts';
-import type { DomainsService } from '../domains/domains.service.ts';
 import type { MailTransport } from '../domains/mail-transport.ts';
-import { domainOfEmail } from '../domains/domains.service.ts';
-import type { IdentityProvidersService } from '../providers/identity-providers.service.ts';
+import { domainOfEmail, findRouteOf } from '../domains/domains.repository.ts';
 import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
 import { hasHeldSession, revokeSessionsOfUser } from './sessions.repository.ts';
 import type { IssuedSession, SessionOptions } from './sessions.service.ts';
@@ -135,15 +133,13 @@ const invalidCredentials = () => unauthenticated('The e-mail address or the pass
 export class AccountsService {
   constructor(
     private readonly db: Database,
-    private readonly domains: DomainsService,
-    private readonly providers: IdentityProvidersService,
     private readonly budget: AttemptBudget,
     private readonly mail: () => MailTransport,
   ) {}
 
   /** The tenant an e-mail address signs in to: its verified domain's, else `default`; and whether that domain enforces single sign-on. */
   async tenantOf(email: string): Promise<{ tenantId: string; enforceSso: boolean }> {
-    const route = await this.domains.routeOf(email);
+    const route = await findRouteOf(this.db, email);
     return route ? { tenantId: route.tenant_id, enforceSso: route.enforce_sso } : { tenantId: PLATFORM_TENANT, enforceSso: false };
   }
 
@@ -320,7 +316,7 @@ export class AccountsService {
       return refuse('The provider has not verified this e-mail address');
     }
     const domain = domainOfEmail(mapped.email);
-    const route = await this.domains.routeOf(mapped.email);
+    const route = await findRouteOf(this.db, mapped.email);
     if (route && route.tenant_id !== provider.tenantId) return refuse(`The domain ${domain} belongs to another tenant`);
     const existing = await repo.findUserByEmail(this.db, provider.tenantId, mapped.email);
     if (existing && !existing.active) return refuse('This account is deactivated', existing);

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { SESSION_TOKEN_PREFIX, SESSION_TOKEN_SHAPE, type SubjectStatus } from '../../auth/credentials.ts';
 import type { Epoched, EpochedCredentialStore, EpochedSession } from '../../auth/credential-cache.ts';
 import type { UsersRow } from '../../../generated/db/types.ts';
-import { findUserById } from '../../users/users.repository.ts';
+import { requireUser } from '../../users/users.repository.ts';
 import type { Database } from '../../db/database.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import * as repo from './sessions.repository.ts';
@@ -45,7 +45,6 @@ export interface SessionOptions {
 const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 const sessionNotFound = (id: string) => notFound(`Session not found: ${id}`, 'SESSION_NOT_FOUND');
-const userNotFound = (id: string) => notFound(`User not found: ${id}`, 'USER_NOT_FOUND');
 
 export class SessionsService implements EpochedCredentialStore {
   readonly lastSeenResolutionMs = LAST_SEEN_RESOLUTION_S * 1000;
@@ -61,9 +60,7 @@ export class SessionsService implements EpochedCredentialStore {
    * provider's groups mapped at this sign-in); the roles of its SCIM groups are added at each request.
    */
   async create(userId: string, options: SessionOptions = {}): Promise<IssuedSession> {
-    const user = await findUserById(this.db, userId);
-    if (!user) throw userNotFound(userId);
-    return this.createFor(user, options);
+    return this.createFor(await requireUser(this.db, userId), options);
   }
 
   /** A new session of a user the caller has just read (sign-in), saving the look-up `create` makes. */
@@ -95,9 +92,6 @@ export class SessionsService implements EpochedCredentialStore {
   }
 
   /** Revokes the live sessions a provider's back-channel logout names (its `sid`, else its `sub`); how many. */
-  revokeByProviderSession(tenantId: string, by: { sid?: string; sub?: string }): Promise<number> {
-    return repo.revokeSessionsByProvider(this.db, tenantId, by);
-  }
 
   /**
    * The session of a session token with the credential epoch it was read at (decision 151), or null

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import * as repo from './scim-tokens.repository.ts';
-import type { TenantsService } from './tenants.service.ts';
+import { requireTenant } from './tenants.repository.ts';
 
 export type { ScimTokenRecord } from './scim-tokens.repository.ts';
 
@@ -33,20 +33,17 @@ const digestOf = (token: string) => createHash('sha256').update(token).digest('h
 const scimTokenNotFound = (id: string) => notFound(`SCIM token not found: ${id}`, 'SCIM_TOKEN_NOT_FOUND');
 
 export class ScimTokensService {
-  constructor(
-    private readonly db: Database,
-    private readonly tenants: TenantsService,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   async issue(tenantId: string): Promise<IssuedScimToken> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     const token = `${PREFIX}${randomBytes(32).toString('base64url')}`;
     const record = await repo.insertToken(this.db, { tenant_id: tenantId, token_sha256: digestOf(token) });
     return { record, token };
   }
 
   async list(tenantId: string, query: { page: number; size: number }): Promise<{ items: repo.ScimTokenRecord[]; totalElements: number }> {
-    await this.tenants.get(tenantId);
+    await requireTenant(this.db, tenantId);
     const { rows, total } = await repo.pageTokens(this.db, { tenantId, ...query });
     return { items: rows, totalElements: total };
   }

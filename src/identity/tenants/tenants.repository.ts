@@ -1,5 +1,6 @@
 import type { NewTenantsRow, TenantsRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
+import { notFound } from '../../errors.ts';
 
 export type TenantRecord = TenantsRow;
 
@@ -17,8 +18,18 @@ export function insertTenant(db: Executor, tenant: NewTenantsRow): Promise<Tenan
   return db.insertInto('tenants').values(tenant).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findTenant(db: Executor, id: string): Promise<TenantRecord | undefined> {
+function findTenant(db: Executor, id: string): Promise<TenantRecord | undefined> {
   return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The tenant `id`, or the 404 every tenant-scoped operation answers when there is none: the one
+ * check the tenant, provider, domain and SCIM services share, here so that each reaches it in one hop.
+ */
+export async function requireTenant(db: Executor, id: string): Promise<TenantRecord> {
+  const tenant = await findTenant(db, id);
+  if (!tenant) throw notFound(`Tenant not found: ${id}`, 'TENANT_NOT_FOUND');
+  return tenant;
 }
 
 export async function pageTenants(db: Executor, query: TenantPageQuery): Promise<{ rows: TenantRecord[]; total: number }> {

@@ -3,14 +3,12 @@
  * id is a slug fixed at creation (migration 0008 holds the rule; openapi/admin.yaml states it).
  */
 import type { Database } from '../../db/database.ts';
-import { conflict, isCheckViolation, isUniqueViolation, notFound, validationFailed } from '../../errors.ts';
+import { conflict, isCheckViolation, isUniqueViolation, validationFailed } from '../../errors.ts';
 import * as repo from './tenants.repository.ts';
 
 export type { TenantRecord } from './tenants.repository.ts';
 
 export const TENANT_SORT_FIELDS = ['id', 'name', 'createdAt'] as const satisfies readonly repo.TenantSortField[];
-
-const tenantNotFound = (id: string) => notFound(`Tenant not found: ${id}`, 'TENANT_NOT_FOUND');
 
 export class TenantsService {
   constructor(private readonly db: Database) {}
@@ -28,10 +26,8 @@ export class TenantsService {
     }
   }
 
-  async get(id: string): Promise<repo.TenantRecord> {
-    const tenant = await repo.findTenant(this.db, id);
-    if (!tenant) throw tenantNotFound(id);
-    return tenant;
+  get(id: string): Promise<repo.TenantRecord> {
+    return repo.requireTenant(this.db, id);
   }
 
   async list(query: repo.TenantPageQuery): Promise<{ items: repo.TenantRecord[]; totalElements: number }> {
