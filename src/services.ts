@@ -21,6 +21,8 @@ import { productEventSamples } from './catalog/product-events.ts';
 import { orderEventSamples } from './orders/order-events.ts';
 import { userEventSamples } from './users/user-events.ts';
 import { groupEventSamples } from './identity/scim/group-events.ts';
+import { providerEventSamples } from './identity/providers/provider-events.ts';
+import { domainEventSamples } from './identity/domains/domain-events.ts';
 import { createNameResolver } from './http/outbound/name-resolver.ts';
 import { AccountsService } from './identity/sign-in/accounts.service.ts';
 import { AttemptBudget } from './identity/sign-in/attempt-budget.ts';
@@ -110,6 +112,7 @@ export function createServices(
     allowInsecureIdp: config.allowInsecureIdp,
     checkOidc: oidcConfigurations.check,
     fetch: providerFetch,
+    baseUrl: config.baseUrl,
   });
   const domains = new DomainsService(db, createTxtLookup(config.dnsResolver), () => dependencies.mail);
   const accounts = new AccountsService(db, new AttemptBudget(db, config.signInBudgets), () => dependencies.mail);
@@ -136,7 +139,14 @@ export function createServices(
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       secretOverlapS: config.webhookSecretOverlapS,
       secretBox,
-      samples: { ...productEventSamples, ...orderEventSamples, ...userEventSamples, ...groupEventSamples },
+      samples: {
+        ...productEventSamples,
+        ...orderEventSamples,
+        ...userEventSamples,
+        ...groupEventSamples,
+        ...providerEventSamples(config.baseUrl),
+        ...domainEventSamples,
+      },
     }),
     identityProviders,
     domains,

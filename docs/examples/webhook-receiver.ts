@@ -27,9 +27,21 @@ export function createWebhookReceiver(secrets: string[], onEvent: (event: Delive
       if (seen.has(result.id)) return; // a retry or a replay of an event already handled
       seen.add(result.id);
       const { event } = result;
-      // The resource an event orders by: the object's id; a group's for a membership event.
+      // The resource an event orders by, as the thin variant's `object_id` names it: the object's id;
+      // a group's for a membership event; a domain's name; the tenant of an identity provider. A
+      // platform endpoint may receive every tenant's events, and sequences are per tenant.
       const data = event.data;
-      const resource = 'object_id' in data ? data.object_id : 'groupId' in data.object ? data.object.groupId : String(data.object.id);
+      const object = 'object' in data ? data.object : undefined;
+      const id = !object
+        ? 'object_id' in data && data.object_id
+        : 'groupId' in object
+          ? object.groupId
+          : 'domain' in object
+            ? object.domain
+            : 'id' in object
+              ? String(object.id)
+              : object.tenantId;
+      const resource = `${event.tenant_id ?? ''}/${event.type.split('.')[0]}/${id}`;
       if (event.sequence !== undefined) {
         // Skip anything not newer than what was processed for this resource (ordering is per resource).
         if ((lastSequence.get(resource) ?? 0) > event.sequence) return;

@@ -37,6 +37,14 @@ export type GroupDeletedEvent = components['schemas']['DirectoryGroupEvent'] & {
 export type GroupMemberAddedEvent = components['schemas']['GroupMembershipEvent'] & { type: 'group.member_added' };
 /** `group.member_removed` (fat body). */
 export type GroupMemberRemovedEvent = components['schemas']['GroupMembershipEvent'] & { type: 'group.member_removed' };
+/** `identity_provider.activated` (fat body). */
+export type IdentityProviderActivatedEvent = components['schemas']['IdentityProviderEvent'] & { type: 'identity_provider.activated' };
+/** `identity_provider.updated` (fat body). */
+export type IdentityProviderUpdatedEvent = components['schemas']['IdentityProviderEvent'] & { type: 'identity_provider.updated' };
+/** `identity_provider.deleted` (fat body). */
+export type IdentityProviderDeletedEvent = components['schemas']['IdentityProviderEvent'] & { type: 'identity_provider.deleted' };
+/** `domain.verified` (fat body). */
+export type DomainVerifiedEvent = components['schemas']['DomainEvent'] & { type: 'domain.verified' };
 /** `order.created` (thin body). */
 export type ThinOrderCreatedEvent = components['schemas']['ThinEvent'] & { type: 'order.created' };
 /** `order.updated` (thin body). */
@@ -73,14 +81,22 @@ export type ThinGroupDeletedEvent = components['schemas']['ThinEvent'] & { type:
 export type ThinGroupMemberAddedEvent = components['schemas']['ThinEvent'] & { type: 'group.member_added' };
 /** `group.member_removed` (thin body). */
 export type ThinGroupMemberRemovedEvent = components['schemas']['ThinEvent'] & { type: 'group.member_removed' };
+/** `identity_provider.activated` (thin body). */
+export type ThinIdentityProviderActivatedEvent = components['schemas']['ThinEvent'] & { type: 'identity_provider.activated' };
+/** `identity_provider.updated` (thin body). */
+export type ThinIdentityProviderUpdatedEvent = components['schemas']['ThinEvent'] & { type: 'identity_provider.updated' };
+/** `identity_provider.deleted` (thin body). */
+export type ThinIdentityProviderDeletedEvent = components['schemas']['ThinEvent'] & { type: 'identity_provider.deleted' };
+/** `domain.verified` (thin body). */
+export type ThinDomainVerifiedEvent = components['schemas']['ThinEvent'] & { type: 'domain.verified' };
 
 /**
  * The body of a webhook delivery to an endpoint registered with `payload: fat` (the default), one
  * member per event type of the catalog, discriminated by `type`.
  */
-export type WebhookEvent = OrderCreatedEvent | OrderUpdatedEvent | OrderShippedEvent | OrderDeliveredEvent | OrderCancelledEvent | ProductCreatedEvent | ProductUpdatedEvent | ProductDeletedEvent | UserCreatedEvent | UserUpdatedEvent | UserDeactivatedEvent | UserReactivatedEvent | UserDeletedEvent | GroupCreatedEvent | GroupUpdatedEvent | GroupDeletedEvent | GroupMemberAddedEvent | GroupMemberRemovedEvent;
+export type WebhookEvent = OrderCreatedEvent | OrderUpdatedEvent | OrderShippedEvent | OrderDeliveredEvent | OrderCancelledEvent | ProductCreatedEvent | ProductUpdatedEvent | ProductDeletedEvent | UserCreatedEvent | UserUpdatedEvent | UserDeactivatedEvent | UserReactivatedEvent | UserDeletedEvent | GroupCreatedEvent | GroupUpdatedEvent | GroupDeletedEvent | GroupMemberAddedEvent | GroupMemberRemovedEvent | IdentityProviderActivatedEvent | IdentityProviderUpdatedEvent | IdentityProviderDeletedEvent | DomainVerifiedEvent;
 /** The body of a delivery to an endpoint registered with `payload: thin`, discriminated by `type`. */
-export type ThinWebhookEvent = ThinOrderCreatedEvent | ThinOrderUpdatedEvent | ThinOrderShippedEvent | ThinOrderDeliveredEvent | ThinOrderCancelledEvent | ThinProductCreatedEvent | ThinProductUpdatedEvent | ThinProductDeletedEvent | ThinUserCreatedEvent | ThinUserUpdatedEvent | ThinUserDeactivatedEvent | ThinUserReactivatedEvent | ThinUserDeletedEvent | ThinGroupCreatedEvent | ThinGroupUpdatedEvent | ThinGroupDeletedEvent | ThinGroupMemberAddedEvent | ThinGroupMemberRemovedEvent;
+export type ThinWebhookEvent = ThinOrderCreatedEvent | ThinOrderUpdatedEvent | ThinOrderShippedEvent | ThinOrderDeliveredEvent | ThinOrderCancelledEvent | ThinProductCreatedEvent | ThinProductUpdatedEvent | ThinProductDeletedEvent | ThinUserCreatedEvent | ThinUserUpdatedEvent | ThinUserDeactivatedEvent | ThinUserReactivatedEvent | ThinUserDeletedEvent | ThinGroupCreatedEvent | ThinGroupUpdatedEvent | ThinGroupDeletedEvent | ThinGroupMemberAddedEvent | ThinGroupMemberRemovedEvent | ThinIdentityProviderActivatedEvent | ThinIdentityProviderUpdatedEvent | ThinIdentityProviderDeletedEvent | ThinDomainVerifiedEvent;
 /** Every event type of the catalog. */
 export type WebhookEventType = WebhookEvent['type'];
 

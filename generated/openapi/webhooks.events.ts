@@ -19,6 +19,10 @@ export const EVENT_TYPES = [
   "group.deleted",
   "group.member_added",
   "group.member_removed",
+  "identity_provider.activated",
+  "identity_provider.updated",
+  "identity_provider.deleted",
+  "domain.verified",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -42,6 +46,10 @@ export const EVENT_AUDIENCE: Record<EventType, 'platform' | 'tenant'> = {
   "group.deleted": "tenant",
   "group.member_added": "tenant",
   "group.member_removed": "tenant",
+  "identity_provider.activated": "tenant",
+  "identity_provider.updated": "tenant",
+  "identity_provider.deleted": "tenant",
+  "domain.verified": "tenant",
 };
 
 /** The operations that emit each type (`x-emitted-by`), `<document>#<operationId>`. */
@@ -64,4 +72,8 @@ export const EVENT_EMITTED_BY: Record<EventType, readonly string[]> = {
   "group.deleted": ["scim#scimDeleteGroup"],
   "group.member_added": ["scim#scimCreateGroup","scim#scimReplaceGroup","scim#scimPatchGroup"],
   "group.member_removed": ["scim#scimReplaceGroup","scim#scimPatchGroup"],
+  "identity_provider.activated": ["admin#putIdentityProvider"],
+  "identity_provider.updated": ["admin#putIdentityProvider"],
+  "identity_provider.deleted": ["admin#deleteIdentityProvider"],
+  "domain.verified": ["admin#verifyDomain"],
 };

@@ -59,6 +59,21 @@ export async function recordEvent(db: Executor, event: NewEvent): Promise<string
 }
 
 /**
+ * The `sequence` of the next event of a resource that has no version of its own (a tenant's identity
+ * provider, a domain claim): one past the last of that tenant's events of the resource. Called in
+ * the change's transaction after its write, whose row lock makes concurrent changes of one resource
+ * wait for each other, so no two events of it share a number.
+ */
+export async function nextSequence(db: Executor, resourceType: string, resourceId: string, tenantId: string | null): Promise<number> {
+  const { rows } = await sql<{ sequence: string | number }>`
+    select sequence from webhook_events
+    where resource_type = ${resourceType} and resource_id = ${resourceId}
+      and tenant_id is not distinct from ${tenantId}::text and sequence is not null
+    order by position desc limit 1`.execute(db);
+  return Number(rows[0]?.sequence ?? 0) + 1;
+}
+
+/**
  * Records a test event for one endpoint only (never fanned out, outside any ordering) and queues
  * its delivery whatever the endpoint's status: the operator asked for it explicitly. It belongs to
  * the endpoint's tenant (null for a platform endpoint).

@@ -163,6 +163,10 @@ export function describeEvent(event: WebhookEvent): string {
     case 'group.deleted': return \`group \${event.data.object.id} deleted\`;
     case 'group.member_added': return \`\${event.data.object.userId} joined \${event.data.object.groupDisplayName}\`;
     case 'group.member_removed': return \`\${event.data.object.userId} left \${event.data.object.groupId}\`;
+    case 'identity_provider.activated': return \`\${event.tenant_id} signs in with \${event.data.object.protocol}\`;
+    case 'identity_provider.updated': return \`\${event.data.object.tenantId} changed \${Object.keys(event.data.previous_attributes ?? {}).join(', ')}\`;
+    case 'identity_provider.deleted': return \`\${event.data.object.tenantId} signs in with passwords again\`;
+    case 'domain.verified': return \`\${event.data.object.domain} routes to \${event.data.object.tenantId}\`;
     default: {
       const unhandled: never = event;
       return unhandled;

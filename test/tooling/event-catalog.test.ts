@@ -63,8 +63,8 @@ t.test('the committed module is what the catalog declares', async (t) => {
   t.same([...EVENT_TYPES], Object.keys(doc.webhooks as Json), 'EVENT_TYPES in the catalog’s order');
   t.same(
     EVENT_TYPES.filter((type) => EVENT_AUDIENCE[type] === 'tenant'),
-    EVENT_TYPES.filter((type) => type.startsWith('user.') || type.startsWith('group.')),
-    'the directory’s types are for the tenant’s endpoints, the others for the platform’s',
+    EVENT_TYPES.filter((type) => ['user', 'group', 'identity_provider', 'domain'].includes(type.split('.')[0]!)),
+    'the directory’s and identity’s types are for the tenant’s endpoints, the others for the platform’s',
   );
   t.same(EVENT_EMITTED_BY['order.cancelled'], ['rest-v1#cancelOrder']);
   t.same(EVENT_EMITTED_BY['product.created'], ['rest-v1#createProduct', 'rest-v2#createProductV2']);

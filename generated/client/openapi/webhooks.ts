@@ -259,6 +259,28 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "domain.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A tenant proved it holds a domain (its addresses now sign in through the tenant)
+         * @description Sent once per claim, when a tenant verifies a domain it claimed (by its TXT record or the mailed code). From then on sign-ins of the domain's addresses route to the tenant, and existing accounts with those addresses move to it.
+         *
+         *     Emitted by `POST /api/v1/admin/tenants/{tenantId}/domains/{domain}/verify` (admin verifyDomain). Received by the endpoints of the tenant it concerns.
+         */
+        post: operations["domainVerifiedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "group.created": {
         parameters: {
             query?: never;
@@ -363,6 +385,72 @@ export interface webhooks {
          *     Emitted by `PUT /scim/v2/Groups/{id}` (scim scimReplaceGroup), `PATCH /scim/v2/Groups/{id}` (scim scimPatchGroup). Received by the endpoints of the tenant it concerns.
          */
         post: operations["groupUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "identity_provider.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A tenant's identity provider was set up (single sign-on is on)
+         * @description Sent when a tenant that had no identity provider gets one (`PUT` of its identity provider). `sequence` counts the tenant's events of its provider.
+         *
+         *     Emitted by `PUT /api/v1/admin/tenants/{tenantId}/identity-provider` (admin putIdentityProvider). Received by the endpoints of the tenant it concerns.
+         */
+        post: operations["identityProviderActivatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "identity_provider.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A tenant's identity provider was removed (single sign-on is off)
+         * @description Sent when a tenant's identity provider is removed; `data.object` is its last representation. Users of its domains sign in with a password again unless single sign-on is enforced.
+         *
+         *     Emitted by `DELETE /api/v1/admin/tenants/{tenantId}/identity-provider` (admin deleteIdentityProvider). Received by the endpoints of the tenant it concerns.
+         */
+        post: operations["identityProviderDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "identity_provider.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A tenant's identity provider settings changed
+         * @description Sent when a `PUT` replaces a tenant's identity provider and changes something in it (protocol, settings, certificates, mappings); `data.previous_attributes` holds the earlier values of the changed fields. A `PUT` that changes nothing sends nothing.
+         *
+         *     Emitted by `PUT /api/v1/admin/tenants/{tenantId}/identity-provider` (admin putIdentityProvider). Received by the endpoints of the tenant it concerns.
+         */
+        post: operations["identityProviderUpdatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -664,6 +752,19 @@ export interface components {
          * @enum {string}
          */
         ApiVersion: "2026-11-24";
+        /** @description The provider attribute (SAML) or claim (OIDC) each user field comes from. */
+        AttributeMapping: {
+            /** @description Department attribute (optional). */
+            department?: string;
+            /** @description E-mail address attribute. */
+            email?: string;
+            /** @description Given name attribute. */
+            firstName?: string;
+            /** @description Group list attribute. */
+            groups?: string;
+            /** @description Family name attribute. */
+            lastName?: string;
+        };
         /** @description A new webhook endpoint. */
         CreateWebhookEndpointRequest: {
             /**
@@ -862,6 +963,43 @@ export interface components {
                 };
             };
         } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
+        /** @description A domain a tenant claimed. */
+        Domain: {
+            /**
+             * Format: date-time
+             * @description When it was claimed.
+             */
+            createdAt: string;
+            /** @description The domain. */
+            domain: string;
+            /** @description Whether password sign-in is refused for the domain. */
+            enforceSso: boolean;
+            /**
+             * @description Only a verified domain routes sign-ins.
+             * @enum {string}
+             */
+            status: "pending" | "verified";
+            tenantId: components["schemas"]["TenantId"];
+            /** @description The TXT record to publish. */
+            txtRecordName: string;
+            /** @description The value it must hold. */
+            txtRecordValue: string;
+            /** @description The random token of the claim. */
+            verificationToken: string;
+            /**
+             * Format: date-time
+             * @description When it was verified.
+             */
+            verifiedAt: string | null;
+        };
+        /** @description A tenant's domain event. */
+        DomainEvent: {
+            /** @description The domain claim the event is about. */
+            data: {
+                /** @description The claim after the change, as the admin API shows it. */
+                object: components["schemas"]["Domain"];
+            };
+        } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
         /** @description Delivery health of an endpoint. */
         EndpointHealth: {
             /** @description Failed attempts since the last success. */
@@ -907,7 +1045,7 @@ export interface components {
              * @description The event id (also X-Webhook-Id).
              */
             id: string;
-            /** @description Strictly increasing per resource (its version; a deletion is one past the last). Absent on test events. */
+            /** @description Strictly increasing per resource (its version; a deletion is one past the last; an identity provider or a domain claim, which have no version, counts the tenant's events of it). Absent on test events. */
             sequence?: number;
             /** @description The tenant a directory event belongs to (absent on platform events such as orders and products); a tenant's own endpoints receive only that tenant's events, a platform endpoint registered with `all_tenants` every tenant's. */
             tenant_id?: string;
@@ -918,7 +1056,7 @@ export interface components {
          * @description The type of an event: one of the event types of the `webhooks` section.
          * @enum {string}
          */
-        EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted" | "user.created" | "user.updated" | "user.deactivated" | "user.reactivated" | "user.deleted" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed";
+        EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted" | "user.created" | "user.updated" | "user.deactivated" | "user.reactivated" | "user.deleted" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "identity_provider.activated" | "identity_provider.updated" | "identity_provider.deleted" | "domain.verified";
         /** @description One validation violation. */
         FieldError: {
             /**
@@ -960,6 +1098,83 @@ export interface components {
             data: {
                 /** @description The group and the user. */
                 object: components["schemas"]["GroupMembership"];
+            };
+        } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
+        /** @description A tenant's identity provider as stored (no secret). */
+        IdentityProvider: {
+            attributeMapping: components["schemas"]["AttributeMapping"];
+            /** @description OpenID Connect settings (the secret is never shown). */
+            oidc?: {
+                /** @description Client id. */
+                clientId: string;
+                /** @description Always true: a secret is stored. */
+                clientSecretSet: boolean;
+                /** @description Discovery document URL. */
+                discoveryUrl: string;
+                /** @description Issuer. */
+                issuer: string;
+                /** @description Requested scopes. */
+                scopes: string[];
+            };
+            /**
+             * @description The protocol.
+             * @enum {string}
+             */
+            protocol: "saml" | "oidc";
+            roleMapping: components["schemas"]["RoleMapping"];
+            /** @description SAML settings. */
+            saml?: {
+                /** @description Whether unsolicited (provider-initiated) responses sign users in. */
+                allowIdpInitiated: boolean;
+                /** @description Current signing certificate (PEM). */
+                certificate: string;
+                /** @description Backup signing certificate (PEM). */
+                certificateBackup: string | null;
+                /** @description Every accepted signing certificate (PEM), current first. */
+                certificates: string[];
+                /** @description The provider's entity id. */
+                entityId: string;
+                /** @description Where the metadata was read from. */
+                metadataUrl: string | null;
+                /** @description Expected NameID format. */
+                nameIdFormat: string;
+                /** @description Always true. */
+                signedAssertions: boolean;
+                /** @description Whether the Response must be signed too. */
+                signedResponses: boolean;
+                /** @description Single logout URL. */
+                sloUrl: string | null;
+                /** @description Single sign-on URL. */
+                ssoUrl: string;
+            };
+            /** @description What to register at the provider. */
+            serviceProvider: {
+                /** @description SAML assertion consumer URL. */
+                acsUrl?: string;
+                /** @description OIDC back-channel logout URI. */
+                backchannelLogoutUri?: string;
+                /** @description SAML service provider entity id (also its metadata URL). */
+                entityId?: string;
+                /** @description OIDC redirect URI. */
+                redirectUri?: string;
+            };
+            tenantId: components["schemas"]["TenantId"];
+            /**
+             * Format: date-time
+             * @description When the settings were last set.
+             */
+            updatedAt: string;
+        };
+        /** @description A tenant's identity provider event. */
+        IdentityProviderEvent: {
+            /** @description The identity provider the event is about. */
+            data: {
+                /** @description The provider after the change (its last representation for identity_provider.deleted), as the admin API shows it. */
+                object: components["schemas"]["IdentityProvider"];
+                /** @description The changed fields of `object` with their earlier values. */
+                previous_attributes?: {
+                    [key: string]: unknown;
+                };
             };
         } & WithRequired<components["schemas"]["EnvelopeBase"], "tenant_id">;
         /** @description A fat order event. */
@@ -1105,6 +1320,10 @@ export interface components {
              */
             event_id: string;
         };
+        /** @description Provider (or SCIM) group name to application role, e.g. `{"admins": "ADMIN"}`. */
+        RoleMapping: {
+            [key: string]: string;
+        };
         /** @description Options of a secret rotation. */
         RotateWebhookSecretRequest: {
             /** @description How long, in seconds, the previous secret keeps signing (default the server's overlap, a day unless configured otherwise); 0 stops it at once. */
@@ -1114,6 +1333,12 @@ export interface components {
         };
         /** @description An event type, or `*` for every type. */
         SubscribedEvent: components["schemas"]["EventType"] | "*";
+        /**
+         * @description A slug: 1 to 63 lower-case letters, digits and hyphens, starting and
+         *     ending with a letter or digit.
+         * @example acme
+         */
+        TenantId: string;
         /** @description Which event type to send a sample of. */
         TestWebhookRequest: {
             /** @description The type of the sample event. */
@@ -1123,13 +1348,13 @@ export interface components {
         ThinEvent: {
             /** @description The object the event is about. */
             data: {
-                /** @description Id of the order, product, user or group. */
+                /** @description Id of the order, product, user or group; the tenant of an identity provider; the name of a domain. */
                 object_id: string;
                 /**
                  * @description What kind of object it is.
                  * @enum {string}
                  */
-                object_type: "order" | "product" | "user" | "group";
+                object_type: "order" | "product" | "user" | "group" | "identity_provider" | "domain";
                 /** @description On updates, the changed fields with their earlier values. */
                 previous_attributes?: {
                     [key: string]: unknown;
@@ -2288,6 +2513,41 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    domainVerifiedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
     groupCreatedEvent: {
         parameters: {
             query?: never;
@@ -2457,6 +2717,111 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DirectoryGroupEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    identityProviderActivatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    identityProviderDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acknowledged"];
+        };
+    };
+    identityProviderUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt and replay. Deduplicate on it.
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /**
+                 * @description One or more comma-separated `v1=<hex>` values, each the lowercase hex
+                 *     HMAC-SHA256 of `<timestamp>.<raw body>` keyed with one of the
+                 *     endpoint's secrets (two during a rotation). Accept when any one
+                 *     matches, comparing in constant time.
+                 * @example v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix time in seconds (decimal text) when this attempt was signed. Reject when more than 300 s from now.
+                 * @example 1772445600
+                 */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderEvent"] | components["schemas"]["ThinEvent"];
             };
         };
         responses: {

@@ -49,14 +49,16 @@ export function findRouteOf(db: Executor, email: string): Promise<DomainRow | un
   return domain ? findVerifiedDomain(db, domain) : Promise.resolve(undefined);
 }
 
-export function markVerified(db: Executor, tenantId: string, domain: string): Promise<DomainRow> {
+/** Marks a pending claim verified; undefined when it was not pending (verified meanwhile, or removed). */
+export function markVerified(db: Executor, tenantId: string, domain: string): Promise<DomainRow | undefined> {
   return db
     .updateTable('tenant_domains')
     .set({ status: 'verified', verified_at: sql<Date>`coalesce(verified_at, now())`, mail_code_sha256: null, mail_code_expires_at: null })
     .where('tenant_id', '=', tenantId)
     .where('domain', '=', domain)
+    .where('status', '=', 'pending')
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 export function setMailCode(db: Executor, tenantId: string, domain: string, digest: string, ttlS: number): Promise<DomainRow> {

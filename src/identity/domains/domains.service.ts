@@ -17,13 +17,10 @@ import { moveAccountsOfDomain } from '../../users/accounts.repository.ts';
 import { leaveGroupsOutside } from '../sign-in/memberships.repository.ts';
 import { requireTenant } from '../tenants/tenants.repository.ts';
 import * as repo from './domains.repository.ts';
+import { recordDomainVerified } from './domain-events.ts';
 import type { MailTransport } from './mail-transport.ts';
-import type { TxtLookup } from './txt-records.ts';
+import { txtRecordName, txtRecordValue, type TxtLookup } from './txt-records.ts';
 
-export type { DomainRow } from './domains.repository.ts';
-
-const TXT_RECORD_PREFIX = '_schemaforge-verification';
-const TOKEN_PREFIX = 'schemaforge-verification=';
 const MAIL_CODE_TTL_S = 30 * 60;
 const MAIL_CODE_MAX_ATTEMPTS = 5;
 const ADMIN_MAILBOXES = ['admin', 'administrator', 'hostmaster', 'postmaster', 'webmaster'] as const;
@@ -34,14 +31,6 @@ const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0
 const digest = (value: string) => createHash('sha256').update(value).digest();
 const domainNotFound = (tenantId: string, domain: string) =>
   notFound(`Tenant ${tenantId} has not claimed the domain ${domain}`, 'DOMAIN_NOT_FOUND');
-
-export function txtRecordName(domain: string): string {
-  return `${TXT_RECORD_PREFIX}.${domain}`;
-}
-
-export function txtRecordValue(row: Pick<repo.DomainRow, 'verification_token'>): string {
-  return `${TOKEN_PREFIX}${row.verification_token}`;
-}
 
 /**
  * The password accounts registered at `domain` before a tenant verified it become the tenant's
@@ -117,7 +106,10 @@ export class DomainsService {
     try {
       return await inTransaction(this.db, async (trx) => {
         const verified = await repo.markVerified(trx, tenantId, row.domain);
+        // Verified by a concurrent request (which recorded the event), or removed meanwhile.
+        if (!verified) return this.get(tenantId, row.domain);
         await adoptAccounts(trx, tenantId, row.domain);
+        await recordDomainVerified(trx, verified);
         return verified;
       });
     } catch (error) {
@@ -158,8 +150,6 @@ export class DomainsService {
     await requireTenant(this.db, tenantId);
     if (!(await repo.deleteDomain(this.db, tenantId, domain.toLowerCase()))) throw domainNotFound(tenantId, domain);
   }
-
-  /** The verified domain an e-mail address routes to, or undefined (the `default` tenant, local sign-in). */
 
   private async checkMailCode(row: repo.DomainRow, code: string | undefined): Promise<void> {
     if (!code) throw validationFailed([{ field: ['code'], message: 'is required when method is mail' }]);

@@ -68,7 +68,7 @@ export function upsertIdentityProvider(
     .executeTakeFirstOrThrow();
 }
 
-export async function deleteIdentityProvider(db: Executor, tenantId: string): Promise<boolean> {
-  const result = await db.deleteFrom('identity_providers').where('tenant_id', '=', tenantId).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+/** The deleted provider's last row, or undefined when the tenant had none. */
+export function deleteIdentityProvider(db: Executor, tenantId: string): Promise<IdentityProviderRow | undefined> {
+  return db.deleteFrom('identity_providers').where('tenant_id', '=', tenantId).returningAll().executeTakeFirst();
 }

@@ -6,6 +6,7 @@
  * (src/auth/secret-box.ts) and never returned.
  */
 import type { Database } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { validationFailed } from '../../errors.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
 import { requireTenant } from '../tenants/tenants.repository.ts';
@@ -14,6 +15,7 @@ import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 import { checkProviderUrl } from './identity-provider-urls.ts';
 import { providerFailure } from './provider-fetch.ts';
 import * as repo from './identity-providers.repository.ts';
+import { recordProviderDeleted, recordProviderSet } from './provider-events.ts';
 import {
   DEFAULT_ATTRIBUTE_MAPPING,
   type AttributeMapping,
@@ -59,6 +61,8 @@ export class IdentityProvidersService {
       checkOidc: OidcDiscoveryCheck;
       /** The metadata URL is read through the outbound policy (./provider-fetch.ts). */
       fetch: PolicedFetch;
+      /** BASE_URL: the service provider URLs of the events' representation. */
+      baseUrl: string;
     },
   ) {}
 
@@ -83,7 +87,7 @@ export class IdentityProvidersService {
     }
     if (input.protocol === 'saml') {
       const saml = await this.samlSettings(input);
-      const row = await repo.upsertIdentityProvider(this.db, {
+      return this.write({
         tenant_id: tenantId,
         protocol: 'saml',
         settings: saml,
@@ -91,7 +95,6 @@ export class IdentityProvidersService {
         attribute_mapping: attributeMapping,
         role_mapping: roleMapping,
       });
-      return repo.toIdentityProvider(row, this.secrets);
     }
     if (!input.oidc) throw validationFailed([{ field: ['oidc'], message: 'is required when protocol is oidc' }]);
     if (input.allowIdpInitiated) {
@@ -116,7 +119,7 @@ export class IdentityProvidersService {
     const clientSecret = input.oidc.clientSecret ?? keep;
     if (!clientSecret) throw validationFailed([{ field: ['oidc', 'clientSecret'], message: 'is required' }]);
     await this.options.checkOidc(settings, clientSecret);
-    const row = await repo.upsertIdentityProvider(this.db, {
+    return this.write({
       tenant_id: tenantId,
       protocol: 'oidc',
       settings,
@@ -124,12 +127,26 @@ export class IdentityProvidersService {
       attribute_mapping: attributeMapping,
       role_mapping: roleMapping,
     });
-    return repo.toIdentityProvider(row, this.secrets);
+  }
+
+  /** Replaces the tenant's provider with `row` and records what that changed, in one transaction. */
+  private write(row: Parameters<typeof repo.upsertIdentityProvider>[1]): Promise<IdentityProvider> {
+    return inTransaction(this.db, async (trx) => {
+      await requireTenant(trx, row.tenant_id, true);
+      const before = await repo.readIdentityProvider(trx, this.secrets, row.tenant_id);
+      const after = repo.toIdentityProvider(await repo.upsertIdentityProvider(trx, row), this.secrets);
+      await recordProviderSet(trx, before, after, this.options.baseUrl);
+      return after;
+    });
   }
 
   async remove(tenantId: string): Promise<void> {
-    await requireTenant(this.db, tenantId);
-    if (!(await repo.deleteIdentityProvider(this.db, tenantId))) throw repo.identityProviderNotFound(tenantId);
+    await inTransaction(this.db, async (trx) => {
+      await requireTenant(trx, tenantId, true);
+      const deleted = await repo.deleteIdentityProvider(trx, tenantId);
+      if (!deleted) throw repo.identityProviderNotFound(tenantId);
+      await recordProviderDeleted(trx, repo.toIdentityProvider(deleted, this.secrets), this.options.baseUrl);
+    });
   }
 
   private async samlSettings(input: IdentityProviderInput): Promise<SamlSettings> {

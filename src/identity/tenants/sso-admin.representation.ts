@@ -1,6 +1,7 @@
 /** JSON shapes of openapi/admin.yaml's single sign-on set-up: identity providers and domains. */
 import type { components } from '../../../generated/openapi/admin.ts';
-import { txtRecordName, txtRecordValue, type DomainRow } from '../domains/domains.service.ts';
+import type { DomainRow } from '../domains/domains.repository.ts';
+import { txtRecordName, txtRecordValue } from '../domains/txt-records.ts';
 import { backchannelLogoutUriOf, redirectUriOf } from '../oidc/oidc-sign-on.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
 import { serviceProviderOf } from '../saml/saml-sign-on.ts';

@@ -18,16 +18,20 @@ export function insertTenant(db: Executor, tenant: NewTenantsRow): Promise<Tenan
   return db.insertInto('tenants').values(tenant).returningAll().executeTakeFirstOrThrow();
 }
 
-function findTenant(db: Executor, id: string): Promise<TenantRecord | undefined> {
-  return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+function findTenant(db: Executor, id: string, lock: boolean): Promise<TenantRecord | undefined> {
+  const query = db.selectFrom('tenants').selectAll().where('id', '=', id);
+  // NO KEY UPDATE: the rows that reference the tenant (users, groups) may still be written meanwhile.
+  return (lock ? query.forNoKeyUpdate() : query).executeTakeFirst();
 }
 
 /**
  * The tenant `id`, or the 404 every tenant-scoped operation answers when there is none: the one
  * check the tenant, provider, domain and SCIM services share, here so that each reaches it in one hop.
+ * `lock` (in a transaction) makes the tenant's other settings writes wait until it ends: a write that
+ * reads the settings before it replaces them sees what it replaces.
  */
-export async function requireTenant(db: Executor, id: string): Promise<TenantRecord> {
-  const tenant = await findTenant(db, id);
+export async function requireTenant(db: Executor, id: string, lock = false): Promise<TenantRecord> {
+  const tenant = await findTenant(db, id, lock);
   if (!tenant) throw notFound(`Tenant not found: ${id}`, 'TENANT_NOT_FOUND');
   return tenant;
 }
