@@ -56,8 +56,9 @@ export interface Operator {
   call: <R>(request: () => Promise<R>) => Promise<R>;
 }
 
-export function operator(): Operator {
-  const config = loadConfig();
+/** `env`: the settings the command was started with (a test passes its own; the process, process.env). */
+export function operator(env: NodeJS.ProcessEnv = process.env): Operator {
+  const config = loadConfig(env);
   const secret = resolveJwtSecret(config);
   return {
     config,
@@ -69,20 +70,37 @@ export function operator(): Operator {
       } catch (error) {
         if (error instanceof Failure) throw error;
         // fetch rejects with a TypeError when nothing answers, and with a TimeoutError after 30 s.
-        if (error instanceof TypeError || (error as Error).name === 'TimeoutError') throw unreachable(config.baseUrl, error, process.env);
+        if (error instanceof TypeError || (error as Error).name === 'TimeoutError') throw unreachable(config.baseUrl, error, env);
         throw new Failure((error as Error).message);
       }
     },
   };
 }
 
-/** Runs a command's main: its result on stdout, any failure as one line on stderr and status 1. */
-export async function runCommand(main: () => Promise<string>): Promise<void> {
+/** Where a command writes: its result (`out`) and a failure's one line (`err`), each given without its newline. */
+export interface CommandOutput {
+  out: (text: string) => void;
+  err: (line: string) => void;
+}
+
+/**
+ * Runs a command's main: its result on `out`, any failure as one line on `err`; returns the exit
+ * status (0, or 1 after a failure). Exported so that a test runs a command in its own process, as
+ * the command's process does, without paying for a process of its own each time.
+ */
+export async function commandStatus(main: () => Promise<string>, output: CommandOutput): Promise<number> {
   try {
-    process.stdout.write(`${await main()}\n`);
+    output.out(await main());
+    return 0;
   } catch (error) {
     const message = error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message;
-    console.error(`error: ${message}`);
-    process.exitCode = 1;
+    output.err(`error: ${message}`);
+    return 1;
   }
+}
+
+/** Runs a command's main as its process: its result on stdout, any failure as one line on stderr and status 1. */
+export async function runCommand(main: () => Promise<string>): Promise<void> {
+  const status = await commandStatus(main, { out: (text) => process.stdout.write(`${text}\n`), err: (line) => console.error(line) });
+  if (status) process.exitCode = status;
 }

@@ -56,8 +56,9 @@ async function existingUser(graphql: GraphqlClient, username: string): Promise<b
   return searchUsers.some((u) => u.username === username);
 }
 
-await runCommand(async () => {
-  const { config, sign, fetch, call } = operator();
+/** The command's main: what it seeded, or a Failure. `env` is the process's own under `npm run seed` (below); a test passes its own. */
+export async function seed(env: NodeJS.ProcessEnv): Promise<string> {
+  const { config, sign, fetch, call } = operator(env);
   const graphqlUrl = `${config.baseUrl}/graphql`;
   const anonymous = createGraphqlClient({ url: graphqlUrl, fetch });
   if (await call(() => existingUser(anonymous, 'alice'))) {
@@ -120,4 +121,7 @@ await runCommand(async () => {
     `seeded ${config.baseUrl}: users alice, bob, carol; ${posts} posts and 2 comments; ${productIds.length} products; customer ${customer.data.id} with order ${order.data.id}`,
     'a token to explore with: npm run --silent token -- --username alice   (add --role ADMIN for admin operations)',
   ].join('\n');
-});
+}
+
+// Run as `npm run seed`, not when a test imports the function.
+if (process.argv[1]?.endsWith('scripts/seed.ts')) await runCommand(() => seed(process.env));

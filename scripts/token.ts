@@ -23,10 +23,15 @@ async function userIdOf({ config, fetch, call }: Operator, username: string): Pr
   return user.id;
 }
 
-await runCommand(async () => {
+/**
+ * The command's main: the signed token, or a Failure. `args` and `env` are the process's own when it
+ * runs as `npm run token` (below); a test passes its own.
+ */
+export async function token(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   let values: { sub?: string; username?: string; role?: string[]; 'expires-in'?: string };
   try {
     ({ values } = parseArgs({
+      args,
       options: {
         sub: { type: 'string' },
         username: { type: 'string' },
@@ -40,7 +45,10 @@ await runCommand(async () => {
   if (Boolean(values.sub) === Boolean(values.username)) throw new Failure(USAGE);
   const expiresIn = values['expires-in'] ? Number(values['expires-in']) : 3600;
   if (!Number.isInteger(expiresIn) || expiresIn <= 0) throw new Failure('--expires-in must be a positive whole number of seconds');
-  const op = operator();
+  const op = operator(env);
   const sub = values.sub ?? (await userIdOf(op, values.username!));
   return signToken(resolveJwtSecret(op.config), { sub, roles: values.role ?? [], expiresIn });
-});
+}
+
+// Run as `npm run token`, not when a test imports the function.
+if (process.argv[1]?.endsWith('scripts/token.ts')) await runCommand(() => token(process.argv.slice(2), process.env));

@@ -3,7 +3,9 @@
  * --username alice` finds alice's id there and signs her a token the server accepts, and a second
  * seed changes nothing; `npm run token -- --sub` signs any subject with repeatable roles. Both
  * commands are given only the PORT the server listens on, no BASE_URL, as after `PORT=3123 npm run
- * dev`: they find it by the server's own rule (http://localhost:$PORT).
+ * dev`: they find it by the server's own rule (http://localhost:$PORT). Each command runs once as its
+ * own process (through tsx, as npm runs it); the other runs call the command's function in this
+ * process, with the same settings, as that process calls it (each start costs a second of loading).
  */
 // test-suite: once: the commands talk to the server over HTTP; which database is behind it they cannot tell.
 
@@ -12,14 +14,24 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { freePort } from '../../scripts/lib/free-port.ts';
+import { commandStatus } from '../../scripts/operator.ts';
+import { seed as seedCommand } from '../../scripts/seed.ts';
+import { token as tokenCommand } from '../../scripts/token.ts';
 import { loadOpenApiDocument } from '../../src/http/openapi-docs.ts';
 import { sharedServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
-/** Runs `npm run <script>` as npm runs it (through tsx) with PORT set to `server`'s port (or `port`) and no BASE_URL. */
-function command(server: TestServer | { port: number }, script: string, ...args: string[]) {
+type Script = 'token' | 'seed';
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The command's settings: PORT set to `server`'s port (or `port`) and no BASE_URL. */
+function commandEnv(server: TestServer | { port: number }): NodeJS.ProcessEnv {
   const port = 'port' in server ? server.port : new URL(server.baseUrl).port;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -28,10 +40,27 @@ function command(server: TestServer | { port: number }, script: string, ...args:
     DATA_DIR: path.join(root, '.data/test-seed'),
   };
   delete env.BASE_URL;
-  return run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], { cwd: root, env }).then(
+  return env;
+}
+
+/** Runs `npm run <script>` as npm runs it (through tsx), as a process of its own. */
+function asProcess(server: TestServer | { port: number }, script: Script, ...args: string[]): Promise<Ran> {
+  return run(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], { cwd: root, env: commandEnv(server) }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => e,
   );
+}
+
+/** The same command in this process: its exit status, and what it prints as the process's streams would hold it. */
+async function command(server: TestServer | { port: number }, script: Script, ...args: string[]): Promise<Ran> {
+  const env = commandEnv(server);
+  let stdout = '';
+  let stderr = '';
+  const code = await commandStatus(() => (script === 'token' ? tokenCommand(args, env) : seedCommand(env)), {
+    out: (text) => (stdout += `${text}\n`),
+    err: (line) => (stderr += `${line}\n`),
+  });
+  return { code, stdout, stderr };
 }
 
 /** The JSON request body example of `POST <path>` in the published document `name`, as "Try it out" fills it in. */
@@ -44,7 +73,7 @@ function requestExample(name: string, urlPath: string): unknown {
 
 t.test('npm run token prints a token the server accepts, with repeatable --role', async (t) => {
   const server = await sharedServer();
-  const printed = await command(server, 'token', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR');
+  const printed = await asProcess(server, 'token', '--sub', 'alice', '--role', 'ADMIN', '--role', 'EDITOR');
   t.equal(printed.code, 0, printed.stderr);
   const token = printed.stdout.trim();
   t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -58,7 +87,7 @@ t.test('npm run token prints a token the server accepts, with repeatable --role'
 t.test('seed, then a token by username', async (t) => {
   const server = await sharedServer();
 
-  const seeded = await command(server, 'seed');
+  const seeded = await asProcess(server, 'seed');
   t.equal(seeded.code, 0, seeded.stderr);
   t.match(
     seeded.stdout,
