@@ -12,7 +12,7 @@ import t from 'tap';
 import { startDnsServer } from '../helpers/dns-server.ts';
 import { TestSamlIdp } from '../helpers/saml-idp.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { catalogViolation, startReceiver, type Receiver, type ReceivedRequest } from '../helpers/webhook-receiver.ts';
+import { catalogViolation, startReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.ts';
 import { createTenant } from '../sso/sso-fixtures.ts';
 import { startWebhookServer } from './webhook-fixtures.ts';
 
@@ -33,7 +33,7 @@ function parse(request: ReceivedRequest): Received {
 const IDENTITY_TYPES = ['identity_provider.activated', 'identity_provider.updated', 'identity_provider.deleted', 'domain.verified'];
 
 /** What `receiver` got of the identity types, as `type@sequence` in arrival order. */
-const identityEvents = (receiver: Receiver) =>
+const identityEvents = (receiver: { requests: ReceivedRequest[] }) =>
   receiver.requests
     .map(parse)
     .filter((r) => IDENTITY_TYPES.includes(r.type))
