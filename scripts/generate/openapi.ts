@@ -152,7 +152,14 @@ export async function loadLintConfig(root: string): Promise<Config> {
 export async function lintDocument(config: Config, root: string, file: string): Promise<{ errors: string[]; warnings: string[] }> {
   const base = config.configFile ? path.dirname(path.resolve(root, config.configFile)) : root;
   const alias = Object.entries(config.apis).find(([, api]) => path.resolve(base, api.root) === path.resolve(file))?.[0];
-  const problems = await lint({ ref: file, config: alias ? getMergedConfig(config, alias) : config });
+  let problems: Awaited<ReturnType<typeof lint>>;
+  try {
+    problems = await lint({ ref: file, config: alias ? getMergedConfig(config, alias) : config });
+  } catch (error) {
+    // A document that does not parse throws here; bundleDocument has said where, in one line.
+    if (error instanceof YamlParseError) return { errors: [], warnings: [] };
+    throw error;
+  }
   const found = { errors: [] as [number[], string][], warnings: [] as [number[], string][] };
   for (const problem of problems) {
     // Bundling reports what cannot be read or resolved, at the same place and in its own words.

@@ -101,6 +101,8 @@ t.test('OpenAPI documents: YAML syntax, $ref and lint findings', async (t) => {
     fs.writeFileSync(spec, text);
     const { line } = placeOf(text, '\n version: 2', 1);
     t.equal(await refusal(t, () => bundleDocument(spec)), `openapi/posts.yaml:${line}:1: All mapping items must start at the same column`);
+    // generate lints whatever bundling found: a document that does not parse leaves it nothing to add.
+    t.same(await lintDocument(config, dir, spec), { errors: [], warnings: [] }, 'the linter adds no line, and no stack trace');
   });
 
   t.test('a YAML syntax error in a referenced file is one line, in that file', async (t) => {
@@ -126,6 +128,7 @@ t.test('OpenAPI documents: YAML syntax, $ref and lint findings', async (t) => {
       await refusal(t, () => bundleDocument(spec)),
       `openapi/posts.yaml:${missing.line}:${missing.column}: Implicit keys need to be on a single line`,
     );
+    t.same(await lintDocument(config, dir, spec), { errors: [], warnings: [] }, 'the linter adds no line, and no stack trace');
   });
 
   t.test('an unresolved $ref names the ref and where it is', async (t) => {
