@@ -17,19 +17,34 @@ type Json = Record<string, any>;
 interface Shape {
   mediaType: string;
   schema: string;
-  example(status: number, detail: string, type: string, title: string, scimDetail?: string): Json;
+  example(doc: Json, status: number, detail: string, type: string, scimDetail?: string): Json;
+}
+
+/** The title the Problem schema's `x-problem-types` gives `/problems/<type>`: the one list of them. */
+function titleOf(doc: Json, type: string): string {
+  const listed: Json[] = doc.components?.schemas?.Problem?.['x-problem-types'] ?? [];
+  const title: unknown = listed.find((entry) => entry?.type === `/problems/${type}`)?.title;
+  if (typeof title !== 'string')
+    throw new Error(`${String(doc.info?.title)}: x-problem-types of the Problem schema lists no /problems/${type}`);
+  return title;
 }
 
 const PROBLEM: Shape = {
   mediaType: 'application/problem+json',
   schema: '#/components/schemas/Problem',
-  example: (status, detail, type, title) => ({ type: `/problems/${type}`, title, status, detail, instance: '/api/v1/products' }),
+  example: (doc, status, detail, type) => ({
+    type: `/problems/${type}`,
+    title: titleOf(doc, type),
+    status,
+    detail,
+    instance: '/api/v1/products',
+  }),
 };
 
 const SCIM: Shape = {
   mediaType: 'application/scim+json',
   schema: '#/components/schemas/Error',
-  example: (status, detail, _type, _title, scimDetail) => ({
+  example: (_doc, status, detail, _type, scimDetail) => ({
     schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
     status: String(status),
     detail: scimDetail ?? detail,
@@ -39,7 +54,6 @@ const SCIM: Shape = {
 interface TransportResponse {
   status: number;
   type: string;
-  title: string;
   description: string;
   /** What the server says (src/http/framework-errors.ts). */
   detail: string;
@@ -51,28 +65,24 @@ const RESPONSES: Record<string, TransportResponse> = {
   UriTooLong: {
     status: 414,
     type: 'uri-too-long',
-    title: 'URI too long',
     description: 'A path segment is longer than 255 characters (checked before routing, for every operation).',
     detail: 'A path segment is longer than 255 characters',
   },
   HeaderFieldsTooLarge: {
     status: 431,
     type: 'header-fields-too-large',
-    title: 'Request header fields too large',
     description: 'The request line and headers exceed 16,384 bytes (checked before routing, for every operation).',
     detail: 'The request line and headers exceed 16384 bytes',
   },
   UnexpectedBodyTooLarge: {
     status: 413,
     type: 'payload-too-large',
-    title: 'Payload too large',
     description: 'The operation takes no request body, and the one sent exceeds the body limit.',
     detail: 'The request body is too large',
   },
   UnexpectedBodyType: {
     status: 415,
     type: 'unsupported-media-type',
-    title: 'Unsupported media type',
     description: 'The operation takes no request body, and the one sent is of a type the server does not read.',
     detail: 'Unsupported request content type',
     scimDetail: 'Request bodies must be application/scim+json or application/json',
@@ -92,7 +102,7 @@ export function addTransportResponses(doc: Json): void {
     doc.components.responses[name] = {
       description: r.description,
       content: {
-        [shape.mediaType]: { schema: { $ref: shape.schema }, example: shape.example(r.status, r.detail, r.type, r.title, r.scimDetail) },
+        [shape.mediaType]: { schema: { $ref: shape.schema }, example: shape.example(doc, r.status, r.detail, r.type, r.scimDetail) },
       },
     };
   }
