@@ -18,7 +18,7 @@ import { startTracing, type Tracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
-import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
+import { sealPlainSecrets, unopenedSecretsWarning } from './webhooks/endpoint-secrets.ts';
 import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
 
 export interface Server {
@@ -95,8 +95,9 @@ export async function createServer(config: Config, options: ServerOptions = {}):
   }
   try {
     const secretBox = new SecretBox(resolveSecretsKey(config));
-    await sealPlainSecrets(database.db, secretBox);
+    const secrets = await sealPlainSecrets(database.db, secretBox);
     const app = await buildServerApp(config, database, { ...(options.mail ? { mail: options.mail } : {}), tracing });
+    if (secrets.unopened.length) app.http.log.warn({ endpointIds: secrets.unopened }, unopenedSecretsWarning(secrets.unopened.length));
     if (config.webhookAllowPrivateTargets) {
       app.http.log.warn(
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may be delivered to loopback addresses; never use this in production',

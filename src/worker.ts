@@ -22,7 +22,7 @@ import { startTracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
-import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
+import { sealPlainSecrets, unopenedSecretsWarning } from './webhooks/endpoint-secrets.ts';
 
 const config = loadConfigOrExit();
 if (config.database.kind !== 'postgres') {
@@ -48,7 +48,8 @@ const database = await openDatabase(config.database, wrapDialect).catch((error: 
 database.onConnectionError((error) => log.warn({ err: error }, 'database connection lost; the pool opens a new one'));
 await migrateToLatest(database.db);
 const secretBox = new SecretBox(resolveSecretsKey(config));
-await sealPlainSecrets(database.db, secretBox);
+const secrets = await sealPlainSecrets(database.db, secretBox);
+if (secrets.unopened.length) log.warn({ endpointIds: secrets.unopened }, unopenedSecretsWarning(secrets.unopened.length));
 const metrics = createProcessMetrics(database);
 // Listening before the worker claims anything: a port taken since the check above stops the start
 // with the same one line, with no delivery in flight to abandon.

@@ -2,8 +2,9 @@
  * Webhook signing secrets are sealed at rest (src/auth/secret-box.ts) under SECRETS_KEY, bound to
  * their endpoint, like identity provider client secrets: a copy of the database alone cannot sign
  * a delivery. Rows written before sealing held them in plain text; each process seals what it finds
- * of those when it starts, and reads them as they are until then (a plain value never opens: its
- * authentication tag could not match).
+ * of those when it starts, and reads them as they are until then. Which is which is told by form,
+ * never by whether a value opens: a sealed secret that does not open (SECRETS_KEY is not the key it
+ * was sealed under) is an error, not a plain secret, so it is neither used as a key nor sealed again.
  */
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -14,26 +15,40 @@ export function sealEndpointSecret(box: SecretBox, endpointId: string, secret: s
   return box.seal(secret, context(endpointId));
 }
 
-/** The secret of a stored (sealed, or not yet sealed) value. */
+/** The form SecretBox.seal writes: `v1`, a 12-byte IV and a 16-byte tag (base64url), the ciphertext. */
+const SEALED = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
+
+/**
+ * The secret of a stored value: a sealed one opened (throws when it was sealed under another
+ * SECRETS_KEY), a plain one from before sealing as it is.
+ */
 export function openEndpointSecret(box: SecretBox, endpointId: string, stored: string): string {
-  try {
-    return box.open(stored, context(endpointId));
-  } catch {
-    return stored;
-  }
+  return SEALED.test(stored) ? box.open(stored, context(endpointId)) : stored;
 }
 
-/** Seals the secrets of rows written before sealing; how many rows it changed. */
-export async function sealPlainSecrets(db: Executor, box: SecretBox): Promise<number> {
+const opens = (box: SecretBox, endpointId: string, stored: string): boolean => {
+  try {
+    openEndpointSecret(box, endpointId, stored);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Seals the secrets of rows written before sealing. `sealed`: how many rows it changed; `unopened`:
+ * the endpoints whose sealed secret does not open under this SECRETS_KEY (their deliveries fail to
+ * sign until the key they were sealed under is back, or the secret is rotated).
+ */
+export async function sealPlainSecrets(db: Executor, box: SecretBox): Promise<{ sealed: number; unopened: string[] }> {
   const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).execute();
   let sealed = 0;
+  const unopened: string[] = [];
   for (const row of rows) {
-    const isPlain = (value: string) => openEndpointSecret(box, row.id, value) === value;
-    const secret = isPlain(row.secret) ? sealEndpointSecret(box, row.id, row.secret) : row.secret;
-    const previous =
-      row.previous_secret !== null && isPlain(row.previous_secret)
-        ? sealEndpointSecret(box, row.id, row.previous_secret)
-        : row.previous_secret;
+    if (SEALED.test(row.secret) && !opens(box, row.id, row.secret)) unopened.push(row.id);
+    const seal = (value: string) => (SEALED.test(value) ? value : sealEndpointSecret(box, row.id, value));
+    const secret = seal(row.secret);
+    const previous = row.previous_secret === null ? null : seal(row.previous_secret);
     if (secret === row.secret && previous === row.previous_secret) continue;
     // Only if nobody rotated it meanwhile: a concurrent start seals the same row once.
     await db
@@ -44,5 +59,10 @@ export async function sealPlainSecrets(db: Executor, box: SecretBox): Promise<nu
       .execute();
     sealed++;
   }
-  return sealed;
+  return { sealed, unopened };
+}
+
+/** The start-up line for `count` endpoints whose secret does not open (SECRETS_KEY changed?). */
+export function unopenedSecretsWarning(count: number): string {
+  return `${count} webhook endpoint secret(s) were sealed under another SECRETS_KEY: their deliveries fail (error "signing") until that key is configured again or each secret is rotated`;
 }

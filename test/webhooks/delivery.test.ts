@@ -6,7 +6,7 @@
 import t from 'tap';
 import { resolveSecretsKey } from '../../src/auth/secret.ts';
 import { SecretBox } from '../../src/auth/secret-box.ts';
-import { sealPlainSecrets } from '../../src/webhooks/endpoint-secrets.ts';
+import { sealEndpointSecret, sealPlainSecrets } from '../../src/webhooks/endpoint-secrets.ts';
 import { contractRegistry } from '../helpers/contract.ts';
 import { bearer, dataOf, errorOf, expectStatus } from '../helpers/typed-client.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
@@ -164,12 +164,56 @@ t.test('signing secrets are sealed at rest; rows written before sealing are seal
   await createProduct(server);
   const [plainSigned] = await receiver.waitFor(1);
   t.equal(signaturesOf(plainSigned!)[0], expectedSignature(secret, plainSigned!));
-  t.equal(await sealPlainSecrets(server.database.db, new SecretBox(resolveSecretsKey(server.config))), 1, 'one row sealed');
+  t.same(
+    await sealPlainSecrets(server.database.db, new SecretBox(resolveSecretsKey(server.config))),
+    { sealed: 1, unopened: [] },
+    'one row sealed',
+  );
   t.match((await row()).secret, /^v1\./);
   await createProduct(server);
   const [, sealedSigned] = await receiver.waitFor(2);
   t.equal(signaturesOf(sealedSigned!)[0], expectedSignature(secret, sealedSigned!), 'the sealed secret signs as before');
 });
+
+t.test(
+  'a secret sealed under another SECRETS_KEY: attempts fail as `signing`, nothing is sent or resealed, other endpoints go on',
+  async (t) => {
+    // One slot: an attempt that failed to sign and kept its slot would stop every later one.
+    const server = await startWebhookServer(t, { WEBHOOK_CONCURRENCY: '1' });
+    const [broken, healthy] = await Promise.all([startReceiver(t), startReceiver(t)]);
+    const brokenEndpoint = await registerEndpoint(server, `${broken.origin}/hooks`);
+    const healthyEndpoint = await registerEndpoint(server, `${healthy.origin}/hooks`);
+    const foreign = sealEndpointSecret(
+      new SecretBox('another-secrets-key-of-at-least-32-characters'),
+      brokenEndpoint.id,
+      'whsec_of-another-key',
+    );
+    const stored = () =>
+      server.database.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', brokenEndpoint.id).executeTakeFirstOrThrow();
+    await server.database.db.updateTable('webhook_endpoints').set({ secret: foreign }).where('id', '=', brokenEndpoint.id).execute();
+
+    // A start with this key reports it and leaves it alone (it used to seal the sealed value again).
+    const box = new SecretBox(resolveSecretsKey(server.config));
+    t.same(await sealPlainSecrets(server.database.db, box), { sealed: 0, unopened: [brokenEndpoint.id] });
+    t.equal((await stored()).secret, foreign, 'the stored secret is unchanged: the right key still opens it');
+
+    for (const endpoint of [brokenEndpoint, healthyEndpoint]) {
+      await server.api.post(`/api/webhooks/${endpoint.id}/test`, {
+        token: server.admin_token,
+        body: { event_type: 'product.created' },
+        expect: 202,
+      });
+    }
+    const [delivered] = await healthy.waitFor(1, 10_000);
+    t.equal(envelopeOf(delivered!).type, 'product.created', 'the healthy endpoint got its event');
+    const attempt = await eventually(async () => {
+      const attempts = await server.api.get(`/api/webhooks/${brokenEndpoint.id}/attempts`, { token: server.admin_token, expect: 200 });
+      return attempts.body.data[0];
+    });
+    t.match(attempt, { error: /^signing/ }, 'the failed attempt says why');
+    t.equal(broken.requests.length, 0, 'nothing unsigned or mis-signed reached it');
+  },
+);
 
 t.test('rotation signs with both secrets during the overlap, then with the new one only', async (t) => {
   const server = await startWebhookServer(t);

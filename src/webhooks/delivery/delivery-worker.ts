@@ -292,9 +292,16 @@ class QueueWorker implements DeliveryWorker {
   private async send(d: ClaimedDelivery): Promise<TransportResult> {
     const now = new Date();
     if (d.attempt === 1) this.metrics.firstAttempt((now.getTime() - d.event_created_at.getTime()) / 1000);
-    const request = this.sign(d, now);
     const { aroundAttempt } = this.options;
     try {
+      let request: ReturnType<typeof this.sign>;
+      try {
+        request = this.sign(d, now);
+      } catch {
+        // A secret sealed under another SECRETS_KEY: a failed attempt (retried on the schedule,
+        // seen in the attempts log and the endpoint's health), never an unsigned or mis-signed POST.
+        return { kind: 'error', error: 'signing', message: 'the endpoint secret does not open under SECRETS_KEY', durationMs: 0 };
+      }
       return aroundAttempt
         ? await aroundAttempt(
             { deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type, attempt: d.attempt, url: d.url },
@@ -339,6 +346,8 @@ class QueueWorker implements DeliveryWorker {
     const change = await recordFailure(this.options.database.db, failure);
     // A claim meanwhile skipped the endpoint this held locked (SKIP LOCKED): look again now.
     this.wake();
+    // The failure is recorded: if handing back fails, the leases running out do the same, and the
+    // notifier is still told.
     if (change && change.status !== 'active') await this.handBack(change.endpoint_id);
     if (change?.newly_disabled) {
       const { endpoint_id: id, url, consecutive_failures: consecutiveFailures } = change;
@@ -377,10 +386,9 @@ class QueueWorker implements DeliveryWorker {
   /**
    * An endpoint that stopped being active gets none of the deliveries claimed for it and not sent
    * yet: they go back to the queue, whose rules decide when they are due (a disabled endpoint's
-   * were skipped by the failure that disabled it, and stay so). Unlike `release`, a failure here
-   * fails the attempt's recording (logged by `launch`).
+   * were skipped by the failure that disabled it, and stay so). A failure here is `release`'s.
    */
-  private async handBack(endpointId: string): Promise<void> {
-    await releaseClaims(this.options.database.db, this.id, this.queue.withdraw(endpointId));
+  private handBack(endpointId: string): Promise<void> {
+    return this.release(this.queue.withdraw(endpointId));
   }
 }

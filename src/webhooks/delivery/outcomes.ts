@@ -33,6 +33,8 @@ export function classify(result: TransportResult, now: Date): Outcome {
       case 'dns':
       case 'tls':
       case 'connection':
+      case 'signing':
+        // `signing`: not sent, the secret did not open under SECRETS_KEY, which the operator can put right.
         return { result: 'retry' };
       // The target itself is unacceptable (an internal address, a redirect loop or a non-https
       // redirect): retrying the same request cannot succeed, so the attempt is final (decision 82).

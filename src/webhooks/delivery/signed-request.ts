@@ -37,7 +37,14 @@ function createSigningSecrets(box: SecretBox): (d: ClaimedDelivery, now: Date) =
   };
   return (d, now) => {
     const overlap = d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > now;
-    return overlap ? [open(d.endpoint_id, d.secret), open(d.endpoint_id, d.previous_secret!)] : [open(d.endpoint_id, d.secret)];
+    const current = open(d.endpoint_id, d.secret);
+    if (!overlap) return [current];
+    try {
+      return [current, open(d.endpoint_id, d.previous_secret!)];
+    } catch {
+      // Rotated away from a secret that no longer opens (SECRETS_KEY changed): the new one signs alone.
+      return [current];
+    }
   };
 }
 

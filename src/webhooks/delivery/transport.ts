@@ -30,7 +30,8 @@ interface OutboundRequest {
   headers: Record<string, string>;
 }
 
-type TransportError = 'timeout' | 'dns' | 'tls' | 'connection' | 'address_refused' | 'redirect_limit' | 'redirect_invalid';
+/** Why no usable response arrived; `signing`: the request was not sent, its secret did not open. */
+type TransportError = 'timeout' | 'dns' | 'tls' | 'connection' | 'address_refused' | 'redirect_limit' | 'redirect_invalid' | 'signing';
 
 export type TransportResult =
   | { kind: 'response'; status: number; retryAfter?: string; body: string; durationMs: number; redirects: number }

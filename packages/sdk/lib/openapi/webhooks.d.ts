@@ -836,7 +836,7 @@ export interface components {
              * @description When the attempt was made.
              */
             attempted_at: string;
-            /** @description Why no usable response arrived - timeout, dns, tls, connection, address_refused, redirect_limit or redirect_invalid, with details. */
+            /** @description Why no usable response arrived - timeout, dns, tls, connection, address_refused, redirect_limit or redirect_invalid, with details; signing when nothing was sent because the endpoint secret does not open under the server's SECRETS_KEY. */
             error?: string;
             /**
              * Format: uuid
