@@ -22,6 +22,7 @@ import { startTracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
+import { metadataRefreshFor, startMetadataRefresh } from './identity/providers/metadata-refresh-job.ts';
 import { sealPlainSecrets } from './webhooks/endpoint-secrets.ts';
 
 const config = loadConfigOrExit();
@@ -64,10 +65,12 @@ else log.info('METRICS_PORT is unset (or 0): this webhook worker serves no /metr
 const aroundAttempt = tracing && config.tracing ? { aroundAttempt: webhookSpans(tracing, config.tracing) } : {};
 const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox, ...aroundAttempt });
 const ssoStateSweep = startSsoStateSweep(database.db, log);
+const metadataRefresh = startMetadataRefresh(metadataRefreshFor(database.db, secretBox, config), log, config.samlMetadataRefreshS);
 
 stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
   await ssoStateSweep.stop();
+  await metadataRefresh.stop();
   await worker.stop();
   await metricsListener?.close();
   await database.close();
