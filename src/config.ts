@@ -37,6 +37,11 @@ export interface Config {
   secretsKey: string | null;
   /** Whether identity providers at `http://` loopback addresses are accepted (ALLOW_INSECURE_IDP; tests only). */
   allowInsecureIdp: boolean;
+  /**
+   * SAML_METADATA_REFRESH_S: a SAML provider's metadata URL is read again once its last success is
+   * this old; 6 to 24 hours, the interface document's schedule (12 hours by default, as OIDC discovery).
+   */
+  samlMetadataRefreshS: number;
   graphiql: boolean;
   /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
   docs: boolean;
@@ -332,6 +337,7 @@ export function loadConfig(
     authSessionTtlS: readInt(env, 'AUTH_SESSION_TTL_S', 8 * 3600, 60, 30 * 86_400),
     secretsKey,
     allowInsecureIdp,
+    samlMetadataRefreshS: readInt(env, 'SAML_METADATA_REFRESH_S', 12 * 3600, 6 * 3600, 24 * 3600),
     graphiql: readBool(env, 'GRAPHIQL', !production),
     docs: readBool(env, 'DOCS', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),

@@ -169,6 +169,9 @@ export interface IdentityProvidersTable {
   attribute_mapping: Json;
   role_mapping: Json;
   updated_at: Generated<Date>;
+  metadata_fetched_at: Date | null;
+  metadata_attempted_at: Date | null;
+  metadata_error: string | null;
 }
 
 /** A identity_providers row as selected. */
@@ -648,7 +651,7 @@ export const tableColumns = {
   follows: ['follower_id', 'followee_id', 'created_at'],
   group_members: ['group_id', 'user_id', 'added_at'],
   groups: ['id', 'tenant_id', 'display_name', 'external_id', 'version', 'created_at', 'updated_at'],
-  identity_providers: ['tenant_id', 'protocol', 'settings', 'client_secret_enc', 'attribute_mapping', 'role_mapping', 'updated_at'],
+  identity_providers: ['tenant_id', 'protocol', 'settings', 'client_secret_enc', 'attribute_mapping', 'role_mapping', 'updated_at', 'metadata_fetched_at', 'metadata_attempted_at', 'metadata_error'],
   order_items: ['order_id', 'position', 'product_id', 'name', 'quantity', 'unit_price', 'line_total'],
   orders: ['id', 'customer_id', 'status', 'total', 'currency', 'version', 'carrier', 'tracking_number', 'shipped_at', 'delivered_at', 'created_at', 'updated_at'],
   post_likes: ['post_id', 'user_id', 'created_at'],

@@ -129,6 +129,8 @@ t.test('single sign-on settings', async (t) => {
   t.equal(c.authSessionTtlS, 8 * 3600);
   t.equal(loadConfig({ ALLOW_INSECURE_IDP: 'true' }).allowInsecureIdp, true);
   t.equal(loadConfig({ AUTH_SESSION_TTL_S: '600' }).authSessionTtlS, 600);
+  t.equal(loadConfig({}).samlMetadataRefreshS, 43_200, 'SAML metadata is refreshed every 12 hours by default');
+  t.equal(loadConfig({ SAML_METADATA_REFRESH_S: '21600' }).samlMetadataRefreshS, 21_600);
 });
 
 t.test('logs are pretty under development and JSON otherwise, unless LOG_FORMAT says', async (t) => {
@@ -177,6 +179,9 @@ t.test('each bad value names its variable', async (t) => {
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
     [{ ALLOW_INSECURE_IDP: 'perhaps' }, 'ALLOW_INSECURE_IDP'],
     [{ AUTH_SESSION_TTL_S: '10' }, 'AUTH_SESSION_TTL_S'],
+    // The interface document's schedule: 6 to 24 hours.
+    [{ SAML_METADATA_REFRESH_S: '3600' }, 'SAML_METADATA_REFRESH_S'],
+    [{ SAML_METADATA_REFRESH_S: '172800' }, 'SAML_METADATA_REFRESH_S'],
     [{ SIGN_IN_ATTEMPTS_PER_ADDRESS: '0' }, 'SIGN_IN_ATTEMPTS_PER_ADDRESS'],
     [{ SIGN_IN_ATTEMPTS_PER_ACCOUNT: 'ten' }, 'SIGN_IN_ATTEMPTS_PER_ACCOUNT'],
     [{ REGISTRATIONS_PER_ADDRESS: '-1' }, 'REGISTRATIONS_PER_ADDRESS'],

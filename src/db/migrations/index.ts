@@ -21,6 +21,7 @@ import * as m0019 from './0019_credential_epoch.ts';
 import * as m0020 from './0020_trusted_documents.ts';
 import * as m0021 from './0021_endpoint_rate_limit.ts';
 import * as m0022 from './0022_tenant_webhooks.ts';
+import * as m0023 from './0023_saml_metadata_refresh.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_trusted_documents': m0020,
   '0021_endpoint_rate_limit': m0021,
   '0022_tenant_webhooks': m0022,
+  '0023_saml_metadata_refresh': m0023,
 };

@@ -41,22 +41,36 @@ export function toIdentityProvider(row: IdentityProviderRow, secrets: SecretBox)
   };
   if (row.protocol === 'saml') {
     const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated'> & { allowIdpInitiated?: boolean };
-    return { ...common, protocol: 'saml', saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false } };
+    const metadataRefresh = saml.metadataUrl
+      ? { lastSuccessAt: row.metadata_fetched_at, lastAttemptAt: row.metadata_attempted_at, lastError: row.metadata_error }
+      : null;
+    return { ...common, protocol: 'saml', saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false }, metadataRefresh };
   }
   const oidc = row.settings as OidcSettings;
   return { ...common, protocol: 'oidc', oidc: { ...oidc, clientSecret: secrets.open(row.client_secret_enc ?? '', row.tenant_id) } };
 }
 
-export function upsertIdentityProvider(
-  db: Executor,
-  // `updated_at` is the database clock's, set on every write.
-  row: Omit<NewIdentityProvidersRow, 'updated_at'>,
-): Promise<IdentityProviderRow> {
+/** A provider as written whole: the database clock stamps `updated_at` and the metadata columns. */
+export type ProviderWrite = Omit<
+  NewIdentityProvidersRow,
+  'updated_at' | 'metadata_fetched_at' | 'metadata_attempted_at' | 'metadata_error'
+>;
+
+/**
+ * Writes the tenant's provider. `metadataFetched`: the settings were just read from their metadata
+ * URL, so that is the last success (and attempt) of the refresh; otherwise its status is cleared,
+ * as the settings it described were replaced.
+ */
+export function upsertIdentityProvider(db: Executor, row: ProviderWrite, metadataFetched: boolean): Promise<IdentityProviderRow> {
+  const fetchedAt = metadataFetched ? sql<Date>`now()` : null;
   const values = {
     ...row,
     settings: JSON.stringify(row.settings),
     attribute_mapping: JSON.stringify(row.attribute_mapping),
     role_mapping: JSON.stringify(row.role_mapping),
+    metadata_fetched_at: fetchedAt,
+    metadata_attempted_at: fetchedAt,
+    metadata_error: null,
   };
   // A tenant's one provider is replaced whole: every column written but its key.
   const { tenant_id: _key, ...replaced } = values;

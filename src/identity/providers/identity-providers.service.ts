@@ -13,9 +13,10 @@ import { requireTenant } from '../tenants/tenants.repository.ts';
 import { normalizeCertificate } from './certificates.ts';
 import type { PolicedFetch } from '../../http/outbound/policed-fetch.ts';
 import { checkProviderUrl } from './identity-provider-urls.ts';
-import { providerFailure } from './provider-fetch.ts';
 import * as repo from './identity-providers.repository.ts';
-import { recordProviderDeleted, recordProviderSet } from './provider-events.ts';
+import { fetchMetadata, fieldsOfMetadata } from './metadata-settings.ts';
+import { recordProviderDeleted } from './provider-events.ts';
+import { replaceIdentityProvider } from './provider-write.ts';
 import {
   DEFAULT_ATTRIBUTE_MAPPING,
   type AttributeMapping,
@@ -24,7 +25,7 @@ import {
   type RoleMapping,
   type SamlSettings,
 } from './provider-settings.ts';
-import { EMAIL_NAME_ID_FORMAT, parseIdpMetadata } from './saml-metadata.ts';
+import { EMAIL_NAME_ID_FORMAT } from './saml-metadata.ts';
 
 interface IdentityProviderInput {
   protocol: 'saml' | 'oidc';
@@ -130,13 +131,12 @@ export class IdentityProvidersService {
   }
 
   /** Replaces the tenant's provider with `row` and records what that changed, in one transaction. */
-  private write(row: Parameters<typeof repo.upsertIdentityProvider>[1]): Promise<IdentityProvider> {
+  private write(row: repo.ProviderWrite): Promise<IdentityProvider> {
+    // Settings with a metadata URL were read from it just now: the refresh's last success.
+    const fetched = row.protocol === 'saml' && (row.settings as SamlSettings).metadataUrl !== null;
     return inTransaction(this.db, async (trx) => {
       await requireTenant(trx, row.tenant_id, true);
-      const before = await repo.readIdentityProvider(trx, this.secrets, row.tenant_id);
-      const after = repo.toIdentityProvider(await repo.upsertIdentityProvider(trx, row), this.secrets);
-      await recordProviderSet(trx, before, after, this.options.baseUrl);
-      return after;
+      return replaceIdentityProvider(trx, this.secrets, this.options.baseUrl, row, fetched);
     });
   }
 
@@ -179,35 +179,12 @@ export class IdentityProvidersService {
     }
     const metadataUrl = input.metadataUrl ? checkProviderUrl(input.metadataUrl, ['metadataUrl'], allow) : null;
     const xml = metadataUrl ? await fetchMetadata(this.options.fetch, metadataUrl) : input.metadataXml!;
-    const parsed = parseIdpMetadata(xml);
     return {
-      entityId: parsed.entityId,
-      ssoUrl: checkProviderUrl(parsed.ssoUrl, ['metadataXml'], allow),
-      sloUrl: parsed.sloUrl ? checkProviderUrl(parsed.sloUrl, ['metadataXml'], allow) : null,
-      certificates: parsed.certificates.map((c) => normalizeCertificate(c, ['metadataXml'])),
-      nameIdFormat: parsed.nameIdFormat,
+      ...fieldsOfMetadata(xml, allow),
       signedAssertions: true,
       signedResponses: false,
       metadataUrl,
       allowIdpInitiated,
     };
   }
-}
-
-/**
- * The metadata document at `url`, read under the outbound policy. A refusal names the kind of
- * failure, or the status of a public server's answer, and never a byte of the answer: a metadata URL
- * is not a way to read what some server returns.
- */
-async function fetchMetadata(fetch: PolicedFetch, url: string): Promise<string> {
-  const failed = (why: string) => validationFailed([{ field: ['metadataUrl'], message: why }], `The metadata URL cannot be read: ${why}`);
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } });
-  } catch (error) {
-    throw failed(providerFailure(error) ?? 'the provider did not answer');
-  }
-  if (response.status >= 300 && response.status < 400) throw failed('it answered with a redirect, which is not followed');
-  if (!response.ok) throw failed(`it answered HTTP ${response.status}`);
-  return response.text();
 }

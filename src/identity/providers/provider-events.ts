@@ -59,7 +59,9 @@ export async function recordProviderSet(
   const object = objectOf(after, baseUrl);
   if (!before) return record(db, 'identity_provider.activated', after, object);
   const changed = previousAttributes(objectOf(before, baseUrl), object);
+  // When it was written and how its metadata URL was last read are not settings.
   delete changed.updatedAt;
+  delete changed.metadataRefresh;
   if (Object.keys(changed).length) await record(db, 'identity_provider.updated', after, object, changed);
 }
 
@@ -82,6 +84,7 @@ const sampleProvider: IdentityProvider = {
     metadataUrl: null,
     allowIdpInitiated: false,
   },
+  metadataRefresh: null,
   attributeMapping: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },
   roleMapping: { 'Sample group': 'EDITOR' },
   updatedAt: new Date('2026-01-01T12:00:00.000Z'),

@@ -35,6 +35,19 @@ export interface OidcSettings {
   scopes: string[];
 }
 
+/**
+ * How a SAML provider configured by metadata URL was last refreshed (./metadata-refresh.ts): not a
+ * setting, so a change of it alone is no `identity_provider.updated`.
+ */
+interface MetadataRefreshStatus {
+  /** When the URL last answered usable metadata (the PUT that read it, or a refresh). */
+  lastSuccessAt: Date | null;
+  /** When a refresh was last tried, successful or not. */
+  lastAttemptAt: Date | null;
+  /** Why the last refresh failed (the settings were kept); null when it succeeded. */
+  lastError: string | null;
+}
+
 interface Common {
   tenantId: string;
   attributeMapping: AttributeMapping;
@@ -43,7 +56,14 @@ interface Common {
 }
 
 export type IdentityProvider = Common &
-  ({ protocol: 'saml'; saml: SamlSettings } | { protocol: 'oidc'; oidc: OidcSettings & { clientSecret: string } });
+  (
+    | {
+        protocol: 'saml';
+        saml: SamlSettings;
+        /** Null unless the settings come from a metadata URL. */ metadataRefresh: MetadataRefreshStatus | null;
+      }
+    | { protocol: 'oidc'; oidc: OidcSettings & { clientSecret: string } }
+  );
 
 export const DEFAULT_ATTRIBUTE_MAPPING: Record<IdentityProvider['protocol'], AttributeMapping> = {
   saml: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },

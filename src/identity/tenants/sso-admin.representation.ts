@@ -34,6 +34,16 @@ export function toIdentityProvider(provider: IdentityProvider, baseUrl: string):
         allowIdpInitiated: saml.allowIdpInitiated,
       },
       serviceProvider: serviceProviderOf(baseUrl, provider.tenantId),
+      // Only a provider configured by metadata URL is refreshed: the others have nothing to show.
+      ...(provider.metadataRefresh
+        ? {
+            metadataRefresh: {
+              lastSuccessAt: provider.metadataRefresh.lastSuccessAt?.toISOString() ?? null,
+              lastAttemptAt: provider.metadataRefresh.lastAttemptAt?.toISOString() ?? null,
+              lastError: provider.metadataRefresh.lastError,
+            },
+          }
+        : {}),
     };
   }
   const { oidc } = provider;

@@ -430,6 +430,21 @@ export interface components {
         /** @description A tenant's identity provider as stored (no secret). */
         IdentityProvider: {
             attributeMapping: components["schemas"]["AttributeMapping"];
+            /** @description SAML settings read from `metadataUrl` only: how the scheduled refresh of the metadata (every `SAML_METADATA_REFRESH_S`, 12 hours by default) last went. A failed refresh keeps the settings it could not replace. */
+            metadataRefresh?: {
+                /**
+                 * Format: date-time
+                 * @description When the metadata was last read or a refresh last tried, successful or not.
+                 */
+                lastAttemptAt: string | null;
+                /** @description Why the last refresh failed, as a PUT's 400 would say it; null when it succeeded. */
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the metadata URL last answered usable metadata (this PUT, or a refresh).
+                 */
+                lastSuccessAt: string | null;
+            };
             /** @description OpenID Connect settings (the secret is never shown). */
             oidc?: {
                 /** @description Client id. */

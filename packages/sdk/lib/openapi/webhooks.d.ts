@@ -446,7 +446,7 @@ export interface webhooks {
         put?: never;
         /**
          * A tenant's identity provider settings changed
-         * @description Sent when a `PUT` replaces a tenant's identity provider and changes something in it (protocol, settings, certificates, mappings); `data.previous_attributes` holds the earlier values of the changed fields. A `PUT` that changes nothing sends nothing.
+         * @description Sent when a `PUT` replaces a tenant's identity provider and changes something in it (protocol, settings, certificates, mappings), or when the scheduled refresh of a SAML provider's `metadataUrl` finds its metadata changed (a rotated certificate); `data.previous_attributes` holds the earlier values of the changed fields. A `PUT` or refresh that changes nothing sends nothing (`metadataRefresh`, the refresh's status, is not a setting).
          *
          *     Emitted by `PUT /api/v1/admin/tenants/{tenantId}/identity-provider` (admin putIdentityProvider). Received by the endpoints of the tenant it concerns.
          */
@@ -1103,6 +1103,21 @@ export interface components {
         /** @description A tenant's identity provider as stored (no secret). */
         IdentityProvider: {
             attributeMapping: components["schemas"]["AttributeMapping"];
+            /** @description SAML settings read from `metadataUrl` only: how the scheduled refresh of the metadata (every `SAML_METADATA_REFRESH_S`, 12 hours by default) last went. A failed refresh keeps the settings it could not replace. */
+            metadataRefresh?: {
+                /**
+                 * Format: date-time
+                 * @description When the metadata was last read or a refresh last tried, successful or not.
+                 */
+                lastAttemptAt: string | null;
+                /** @description Why the last refresh failed, as a PUT's 400 would say it; null when it succeeded. */
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the metadata URL last answered usable metadata (this PUT, or a refresh).
+                 */
+                lastSuccessAt: string | null;
+            };
             /** @description OpenID Connect settings (the secret is never shown). */
             oidc?: {
                 /** @description Client id. */
