@@ -14,16 +14,20 @@ const USAGE = 'usage: npm run --silent scim-token -- --tenant <tenantId> [--name
 /** Not a stored user's id: an operator credential, like the tokens of `npm run token`. */
 const OPERATOR = 'operator:scim-token';
 
-async function main(): Promise<string> {
+/**
+ * The command's main: the token, or a Failure. `args` and `env` are the process's own when it runs as
+ * `npm run scim-token` (below); a test passes its own.
+ */
+export async function scimToken(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   let values: { tenant?: string; name?: string };
   try {
-    ({ values } = parseArgs({ options: { tenant: { type: 'string' }, name: { type: 'string' } } }));
+    ({ values } = parseArgs({ args, options: { tenant: { type: 'string' }, name: { type: 'string' } } }));
   } catch (error) {
     throw new Failure(`${(error as Error).message}; ${USAGE}`);
   }
   const tenantId = values.tenant;
   if (!tenantId) throw new Failure(USAGE);
-  const { config, sign, fetch, call } = operator();
+  const { config, sign, fetch, call } = operator(env);
   const client = createAdminClient({
     baseUrl: config.baseUrl,
     headers: { authorization: `Bearer ${await sign(OPERATOR, ['ADMIN'])}` },
@@ -45,4 +49,5 @@ async function main(): Promise<string> {
   return issued.data.token;
 }
 
-await runCommand(main);
+// Run as `npm run scim-token`, not when a test imports the function.
+if (process.argv[1]?.endsWith('scripts/scim-token.ts')) await runCommand(() => scimToken(process.argv.slice(2), process.env));

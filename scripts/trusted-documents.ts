@@ -18,15 +18,22 @@ const USAGE = `usage: npm run trusted-documents -- add [--client NAME] FILE... |
 
 class Usage extends Error {}
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { client: { type: 'string' } } });
+/** Where the command writes: each line of its result (`out`) and a failure's lines (`err`), without their newlines. */
+interface CommandOutput {
+  out: (line: string) => void;
+  err: (lines: string) => void;
+}
+
+/** The command's work: its lines on `out` as it goes (an `add` of two files says the first before the second fails). */
+async function main(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { client: { type: 'string' } } });
   const [command, ...rest] = positionals;
   if (command !== 'add' && command !== 'list' && command !== 'remove') throw new Usage(USAGE);
   if (command === 'add' && !rest.length) throw new Usage(`add needs at least one persisted-documents.json; ${USAGE}`);
   if (command === 'remove' && !rest.length && values.client === undefined) throw new Usage(`remove needs --client or ids; ${USAGE}`);
 
   const manifests = command === 'add' ? rest.map((file) => ({ file, manifest: readManifest(file) })) : [];
-  const config = loadConfig();
+  const config = loadConfig(env);
   // Loaded once the arguments, the files and the configuration are known good: a mistake in them is
   // answered at once, without loading the database driver and the schema.
   const [{ openDatabase }, { buildGraphQLSchema }, { RegistrationError, registerDocuments }, { listDocuments, removeDocuments }] =
@@ -39,20 +46,20 @@ async function main(): Promise<void> {
   const handle = await openDatabase(config.database);
   try {
     if (command === 'list') {
-      for (const d of await listDocuments(handle.db)) console.log(`${d.id}\t${d.clientName ?? '-'}\t${d.createdAt.toISOString()}`);
+      for (const d of await listDocuments(handle.db)) out(`${d.id}\t${d.clientName ?? '-'}\t${d.createdAt.toISOString()}`);
     } else if (command === 'remove') {
       const removed = await removeDocuments(handle.db, {
         ...(rest.length ? { ids: rest } : {}),
         ...(values.client !== undefined ? { clientName: values.client } : {}),
       });
-      console.log(`removed ${removed} document${removed === 1 ? '' : 's'}`);
+      out(`removed ${removed} document${removed === 1 ? '' : 's'}`);
     } else {
       // The resolvers are not needed to validate documents: the schema's types and directives are.
       const schema = buildGraphQLSchema({});
       for (const { file, manifest } of manifests) {
         try {
           const { added, known } = await registerDocuments(handle.db, schema, manifest, values.client ?? null);
-          console.log(`${file}: ${added} added, ${known} already registered`);
+          out(`${file}: ${added} added, ${known} already registered`);
         } catch (error) {
           if (error instanceof RegistrationError) throw new Error(error.problems.map((p) => `${file}: ${p}`).join('\n'));
           throw error;
@@ -78,17 +85,34 @@ function readManifest(file: string): unknown {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  const message = error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message;
-  console.error(
-    error instanceof Usage
-      ? message
-      : message
-          .split('\n')
-          .map((line) => `error: ${line}`)
-          .join('\n'),
-  );
-  process.exit(1);
+/**
+ * Runs the command: its result on `out`; a failure on `err` (a usage mistake as it is, any other
+ * error each line after `error: `); returns the exit status, 0 or 1. Exported so that a test runs
+ * the command as its process does, without paying for a process of its own each time.
+ */
+export async function trustedDocuments(args: string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<number> {
+  try {
+    await main(args, env, output.out);
+    return 0;
+  } catch (error) {
+    const message = error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message;
+    output.err(
+      error instanceof Usage
+        ? message
+        : message
+            .split('\n')
+            .map((line) => `error: ${line}`)
+            .join('\n'),
+    );
+    return 1;
+  }
+}
+
+// Run as `npm run trusted-documents`, not when a test imports the function.
+if (process.argv[1]?.endsWith('scripts/trusted-documents.ts')) {
+  const status = await trustedDocuments(process.argv.slice(2), process.env, {
+    out: (line) => console.log(line),
+    err: (lines) => console.error(lines),
+  });
+  if (status) process.exit(status);
 }

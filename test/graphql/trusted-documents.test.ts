@@ -4,7 +4,9 @@
  * GET, Apollo's persistedQuery extension) and by text in any spacing; the SDK's own operations run
  * unregistered; any other text is refused with UNTRUSTED_DOCUMENT over HTTP and WebSocket, an
  * unknown id with PERSISTED_QUERY_NOT_FOUND. Registration is all or nothing. Without the setting,
- * text runs as before and ids still resolve. `npm run trusted-documents` on PostgreSQL.
+ * text runs as before and ids still resolve. `npm run trusted-documents` on PostgreSQL: a refused and
+ * a successful run as processes of their own (through tsx, as npm runs it), the others calling the
+ * command's function in this process, as that process calls it (each start costs seconds of loading).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import { ListUsersDocument, OnPostCreatedDocument } from '../../generated/client
 import { buildGraphQLSchema } from '../../src/graphql/schema.ts';
 import { documentIdOf } from '../../src/graphql/trusted/canonical.ts';
 import { RegistrationError, registerDocuments } from '../../src/graphql/trusted/registration.ts';
+import { trustedDocuments } from '../../scripts/trusted-documents.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { npmEnvironment } from '../helpers/local-registry.ts';
 import { record, wsClient } from './ws-client.ts';
@@ -287,13 +290,23 @@ t.test('npm run trusted-documents: add, list and remove in the configured databa
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const manifest = path.join(dir, 'persisted-documents.json');
   fs.writeFileSync(manifest, JSON.stringify({ [POST_TITLE_ID]: POST_TITLE }));
-  const cli = (args: string[], env: Record<string, string> = {}) =>
+  const asProcess = (args: string[], env: Record<string, string> = {}) =>
     run(process.execPath, ['--import', 'tsx', 'scripts/trusted-documents.ts', ...args], { cwd: root, env: npmEnvironment(env) }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
     );
+  /** The same command in this process: its exit status, and what it prints as the process's streams would hold it. */
+  const cli = async (args: string[], env: Record<string, string> = {}) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await trustedDocuments(args, npmEnvironment(env), {
+      out: (line) => (stdout += `${line}\n`),
+      err: (lines) => (stderr += `${lines}\n`),
+    });
+    return { code, stdout, stderr };
+  };
 
-  const usage = await cli(['publish']);
+  const usage = await asProcess(['publish']);
   t.equal(usage.code, 1);
   t.match(usage.stderr, /^usage: npm run trusted-documents -- add/);
   const missing = await cli(['add', path.join(dir, 'nope.json')]);
@@ -308,7 +321,7 @@ t.test('npm run trusted-documents: add, list and remove in the configured databa
   const refused = await cli(['add', path.join(dir, 'bad.json')], env);
   t.equal(refused.code, 1);
   t.match(refused.stderr, /bad\.json: x: Cannot query field "nope" on type "Query"/);
-  const added = await cli(['add', '--client', 'web', manifest], env);
+  const added = await asProcess(['add', '--client', 'web', manifest], env);
   t.equal(added.code, 0, added.stderr);
   t.match(added.stdout, /persisted-documents\.json: 1 added, 0 already registered/);
   const id = await seededPost(server);

@@ -131,7 +131,8 @@ t.test('an entry taken out of the catalog fails the typecheck where an area stil
   t.notMatch(module, /order\.cancelled/, 'the type is gone');
   fs.writeFileSync(path.join(dir, 'generated/openapi/webhooks.events.ts'), module);
 
-  const checked = await run(process.execPath, [TSC, '-p', '.', '--noEmit', '--pretty', 'false'], {
+  // One thread: tsc's parallel checkers spend about twice the CPU for the same errors (src/ only: 5 CPU-s against 9).
+  const checked = await run(process.execPath, [TSC, '-p', '.', '--noEmit', '--pretty', 'false', '--singleThreaded'], {
     cwd: dir,
     maxBuffer: 16 * 1024 * 1024,
   }).then(
