@@ -19,6 +19,8 @@ import { LogMailTransport, type MailTransport } from './identity/domains/mail-tr
 import { SCIM_PREFIX, scimPlugin } from './identity/scim/scim.plugin.ts';
 import { signInPlugin } from './identity/sign-in/sign-in.plugin.ts';
 import { tenantsPlugin } from './identity/tenants/tenants.plugin.ts';
+import { createPortalAuthenticator } from './portal/portal-credential.ts';
+import { portalPlugin } from './portal/portal.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { registerDocsPage } from './ops/docs-page.ts';
 import { opsPlugin } from './ops/ops.plugin.ts';
@@ -74,6 +76,8 @@ export async function buildApp({
   // One verifier for every transport: REST and GraphQL over HTTP through the strategies, WebSockets directly.
   const verifier = new CredentialVerifier(jwtSecret, credentialStore ?? new CachedCredentialStore(services.sessions));
   const authenticate = createAuthenticator(verifier, { allowedOrigin: new URL(config.baseUrl).origin });
+  // The portal session: accepted only where an operation's x-portal-intent says (openapi-routes.ts).
+  const authenticatePortal = createPortalAuthenticator(services.portal, new URL(config.baseUrl).origin);
   requireEveryOperationServed(http);
   const metrics = createMetrics(database);
   // Before every other hook but the request id's and the Host check (src/http/http-server.ts).
@@ -92,14 +96,15 @@ export async function buildApp({
   await http.register(ordersPlugin, { services: only('customers', 'orders'), authenticate });
   await http.register(filesPlugin, { services: only('files', 'configDocument'), authenticate });
   await http.register(postsPlugin, { services: only('postLists'), authenticate, cursorSecret });
-  const tenants = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'oidc');
-  await http.register(tenantsPlugin, { services: tenants, authenticate, baseUrl: config.baseUrl });
+  const tenants = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'oidc', 'portal');
+  await http.register(tenantsPlugin, { services: tenants, authenticate, authenticatePortal, baseUrl: config.baseUrl });
   // A sibling of the tenants plugin: its own SCIM-token hook, error and not-found handlers under its prefix.
   const scim = only('scimTokens', 'scimUsers', 'scimGroups');
   await http.register(scimPlugin, { prefix: SCIM_PREFIX, services: scim, baseUrl: config.baseUrl });
   const signIn = only('accounts', 'identityProviders', 'sessions', 'saml', 'oidc');
   await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });
-  await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, cursorSecret });
+  await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, authenticatePortal, cursorSecret });
+  await http.register(portalPlugin, { services: only('portal'), authenticatePortal, baseUrl: config.baseUrl });
   const graph = contentGraph(only('users', 'posts', 'comments', 'contentLoaders', 'planner'));
   const aroundOperation = tracing ? { aroundOperation: graphqlSpans(tracing) } : {};
   await http.register(graphqlPlugin, { config, database, graph, authenticate, verifier, ...aroundOperation });

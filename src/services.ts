@@ -16,6 +16,7 @@ import { SessionsService } from './identity/sign-in/sessions.service.ts';
 import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
 import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants/tenants.service.ts';
+import { PortalService } from './portal/portal.service.ts';
 import { WebhookEndpointsService } from './webhooks/subscriptions/endpoints.service.ts';
 import { productEventSamples } from './catalog/product-events.ts';
 import { orderEventSamples } from './orders/order-events.ts';
@@ -54,6 +55,7 @@ export interface Services {
   configDocument: ConfigDocumentService;
   postLists: PostListsService;
   tenants: TenantsService;
+  portal: PortalService;
   /** Issues and revokes SCIM tokens, and resolves a SCIM request's token to its tenant. */
   scimTokens: ScimTokensService;
   /** Server-side sessions, and the credential store every bearer token is checked against. */
@@ -130,6 +132,7 @@ export function createServices(
     configDocument: new ConfigDocumentService(db),
     postLists: new PostListsService(db),
     tenants,
+    portal: new PortalService(db),
     scimTokens: new ScimTokensService(db),
     sessions,
     scimUsers: new ScimUsersService(db),

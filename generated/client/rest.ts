@@ -4,6 +4,7 @@ import type { Client, ClientOptions } from 'openapi-fetch';
 import type { paths as AdminPaths } from './openapi/admin.ts';
 import type { paths as AuthPaths } from './openapi/auth.ts';
 import type { paths as OpsPaths } from './openapi/ops.ts';
+import type { paths as PortalPaths } from './openapi/portal.ts';
 import type { paths as PostsPaths } from './openapi/posts.ts';
 import type { paths as RestV1Paths } from './openapi/rest-v1.ts';
 import type { paths as RestV2Paths } from './openapi/rest-v2.ts';
@@ -13,6 +14,7 @@ import type { paths as WebhooksPaths } from './openapi/webhooks.ts';
 export type { components as AdminComponents, paths as AdminPaths } from './openapi/admin.ts';
 export type { components as AuthComponents, paths as AuthPaths } from './openapi/auth.ts';
 export type { components as OpsComponents, paths as OpsPaths } from './openapi/ops.ts';
+export type { components as PortalComponents, paths as PortalPaths } from './openapi/portal.ts';
 export type { components as PostsComponents, paths as PostsPaths } from './openapi/posts.ts';
 export type { components as RestV1Components, paths as RestV1Paths } from './openapi/rest-v1.ts';
 export type { components as RestV2Components, paths as RestV2Paths } from './openapi/rest-v2.ts';
@@ -39,6 +41,11 @@ export function createAuthClient(options: ClientOptions = {}): Client<AuthPaths,
 /** Typed client for openapi/ops.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export function createOpsClient(options: ClientOptions = {}): Client<OpsPaths, JsonMediaType> {
   return createClient<OpsPaths, JsonMediaType>(options);
+}
+
+/** Typed client for openapi/portal.yaml: paths, parameters, bodies and responses are checked at compile time. */
+export function createPortalClient(options: ClientOptions = {}): Client<PortalPaths, JsonMediaType> {
+  return createClient<PortalPaths, JsonMediaType>(options);
 }
 
 /** Typed client for openapi/posts.yaml: paths, parameters, bodies and responses are checked at compile time. */

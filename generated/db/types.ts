@@ -220,6 +220,43 @@ export type NewOrdersRow = Insertable<OrdersTable>;
 /** Changes to a orders row: every column optional. */
 export type OrdersRowChanges = Updateable<OrdersTable>;
 
+export interface PortalLinksTable {
+  id: Generated<string>;
+  tenant_id: string;
+  intents: string[];
+  token_sha256: string;
+  created_by: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** A portal_links row as selected. */
+export type PortalLinksRow = Selectable<PortalLinksTable>;
+/** A portal_links row to insert: columns with a default (`Generated<>`) or that take null are optional. */
+export type NewPortalLinksRow = Insertable<PortalLinksTable>;
+/** Changes to a portal_links row: every column optional. */
+export type PortalLinksRowChanges = Updateable<PortalLinksTable>;
+
+export interface PortalSessionsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  link_id: string;
+  intents: string[];
+  token_sha256: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  last_seen_at: Generated<Date>;
+  ended_at: Date | null;
+}
+
+/** A portal_sessions row as selected. */
+export type PortalSessionsRow = Selectable<PortalSessionsTable>;
+/** A portal_sessions row to insert: columns with a default (`Generated<>`) or that take null are optional. */
+export type NewPortalSessionsRow = Insertable<PortalSessionsTable>;
+/** Changes to a portal_sessions row: every column optional. */
+export type PortalSessionsRowChanges = Updateable<PortalSessionsTable>;
+
 export interface PostLikesTable {
   post_id: number;
   user_id: string;
@@ -616,6 +653,8 @@ export interface DB {
   identity_providers: IdentityProvidersTable;
   order_items: OrderItemsTable;
   orders: OrdersTable;
+  portal_links: PortalLinksTable;
+  portal_sessions: PortalSessionsTable;
   post_likes: PostLikesTable;
   post_tags: PostTagsTable;
   posts: PostsTable;
@@ -654,6 +693,8 @@ export const tableColumns = {
   identity_providers: ['tenant_id', 'protocol', 'settings', 'client_secret_enc', 'attribute_mapping', 'role_mapping', 'updated_at', 'metadata_fetched_at', 'metadata_attempted_at', 'metadata_error'],
   order_items: ['order_id', 'position', 'product_id', 'name', 'quantity', 'unit_price', 'line_total'],
   orders: ['id', 'customer_id', 'status', 'total', 'currency', 'version', 'carrier', 'tracking_number', 'shipped_at', 'delivered_at', 'created_at', 'updated_at'],
+  portal_links: ['id', 'tenant_id', 'intents', 'token_sha256', 'created_by', 'created_at', 'expires_at', 'used_at'],
+  portal_sessions: ['id', 'tenant_id', 'link_id', 'intents', 'token_sha256', 'created_at', 'expires_at', 'last_seen_at', 'ended_at'],
   post_likes: ['post_id', 'user_id', 'created_at'],
   post_tags: ['post_id', 'tag_id', 'position'],
   posts: ['id', 'author_id', 'title', 'content', 'slug', 'status', 'view_count', 'published_at', 'created_at', 'updated_at', 'metadata'],

@@ -81,17 +81,198 @@ return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createTenant_body = validate21;
-const schema32 = {"$ref":"#/$defs/CreateTenantRequest","$defs":{"CreateTenantRequest":{"description":"A new tenant.","type":"object","required":["id","name"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/TenantId"},"name":{"type":"string","description":"Display name of the tenant.","minLength":1,"maxLength":200,"pattern":"\\S","examples":["Acme Corporation"]}}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"createTenant_body"};
-const schema33 = {"description":"A new tenant.","type":"object","required":["id","name"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/TenantId"},"name":{"type":"string","description":"Display name of the tenant.","minLength":1,"maxLength":200,"pattern":"\\S","examples":["Acme Corporation"]}}};
-const schema34 = {"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]};
-const pattern4 = new RegExp("^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", "u");
-const pattern5 = new RegExp("\\S", "u");
+export const createPortalLink_body = validate21;
+const schema32 = {"$ref":"#/$defs/PortalLinkRequest","$defs":{"PortalIntent":{"type":"string","enum":["sso","domains","scim","webhooks"],"description":"What a portal session may set up: `sso` a tenant's identity provider\n(with the domains that route to it), `domains` its domains, `scim` its\nSCIM tokens, `webhooks` its webhook endpoints.\n"},"PortalLinkRequest":{"description":"What a portal link opens.","type":"object","required":["intents"],"additionalProperties":false,"properties":{"intents":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/PortalIntent"},"description":"What the portal session may set up."},"expiresInMinutes":{"type":"integer","minimum":1,"maximum":60,"default":15,"description":"How long the link can be opened (the session it opens lasts longer)."}}}},"$id":"createPortalLink_body"};
+const schema33 = {"description":"What a portal link opens.","type":"object","required":["intents"],"additionalProperties":false,"properties":{"intents":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"#/$defs/PortalIntent"},"description":"What the portal session may set up."},"expiresInMinutes":{"type":"integer","minimum":1,"maximum":60,"default":15,"description":"How long the link can be opened (the session it opens lasts longer)."}}};
+const schema34 = {"type":"string","enum":["sso","domains","scim","webhooks"],"description":"What a portal session may set up: `sso` a tenant's identity provider\n(with the domains that route to it), `domains` its domains, `scim` its\nSCIM tokens, `webhooks` its webhook endpoints.\n"};
+const func0 = require("ajv/dist/runtime/equal").default;
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.expiresInMinutes === undefined){
+data.expiresInMinutes = 15;
+}
+if(data.intents === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intents"},message:"must have required property '"+"intents"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "intents") || (key0 === "expiresInMinutes"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.intents !== undefined){
+let data0 = data.intents;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err2 = {instancePath:instancePath+"/intents",schemaPath:"#/properties/intents/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 !== "string"){
+const err3 = {instancePath:instancePath+"/intents/" + i0,schemaPath:"#/$defs/PortalIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!((((data1 === "sso") || (data1 === "domains")) || (data1 === "scim")) || (data1 === "webhooks"))){
+const err4 = {instancePath:instancePath+"/intents/" + i0,schemaPath:"#/$defs/PortalIntent/enum",keyword:"enum",params:{allowedValues: schema34.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data0[i1], data0[j0])){
+const err5 = {instancePath:instancePath+"/intents",schemaPath:"#/properties/intents/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/intents",schemaPath:"#/properties/intents/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+let data2 = data.expiresInMinutes;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err7 = {instancePath:instancePath+"/expiresInMinutes",schemaPath:"#/properties/expiresInMinutes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(typeof data2 == "number"){
+if(data2 > 60 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/expiresInMinutes",schemaPath:"#/properties/expiresInMinutes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/expiresInMinutes",schemaPath:"#/properties/expiresInMinutes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createPortalLink_body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createTenant_body = validate24;
+const schema35 = {"$ref":"#/$defs/CreateTenantRequest","$defs":{"CreateTenantRequest":{"description":"A new tenant.","type":"object","required":["id","name"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/TenantId"},"name":{"type":"string","description":"Display name of the tenant.","minLength":1,"maxLength":200,"pattern":"\\S","examples":["Acme Corporation"]}}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"createTenant_body"};
+const schema36 = {"description":"A new tenant.","type":"object","required":["id","name"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/TenantId"},"name":{"type":"string","description":"Display name of the tenant.","minLength":1,"maxLength":200,"pattern":"\\S","examples":["Acme Corporation"]}}};
+const schema37 = {"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]};
+const pattern4 = new RegExp("^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", "u");
+const pattern5 = new RegExp("\\S", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -232,44 +413,44 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createTenant_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-validate21.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const putIdentityProvider_body = validate24;
-const schema35 = {"$ref":"#/$defs/IdentityProviderInput","$defs":{"AttributeMapping":{"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}},"IdentityProviderInput":{"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}},"RoleMapping":{"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_body"};
-const schema36 = {"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}};
-const schema38 = {"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}};
-const schema39 = {"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}};
-const func6 = Object.prototype.hasOwnProperty;
+export const putIdentityProvider_body = validate27;
+const schema38 = {"$ref":"#/$defs/IdentityProviderInput","$defs":{"AttributeMapping":{"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}},"IdentityProviderInput":{"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}},"RoleMapping":{"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_body"};
+const schema39 = {"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}};
+const schema41 = {"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}};
+const schema42 = {"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}};
+const func7 = Object.prototype.hasOwnProperty;
 const pattern7 = new RegExp("^[A-Z][A-Z0-9_]{0,63}$", "u");
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -288,7 +469,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema36.properties, key0))){
+if(!(func7.call(schema39.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -357,7 +538,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data1 === "saml") || (data1 === "oidc"))){
-const err7 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema36.properties.protocol.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema39.properties.protocol.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -465,7 +646,7 @@ errors++;
 if(data2.sloUrl !== undefined){
 let data5 = data2.sloUrl;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/saml/sloUrl",schemaPath:"#/properties/saml/properties/sloUrl/type",keyword:"type",params:{type: schema36.properties.saml.properties.sloUrl.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/saml/sloUrl",schemaPath:"#/properties/saml/properties/sloUrl/type",keyword:"type",params:{type: schema39.properties.saml.properties.sloUrl.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -515,7 +696,7 @@ errors++;
 if(data2.certificateBackup !== undefined){
 let data7 = data2.certificateBackup;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err20 = {instancePath:instancePath+"/saml/certificateBackup",schemaPath:"#/properties/saml/properties/certificateBackup/type",keyword:"type",params:{type: schema36.properties.saml.properties.certificateBackup.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/saml/certificateBackup",schemaPath:"#/properties/saml/properties/certificateBackup/type",keyword:"type",params:{type: schema39.properties.saml.properties.certificateBackup.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1071,40 +1252,40 @@ vErrors.push(err64);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="putIdentityProvider_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
-validate24.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const sendDomainVerificationMail_body = validate27;
-const schema40 = {"type":"object","required":["to"],"additionalProperties":false,"properties":{"to":{"type":"string","maxLength":254,"description":"An administrator mailbox of the domain."}},"$id":"sendDomainVerificationMail_body"};
+export const sendDomainVerificationMail_body = validate30;
+const schema43 = {"type":"object","required":["to"],"additionalProperties":false,"properties":{"to":{"type":"string","maxLength":254,"description":"An administrator mailbox of the domain."}},"$id":"sendDomainVerificationMail_body"};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="sendDomainVerificationMail_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1170,19 +1351,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateDomain_body = validate28;
-const schema41 = {"type":"object","required":["enforceSso"],"additionalProperties":false,"properties":{"enforceSso":{"type":"boolean","description":"Whether password sign-in is refused for the domain."}},"$id":"updateDomain_body"};
+export const updateDomain_body = validate31;
+const schema44 = {"type":"object","required":["enforceSso"],"additionalProperties":false,"properties":{"enforceSso":{"type":"boolean","description":"Whether password sign-in is refused for the domain."}},"$id":"updateDomain_body"};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateDomain_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1235,19 +1416,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const verifyDomain_body = validate29;
-const schema42 = {"type":"object","additionalProperties":false,"properties":{"method":{"type":"string","enum":["dns","mail"],"description":"How to verify (default dns)."},"code":{"type":"string","maxLength":32,"description":"The mailed code (method mail)."}},"$id":"verifyDomain_body"};
+export const verifyDomain_body = validate32;
+const schema45 = {"type":"object","additionalProperties":false,"properties":{"method":{"type":"string","enum":["dns","mail"],"description":"How to verify (default dns)."},"code":{"type":"string","maxLength":32,"description":"The mailed code (method mail)."}},"$id":"verifyDomain_body"};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="verifyDomain_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1280,7 +1461,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!((data0 === "dns") || (data0 === "mail"))){
-const err2 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema42.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema45.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1326,7 +1507,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

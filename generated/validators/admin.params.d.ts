@@ -2,6 +2,8 @@
 import type { ValidateFunction } from 'ajv';
 export declare const addDomain_path: ValidateFunction;
 export declare const addDomain_query: ValidateFunction;
+export declare const createPortalLink_path: ValidateFunction;
+export declare const createPortalLink_query: ValidateFunction;
 export declare const createTenant_query: ValidateFunction;
 export declare const deleteDomain_path: ValidateFunction;
 export declare const deleteDomain_query: ValidateFunction;

@@ -157,14 +157,125 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createTenant_query = validate22;
-const schema34 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"createTenant_query"};
+export const createPortalLink_path = validate22;
+const schema34 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"createPortalLink_path"};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createTenant_query" */;
+/*# sourceURL="createPortalLink_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createPortalLink_query = validate23;
+const schema36 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"createPortalLink_query"};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createPortalLink_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -193,187 +304,16 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate22.errors = vErrors;
-return errors === 0;
-}
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const deleteDomain_path = validate23;
-const schema35 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"deleteDomain_path"};
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="deleteDomain_path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.tenantId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.domain === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["tenantId"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 63){
-const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-if(data.domain !== undefined){
-let data1 = data.domain;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
-data1 = data1[0];
-dataType1 = typeof data1;
-if(typeof data1 === "string"){
-coerced1 = data1;
-}
-}
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["domain"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 253){
-const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
 validate23.errors = vErrors;
 return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const deleteDomain_query = validate24;
-const schema37 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"deleteDomain_query"};
+export const createTenant_query = validate24;
+const schema37 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"createTenant_query"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="deleteDomain_query" */;
+/*# sourceURL="createTenant_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate24.evaluated;
@@ -410,166 +350,14 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const deleteIdentityProvider_path = validate25;
-const schema38 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"deleteIdentityProvider_path"};
+export const deleteDomain_path = validate25;
+const schema38 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"deleteDomain_path"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="deleteIdentityProvider_path" */;
+/*# sourceURL="deleteDomain_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.tenantId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["tenantId"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 63){
-const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const deleteIdentityProvider_query = validate26;
-const schema40 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"deleteIdentityProvider_query"};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="deleteIdentityProvider_query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const getDomain_path = validate27;
-const schema41 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getDomain_path"};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getDomain_path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -728,19 +516,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getDomain_query = validate28;
-const schema43 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getDomain_query"};
+export const deleteDomain_query = validate26;
+const schema40 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"deleteDomain_query"};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getDomain_query" */;
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="deleteDomain_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -769,19 +557,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getIdentityProvider_path = validate29;
-const schema44 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getIdentityProvider_path"};
+export const deleteIdentityProvider_path = validate27;
+const schema41 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"deleteIdentityProvider_path"};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getIdentityProvider_path" */;
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="deleteIdentityProvider_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -880,16 +668,228 @@ vErrors.push(err5);
 }
 errors++;
 }
+validate27.errors = vErrors;
+return errors === 0;
+}
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const deleteIdentityProvider_query = validate28;
+const schema43 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"deleteIdentityProvider_query"};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="deleteIdentityProvider_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const getDomain_path = validate29;
+const schema44 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getDomain_path"};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="getDomain_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate29.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.domain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.domain !== undefined){
+let data1 = data.domain;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["domain"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 253){
+const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 validate29.errors = vErrors;
 return errors === 0;
 }
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getIdentityProvider_query = validate30;
-const schema46 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getIdentityProvider_query"};
+export const getDomain_query = validate30;
+const schema46 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getDomain_query"};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getIdentityProvider_query" */;
+/*# sourceURL="getDomain_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate30.evaluated;
@@ -926,11 +926,11 @@ return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getTenant_path = validate31;
-const schema47 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getTenant_path"};
+export const getIdentityProvider_path = validate31;
+const schema47 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getIdentityProvider_path"};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getTenant_path" */;
+/*# sourceURL="getIdentityProvider_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate31.evaluated;
@@ -1037,11 +1037,11 @@ return errors === 0;
 }
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getTenant_query = validate32;
-const schema49 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getTenant_query"};
+export const getIdentityProvider_query = validate32;
+const schema49 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getIdentityProvider_query"};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getTenant_query" */;
+/*# sourceURL="getIdentityProvider_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate32.evaluated;
@@ -1078,11 +1078,11 @@ return errors === 0;
 }
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const issueScimToken_path = validate33;
-const schema50 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"issueScimToken_path"};
+export const getTenant_path = validate33;
+const schema50 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getTenant_path"};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="issueScimToken_path" */;
+/*# sourceURL="getTenant_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate33.evaluated;
@@ -1189,11 +1189,11 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const issueScimToken_query = validate34;
-const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"issueScimToken_query"};
+export const getTenant_query = validate34;
+const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getTenant_query"};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="issueScimToken_query" */;
+/*# sourceURL="getTenant_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate34.evaluated;
@@ -1230,11 +1230,11 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listDomains_path = validate35;
-const schema53 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listDomains_path"};
+export const issueScimToken_path = validate35;
+const schema53 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"issueScimToken_path"};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listDomains_path" */;
+/*# sourceURL="issueScimToken_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate35.evaluated;
@@ -1341,11 +1341,11 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listDomains_query = validate36;
-const schema55 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listDomains_query"};
+export const issueScimToken_query = validate36;
+const schema55 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"issueScimToken_query"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listDomains_query" */;
+/*# sourceURL="issueScimToken_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate36.evaluated;
@@ -1382,11 +1382,11 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listScimTokens_path = validate37;
-const schema56 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listScimTokens_path"};
+export const listDomains_path = validate37;
+const schema56 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listDomains_path"};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listScimTokens_path" */;
+/*# sourceURL="listDomains_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate37.evaluated;
@@ -1493,14 +1493,166 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listScimTokens_query = validate38;
-const schema58 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false,"$id":"listScimTokens_query"};
+export const listDomains_query = validate38;
+const schema58 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listDomains_query"};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listScimTokens_query" */;
+/*# sourceURL="listDomains_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listScimTokens_path = validate39;
+const schema59 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listScimTokens_path"};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listScimTokens_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listScimTokens_query = validate40;
+const schema61 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false,"$id":"listScimTokens_query"};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listScimTokens_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1649,20 +1801,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listTenants_query = validate39;
-const schema59 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"sort":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[A-Za-z]+,(asc|desc)$"},"default":["createdAt,desc"]}},"required":[],"additionalProperties":false,"$id":"listTenants_query"};
-const pattern13 = new RegExp("^[A-Za-z]+,(asc|desc)$", "u");
+export const listTenants_query = validate41;
+const schema62 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"sort":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[A-Za-z]+,(asc|desc)$"},"default":["createdAt,desc"]}},"required":[],"additionalProperties":false,"$id":"listTenants_query"};
+const pattern14 = new RegExp("^[A-Za-z]+,(asc|desc)$", "u");
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listTenants_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1887,7 +2039,7 @@ data2[i0] = coerced3;
 }
 }
 if(typeof data3 === "string"){
-if(!pattern13.test(data3)){
+if(!pattern14.test(data3)){
 const err10 = {instancePath:instancePath+"/sort/" + i0,schemaPath:"#/properties/sort/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+,(asc|desc)$"},message:"must match pattern \""+"^[A-Za-z]+,(asc|desc)$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -1911,19 +2063,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const putIdentityProvider_path = validate40;
-const schema60 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_path"};
+export const putIdentityProvider_path = validate42;
+const schema63 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_path"};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="putIdentityProvider_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2022,19 +2174,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const putIdentityProvider_query = validate41;
-const schema62 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"putIdentityProvider_query"};
+export const putIdentityProvider_query = validate43;
+const schema65 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"putIdentityProvider_query"};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="putIdentityProvider_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2063,20 +2215,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const revokeScimToken_path = validate42;
-const schema63 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"tokenId":{"type":"string","format":"uuid"}},"required":["tenantId","tokenId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"revokeScimToken_path"};
+export const revokeScimToken_path = validate44;
+const schema66 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"tokenId":{"type":"string","format":"uuid"}},"required":["tenantId","tokenId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"revokeScimToken_path"};
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="revokeScimToken_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2235,19 +2387,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const revokeScimToken_query = validate43;
-const schema65 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"revokeScimToken_query"};
+export const revokeScimToken_query = validate45;
+const schema68 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"revokeScimToken_query"};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="revokeScimToken_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2276,19 +2428,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const sendDomainVerificationMail_path = validate44;
-const schema66 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"sendDomainVerificationMail_path"};
+export const sendDomainVerificationMail_path = validate46;
+const schema69 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"sendDomainVerificationMail_path"};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="sendDomainVerificationMail_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2447,19 +2599,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const sendDomainVerificationMail_query = validate45;
-const schema68 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"sendDomainVerificationMail_query"};
+export const sendDomainVerificationMail_query = validate47;
+const schema71 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"sendDomainVerificationMail_query"};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="sendDomainVerificationMail_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2488,19 +2640,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const startTestSignIn_path = validate46;
-const schema69 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"startTestSignIn_path"};
+export const startTestSignIn_path = validate48;
+const schema72 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"startTestSignIn_path"};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="startTestSignIn_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2599,228 +2751,16 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate46.errors = vErrors;
-return errors === 0;
-}
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const startTestSignIn_query = validate47;
-const schema71 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"startTestSignIn_query"};
-
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="startTestSignIn_query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate47.errors = vErrors;
-return errors === 0;
-}
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updateDomain_path = validate48;
-const schema72 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"updateDomain_path"};
-
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateDomain_path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate48.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.tenantId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.domain === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["tenantId"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 63){
-const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-if(data.domain !== undefined){
-let data1 = data.domain;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
-data1 = data1[0];
-dataType1 = typeof data1;
-if(typeof data1 === "string"){
-coerced1 = data1;
-}
-}
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["domain"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 253){
-const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
 validate48.errors = vErrors;
 return errors === 0;
 }
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateDomain_query = validate49;
-const schema74 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateDomain_query"};
+export const startTestSignIn_query = validate49;
+const schema74 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"startTestSignIn_query"};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateDomain_query" */;
+/*# sourceURL="startTestSignIn_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate49.evaluated;
@@ -2857,11 +2797,11 @@ return errors === 0;
 }
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const verifyDomain_path = validate50;
-const schema75 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"verifyDomain_path"};
+export const updateDomain_path = validate50;
+const schema75 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"updateDomain_path"};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="verifyDomain_path" */;
+/*# sourceURL="updateDomain_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate50.evaluated;
@@ -3028,11 +2968,11 @@ return errors === 0;
 }
 validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const verifyDomain_query = validate51;
-const schema77 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"verifyDomain_query"};
+export const updateDomain_query = validate51;
+const schema77 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateDomain_query"};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="verifyDomain_query" */;
+/*# sourceURL="updateDomain_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate51.evaluated;
@@ -3068,3 +3008,215 @@ validate51.errors = vErrors;
 return errors === 0;
 }
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const verifyDomain_path = validate52;
+const schema78 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"verifyDomain_path"};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="verifyDomain_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.domain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.domain !== undefined){
+let data1 = data.domain;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["domain"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 253){
+const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const verifyDomain_query = validate53;
+const schema80 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"verifyDomain_query"};
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="verifyDomain_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

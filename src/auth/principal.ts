@@ -21,6 +21,11 @@ export interface Principal {
   tenantId: string | null;
   /** The server-side session the request came with; null for a JWT. */
   sessionId: string | null;
+  /**
+   * Set only for a portal session (src/portal/): the operations of these intents accept it, for
+   * `tenantId`, and only those (src/http/openapi-routes.ts); absent for every other credential.
+   */
+  portal?: { sessionId: string; intents: readonly string[] };
 }
 
 export const ADMIN = 'ADMIN';

@@ -7,6 +7,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { hasRole, hasRoleInOwnTenant } from '../auth/principal.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import { portalAuthentication } from '../auth/portal-hook.ts';
 import { AppError, forbidden, notFound, unauthenticated, validationFailed, type Violation, type ViolationSource } from '../errors.ts';
 import type { DocumentName } from '../../generated/openapi/index.ts';
 import { loadOpenApiDocument } from './openapi-docs.ts';
@@ -231,10 +233,16 @@ export function securityGuard(
   // `tenant`: the path's tenantId must be the caller's; `own-tenant`: the handler scopes what it
   // does to the caller's tenant (its resources carry no tenant in the path).
   const roleScope: unknown = op['x-role-scope'];
+  // The intents a portal session needs one of (openapi/portal.yaml); a portal session is refused elsewhere.
+  const portalIntents: unknown = op['x-portal-intent'];
   const required = Boolean(role) || (requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0));
   if (!required) return null;
   return (request, _reply, done) => {
     if (!isAuthenticated(request)) return done(unauthenticated('This operation requires a bearer token'));
+    const portal = request.principal?.portal;
+    if (portal && Array.isArray(portalIntents) && !portalIntents.some((intent) => portal.intents.includes(intent))) {
+      return done(forbidden(`This portal session does not cover this operation (it needs one of: ${portalIntents.join(', ')})`));
+    }
     if (role && !hasRole(request.principal, role)) {
       // The role a tenant grants its own user holds for that tenant's resources; `tenant`: those of
       // the path's tenantId, another tenant's answered as if they did not exist.
@@ -250,6 +258,12 @@ export function securityGuard(
   };
 }
 
+/** Whether an operation reads the portal session: its `x-portal-intent`, or a `portalSession` security requirement. */
+function acceptsPortalSession(doc: Json, op: Json): boolean {
+  const requirements: Json[] = op.security ?? doc.security ?? [];
+  return Boolean(op['x-portal-intent']) || requirements.some((requirement) => 'portalSession' in requirement);
+}
+
 interface RegisterOptions {
   /**
    * The Fastify prefix the scope was registered with, which the document's (absolute) paths start
@@ -261,6 +275,12 @@ interface RegisterOptions {
    * scope's bearer hook set `request.principal`. A scope with another scheme (SCIM tokens) says how.
    */
   isAuthenticated?: (request: FastifyRequest) => boolean;
+  /**
+   * The portal session's reader: given, the operations with `x-portal-intent` also accept the
+   * `sf_portal` cookie (src/auth/portal-hook.ts), within their intents (securityGuard), and those
+   * whose security is `portalSession` (the portal's own) take it; no other operation reads it.
+   */
+  portal?: Authenticator;
 }
 
 /**
@@ -295,13 +315,15 @@ export function registerOperations<Ops>(
       const declaredQuery = declaredQueryParameters(doc, item, op);
       const queryTakenBy = queryParametersBelow(doc, path, method, declaredQuery);
       const guard = securityGuard(doc, op, options.isAuthenticated);
+      const portal = options.portal && acceptsPortalSession(doc, op) ? portalAuthentication(options.portal) : null;
+      const onRequest = [...(portal ? [portal] : []), ...(guard ? [guard] : [])];
       const response = serializedResponses(doc, schemaId, op);
       if (options.prefix && !path.startsWith(`${options.prefix}/`)) throw new Error(`${document}: ${path} is outside ${options.prefix}`);
       app.route({
         method: method.toUpperCase(),
         url: toFastifyPath(options.prefix ? path.slice(options.prefix.length) : path),
         config: { operationId, openApiDocument: document },
-        ...(guard ? { onRequest: guard } : {}),
+        ...(onRequest.length ? { onRequest } : {}),
         // JSON 2xx bodies are written by fast-json-stringify from the response schema (response-schemas.ts).
         ...(response ? { schema: { response } } : {}),
         handler: async (request, reply) => {

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import * as bodies from '../../generated/validators/webhooks.bodies.js';
 import * as params from '../../generated/validators/webhooks.params.js';
+import type { Authenticator } from '../auth/authenticate.ts';
 import { bearerAuthentication } from '../auth/bearer-hook.ts';
 import { registerOperations } from '../http/openapi-routes.ts';
 import type { AreaOptions } from '../services.ts';
@@ -12,9 +13,16 @@ import { endpointsHandlers, type ServedOperations } from './subscriptions/endpoi
 
 interface WebhooksOptions extends AreaOptions<'webhookEndpoints'> {
   cursorSecret: Uint8Array;
+  /** The portal session's reader: a portal session with the `webhooks` intent manages its tenant's endpoints. */
+  authenticatePortal: Authenticator;
 }
 
-export const webhooksPlugin: FastifyPluginAsync<WebhooksOptions> = async (scope, { services, authenticate, cursorSecret }) => {
+export const webhooksPlugin: FastifyPluginAsync<WebhooksOptions> = async (
+  scope,
+  { services, authenticate, authenticatePortal, cursorSecret },
+) => {
   scope.addHook('onRequest', bearerAuthentication(authenticate));
-  registerOperations<ServedOperations>(scope, 'webhooks', { params, bodies }, endpointsHandlers(services.webhookEndpoints, cursorSecret));
+  registerOperations<ServedOperations>(scope, 'webhooks', { params, bodies }, endpointsHandlers(services.webhookEndpoints, cursorSecret), {
+    portal: authenticatePortal,
+  });
 };

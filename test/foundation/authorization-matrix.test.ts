@@ -3,7 +3,9 @@
  * The authorization matrix (docs/security.md): every operation of every OpenAPI document and every
  * GraphQL root field, called by each of six callers (anonymous, USER, another USER of the same
  * tenant, tenant A's ADMIN, a user of tenant B, the platform ADMIN) against resources that belong to
- * USER unless the row says otherwise. Each cell's expected answer comes from the row's rule
+ * USER unless the row says otherwise, and by a portal session of tenant A with every intent, whose
+ * answer is tenant A's ADMIN's where the operation accepts the session and an anonymous caller's
+ * elsewhere (rules.ts `portalCell`). Each cell's expected answer comes from the row's rule
  * (./authorization-matrix/rules.ts), written from the trust model, and three more things hold:
  *
  * - a refused call changes no stored row (a digest of every table before and after);
@@ -24,7 +26,15 @@ import { startDnsServer } from '../helpers/dns-server.ts';
 import { snapshotData } from '../helpers/fresh-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { RecordingMail } from '../sso/sso-fixtures.ts';
-import { expected, renderTable, TABLE_END, TABLE_START, type TableRow } from './authorization-matrix/rules.ts';
+import {
+  expected,
+  portalCell,
+  renderTable,
+  TABLE_END,
+  TABLE_START,
+  type PortalCoverage,
+  type TableRow,
+} from './authorization-matrix/rules.ts';
 import { GRAPHQL_ROWS, REST_ROWS, ROWS, SUBSCRIPTION_ROWS, type Context, type Row } from './authorization-matrix/rows.ts';
 import { buildWorld, CALLERS, type Caller, type World } from './authorization-matrix/world.ts';
 import { SERVED_METHODS } from '../../src/http/openapi-methods.ts';
@@ -37,6 +47,13 @@ interface Operation {
   method: string;
   template: string;
   pattern: RegExp;
+  /** How it treats a portal session: its `x-portal-intent`, the portal's own `portalSession` security, or not at all. */
+  portal: PortalCoverage;
+}
+
+function portalCoverage(op: any): PortalCoverage {
+  if (op['x-portal-intent']) return 'intent';
+  return (op.security ?? []).some((requirement: object) => 'portalSession' in requirement) ? 'own' : 'none';
 }
 
 /** operationId → method and path template, from the served documents. */
@@ -49,7 +66,7 @@ function operations(): Map<string, Operation> {
       for (const method of SERVED_METHODS) {
         if (!item[method]) continue;
         const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-        found.set(item[method].operationId, { method: method.toUpperCase(), template, pattern });
+        found.set(item[method].operationId, { method: method.toUpperCase(), template, pattern, portal: portalCoverage(item[method]) });
       }
     }
   }
@@ -74,9 +91,15 @@ const OPERATIONS = operations();
 
 function tableRows(): TableRow[] {
   return ROWS.map((row) => {
-    if (row.kind !== 'rest') return { operation: `\`${row.field}\``, target: row.target, rule: row.rule, ok: 'ok' };
+    if (row.kind !== 'rest') return { operation: `\`${row.field}\``, target: row.target, rule: row.rule, ok: 'ok', portal: 'none' };
     const op = OPERATIONS.get(row.operationId);
-    return { operation: `\`${op?.method} ${op?.template}\` (${row.operationId})`, target: row.target, rule: row.rule, ok: String(row.ok) };
+    return {
+      operation: `\`${op?.method} ${op?.template}\` (${row.operationId})`,
+      target: row.target,
+      rule: row.rule,
+      ok: String(row.ok),
+      portal: op?.portal ?? 'none',
+    };
   });
 }
 
@@ -88,7 +111,10 @@ async function fingerprint(server: TestServer): Promise<Record<string, string>> 
   const { rows: tables } = await sql<{ name: string }>`
     select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely\\_%' and tablename <> 'rate_limit_windows'
     order by tablename`.execute(server.database.db);
-  const columns: Record<string, string> = { sessions: '(x.id, x.user_id, x.roles, x.expires_at, x.revoked_at)' };
+  const columns: Record<string, string> = {
+    sessions: '(x.id, x.user_id, x.roles, x.expires_at, x.revoked_at)',
+    portal_sessions: '(x.id, x.tenant_id, x.intents, x.expires_at, x.ended_at)',
+  };
   const digests = tables.map(({ name }) => {
     const value = columns[name] ?? 'x';
     return `(select md5(coalesce(string_agg(${value}::text, '|' order by ${value}::text), '')) from public."${name}" x) as "${name}"`;
@@ -114,6 +140,32 @@ async function callRest(context: Context, world: World, row: Extract<Row, { kind
     redirect: 'manual',
   });
   return { cell: result.status === row.ok ? 'ok' : result.status, body: result.body, text: result.text };
+}
+
+/**
+ * The portal session's call: its cookie and this server's Origin, no token. Where the operation
+ * accepts the session it is called as tenant A's ADMIN would call it, elsewhere as anyone would.
+ */
+async function callRestAsPortal(context: Context, world: World, row: Extract<Row, { kind: 'rest' }>): Promise<Answer> {
+  const operation = OPERATIONS.get(row.operationId)!;
+  const request = await row.request(world, operation.portal === 'intent' ? 'tenantAdmin' : 'anonymous', context);
+  const result = await context.server.api.call(operation.method, request.path, {
+    headers: { ...request.headers, cookie: world.portal.cookie, origin: world.portal.origin },
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(request.raw !== undefined ? { raw: request.raw } : {}),
+    redirect: 'manual',
+  });
+  return { cell: result.status === row.ok ? 'ok' : result.status, body: result.body, text: result.text };
+}
+
+async function callGraphQLAsPortal(context: Context, world: World, row: Extract<Row, { kind: 'graphql' }>): Promise<Answer> {
+  const response = await fetch(`${context.server.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: world.portal.cookie, origin: world.portal.origin },
+    body: JSON.stringify({ query: row.document, variables: row.variables?.(world, 'anonymous') }),
+  });
+  const body = (await response.json()) as Parameters<typeof graphqlCell>[0];
+  return { cell: graphqlCell(body), body, text: JSON.stringify(body) };
 }
 
 function graphqlCell(body: { data?: unknown; errors?: { extensions?: { errorType?: string } }[] }): string {
@@ -236,5 +288,18 @@ for (const row of ROWS) {
       }
       if (mutates && (answer.cell === 'ok' || answer.cell !== want || changed.length)) await restoreWorld();
     }
+    // The portal session (a WebSocket carries no cookie of it: subscriptions are left out).
+    if (row.kind === 'subscription') return;
+    const want = row.kind === 'rest' ? portalCell(row.rule, OPERATIONS.get(row.operationId)!.portal) : expected(row.rule, 'anonymous');
+    const before = want !== 'ok' ? await fingerprint(context.server) : null;
+    const answer = row.kind === 'rest' ? await callRestAsPortal(context, world, row) : await callGraphQLAsPortal(context, world, row);
+    t.equal(answer.cell, want, `portal session: ${want}`, answer.cell === want ? {} : { answer: answer.text.slice(0, 500) });
+    let changed: string[] = [];
+    if (before) {
+      const after = await fingerprint(context.server);
+      changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+      t.same(changed, [], 'portal session: the refusal changed nothing stored');
+    }
+    if (mutates && (answer.cell === 'ok' || answer.cell !== want || changed.length)) await restoreWorld();
   });
 }

@@ -30,6 +30,24 @@ t.test('every operation refuses an undeclared query parameter with a 400 naming 
   const server = await sharedServer();
   const admin = await server.token('root', ['ADMIN']);
   const { token: scimToken } = await server.app.services.scimTokens.issue('default');
+  // The portal's own routes take its session cookie only: one opened as a browser would.
+  await server.api.post('/api/v1/admin/tenants', { token: admin, body: { id: 'unknown-params', name: 'Unknown parameters' }, expect: 201 });
+  const link = await server.api.post('/api/v1/admin/tenants/unknown-params/portal-links', {
+    token: admin,
+    body: { intents: ['sso'] },
+    expect: 201,
+  });
+  const opened = await server.api.post('/portal/session', {
+    body: { link: new URL(link.body.url as string).hash.slice('#link='.length) },
+    expect: 201,
+  });
+  const portal = {
+    cookie: opened.headers
+      .getSetCookie()
+      .find((line) => line.startsWith('sf_portal='))!
+      .split(';')[0]!,
+    origin: new URL(server.config.baseUrl).origin,
+  };
   let tried = 0;
   for (const name of documentNames) {
     const doc = loadOpenApiDocument(name);
@@ -41,8 +59,9 @@ t.test('every operation refuses an undeclared query parameter with a 400 naming 
         let path = template;
         for (const p of params.filter((p: any) => p.in === 'path')) path = path.replace(`{${p.name}}`, pathValue(p.schema));
         const json = resolve(doc, op.requestBody)?.content?.['application/json'];
-        const token = name === 'scim' ? scimToken : admin;
-        const r = await server.api.call(method.toUpperCase(), `${path}?pagesize=5`, { token, ...(json ? { body: {} } : {}) });
+        const portalOnly = (op.security ?? []).length > 0 && op.security.every((r: object) => 'portalSession' in r);
+        const credential = portalOnly ? { headers: portal } : { token: name === 'scim' ? scimToken : admin };
+        const r = await server.api.call(method.toUpperCase(), `${path}?pagesize=5`, { ...credential, ...(json ? { body: {} } : {}) });
         t.equal(r.status, 400, `${name} ${op.operationId}`);
         tried += 1;
         if (name === 'scim') {

@@ -278,6 +278,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenantId}/portal-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a portal link for a tenant
+         * @description A single-use link that opens a portal session for this tenant and
+         *     these intents (the portal API, `POST /portal/session`): the page
+         *     where the tenant's own IT administrator sets up single sign-on,
+         *     domains, SCIM or webhook endpoints without an account here. Send it
+         *     to them; it works once, until `expiresAt`. The token is in the URL's
+         *     fragment, which browsers never send to a server. A portal session
+         *     cannot create links. 404 when the tenant does not exist.
+         */
+        post: operations["createPortalLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants/{tenantId}/scim-tokens": {
         parameters: {
             query?: never;
@@ -596,6 +628,36 @@ export interface components {
             totalElements: number;
             /** @description `ceil(totalElements / size)`. */
             totalPages: number;
+        };
+        /**
+         * @description What a portal session may set up: `sso` a tenant's identity provider
+         *     (with the domains that route to it), `domains` its domains, `scim` its
+         *     SCIM tokens, `webhooks` its webhook endpoints.
+         * @enum {string}
+         */
+        PortalIntent: "sso" | "domains" | "scim" | "webhooks";
+        /** @description A portal link, shown once. */
+        PortalLink: {
+            /**
+             * Format: date-time
+             * @description Until when it can be opened.
+             */
+            expiresAt: string;
+            /** @description What its session may set up. */
+            intents: components["schemas"]["PortalIntent"][];
+            tenantId: components["schemas"]["TenantId"];
+            /** @description The link to send; its token follows `#link=`. */
+            url: string;
+        };
+        /** @description What a portal link opens. */
+        PortalLinkRequest: {
+            /**
+             * @description How long the link can be opened (the session it opens lasts longer).
+             * @default 15
+             */
+            expiresInMinutes?: number;
+            /** @description What the portal session may set up. */
+            intents: components["schemas"]["PortalIntent"][];
         };
         /**
          * @description RFC 7807 Problem Details, served as `application/problem+json` for every
@@ -1773,6 +1835,63 @@ export interface operations {
             413: components["responses"]["UnexpectedBodyTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPortalLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "intents": [
+                 *         "sso",
+                 *         "domains"
+                 *       ],
+                 *       "expiresInMinutes": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link, shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://api.example.com/portal#link=sfportal_3q2-7wEAAAD_9Zr0kXgK1wQ4mZfV0xYbC2dE5gH7jKl",
+                     *       "tenantId": "acme",
+                     *       "intents": [
+                     *         "sso",
+                     *         "domains"
+                     *       ],
+                     *       "expiresAt": "2026-03-02T09:45:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -3,6 +3,7 @@ import type { Client, ClientOptions } from 'openapi-fetch';
 import type { paths as AdminPaths } from './openapi/admin.js';
 import type { paths as AuthPaths } from './openapi/auth.js';
 import type { paths as OpsPaths } from './openapi/ops.js';
+import type { paths as PortalPaths } from './openapi/portal.js';
 import type { paths as PostsPaths } from './openapi/posts.js';
 import type { paths as RestV1Paths } from './openapi/rest-v1.js';
 import type { paths as RestV2Paths } from './openapi/rest-v2.js';
@@ -11,6 +12,7 @@ import type { paths as WebhooksPaths } from './openapi/webhooks.js';
 export type { components as AdminComponents, paths as AdminPaths } from './openapi/admin.js';
 export type { components as AuthComponents, paths as AuthPaths } from './openapi/auth.js';
 export type { components as OpsComponents, paths as OpsPaths } from './openapi/ops.js';
+export type { components as PortalComponents, paths as PortalPaths } from './openapi/portal.js';
 export type { components as PostsComponents, paths as PostsPaths } from './openapi/posts.js';
 export type { components as RestV1Components, paths as RestV1Paths } from './openapi/rest-v1.js';
 export type { components as RestV2Components, paths as RestV2Paths } from './openapi/rest-v2.js';
@@ -28,6 +30,8 @@ export declare function createAdminClient(options?: ClientOptions): Client<Admin
 export declare function createAuthClient(options?: ClientOptions): Client<AuthPaths, JsonMediaType>;
 /** Typed client for openapi/ops.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export declare function createOpsClient(options?: ClientOptions): Client<OpsPaths, JsonMediaType>;
+/** Typed client for openapi/portal.yaml: paths, parameters, bodies and responses are checked at compile time. */
+export declare function createPortalClient(options?: ClientOptions): Client<PortalPaths, JsonMediaType>;
 /** Typed client for openapi/posts.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export declare function createPostsClient(options?: ClientOptions): Client<PostsPaths, JsonMediaType>;
 /** Typed client for openapi/rest-v1.yaml: paths, parameters, bodies and responses are checked at compile time. */

@@ -12,6 +12,10 @@ export function createAuthClient(options = {}) {
 export function createOpsClient(options = {}) {
     return createClient(options);
 }
+/** Typed client for openapi/portal.yaml: paths, parameters, bodies and responses are checked at compile time. */
+export function createPortalClient(options = {}) {
+    return createClient(options);
+}
 /** Typed client for openapi/posts.yaml: paths, parameters, bodies and responses are checked at compile time. */
 export function createPostsClient(options = {}) {
     return createClient(options);

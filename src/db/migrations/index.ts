@@ -22,6 +22,7 @@ import * as m0020 from './0020_trusted_documents.ts';
 import * as m0021 from './0021_endpoint_rate_limit.ts';
 import * as m0022 from './0022_tenant_webhooks.ts';
 import * as m0023 from './0023_saml_metadata_refresh.ts';
+import * as m0024 from './0024_portal.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021_endpoint_rate_limit': m0021,
   '0022_tenant_webhooks': m0022,
   '0023_saml_metadata_refresh': m0023,
+  '0024_portal': m0024,
 };

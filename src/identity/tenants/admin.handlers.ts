@@ -1,5 +1,5 @@
 /**
- * openapi/admin.yaml: tenants, their SCIM tokens, identity providers and domains. Every operation is
+ * openapi/admin.yaml: tenants, their SCIM tokens, identity providers, domains and portal links. Every operation is
  * ADMIN-only by the document.
  */
 import type { operations } from '../../../generated/openapi/admin.ts';
@@ -10,6 +10,9 @@ import type { Services } from '../../services.ts';
 import { tenantPath, toIssuedScimToken, toScimTokenPage, toTenant, toTenantPage } from './admin.representation.ts';
 import { toDomain, toIdentityProvider } from './sso-admin.representation.ts';
 import { TENANT_SORT_FIELDS } from './tenants.service.ts';
+import { LINK_TTL_MINUTES } from '../../portal/portal.service.ts';
+import { toPortalLink } from '../../portal/portal.representation.ts';
+import { principalOf } from '../../http/principal-of.ts';
 
 /** A test sign-in URL works as long as the sign-in it starts (src/identity/saml, src/identity/oidc). */
 const TEST_SIGN_IN_TTL_MS = 10 * 60_000;
@@ -22,7 +25,8 @@ export function adminHandlers(
     domains,
     saml,
     oidc,
-  }: Pick<Services, 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'oidc'>,
+    portal,
+  }: Pick<Services, 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'oidc' | 'portal'>,
   baseUrl: string,
 ): OperationHandlers<operations> {
   return {
@@ -39,6 +43,14 @@ export function adminHandlers(
     },
 
     getTenant: async (request) => toTenant(await tenants.get(request.params.tenantId)),
+
+    createPortalLink: async (request, reply) => {
+      const { intents, expiresInMinutes = LINK_TTL_MINUTES.default } = request.body;
+      const issued = await portal.createLink(request.params.tenantId, intents, expiresInMinutes, principalOf(request).userId);
+      // The only response that carries the link's token: no cache may keep it.
+      reply.code(201).header('Cache-Control', 'no-store');
+      return toPortalLink(issued.link, issued.token, baseUrl);
+    },
 
     listScimTokens: async (request) => {
       const { page = 0, size = 20 } = request.query;

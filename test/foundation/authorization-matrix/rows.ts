@@ -155,6 +155,7 @@ function tenantAdministration(tenant: Tenant): RestRow[] {
   const base = `/api/v1/admin/tenants/${tenant}`;
   return [
     rest('getTenant', target, rule, 200, () => ({ path: base })),
+    rest('createPortalLink', target, rule, 201, () => ({ path: `${base}/portal-links`, ...json({ intents: ['sso'] }) })),
     rest('listScimTokens', target, rule, 200, () => ({ path: `${base}/scim-tokens` })),
     rest('issueScimToken', target, rule, 201, () => ({ path: `${base}/scim-tokens`, ...json({}) })),
     rest('revokeScimToken', target, rule, 204, (w) => ({ path: `${base}/scim-tokens/${w.spareScimTokenId[tenant]}` })),
@@ -275,6 +276,25 @@ export const REST_ROWS: RestRow[] = [
     path: '/auth/oidc/globex/backchannel-logout',
     ...form({ logout_token: 'eyJhbGciOiJub25lIn0.eyJzaWQiOiJ4In0.' }),
   })),
+
+  // portal.yaml: a link is the credential that opens a session; the session's own routes take its cookie only.
+  rest(
+    'openPortalSession',
+    'a portal link of tenant A',
+    'public',
+    201,
+    async (w, _caller, { server }) => {
+      const link = await server.api.post('/api/v1/admin/tenants/acme/portal-links', {
+        token: w.token.platformAdmin,
+        body: { intents: ['sso'] },
+        expect: 201,
+      });
+      return { path: '/portal/session', ...json({ link: new URL(link.body.url as string).hash.slice('#link='.length) }) };
+    },
+    { mutates: true },
+  ),
+  rest('getPortalSession', 'the caller’s portal session', 'portalSession', 200, () => ({ path: '/portal/session' })),
+  rest('closePortalSession', 'the caller’s portal session', 'portalSession', 204, () => ({ path: '/portal/session' })),
 
   // ops.yaml
   rest('healthz', 'the server', 'public', 200, () => ({ path: '/healthz' })),

@@ -52,6 +52,10 @@ const RULES = {
     says: 'A platform webhook endpoint: the platform ADMIN; a tenant’s ADMIN finds no such endpoint (404).',
     cells: [401, 403, 403, 404, 403, 'ok'],
   },
+  portalSession: {
+    says: 'The portal session’s own routes: its `sf_portal` cookie only; no bearer credential or sign-in session opens them.',
+    cells: [401, 401, 401, 401, 401, 401],
+  },
   scimClient: {
     says: 'A tenant’s SCIM token only; no user credential, the platform ADMIN’s included, opens SCIM (its tests: test/identity/scim-isolation.test.ts).',
     cells: [401, 401, 401, 401, 401, 401],
@@ -104,12 +108,29 @@ export function expected(rule: RuleName, caller: Caller): Cell {
   return RULES[rule].cells[CALLERS.indexOf(caller)]!;
 }
 
+/**
+ * How an operation treats a portal session (openapi/portal.yaml): `intent` (its `x-portal-intent`
+ * names one of the session's, here all four), `own` (the portal's own routes), or `none`.
+ */
+export type PortalCoverage = 'intent' | 'own' | 'none';
+
+/**
+ * What the portal session of tenant A gets: where an operation accepts it, what tenant A's ADMIN
+ * gets (it acts as that ADMIN there, and nowhere else); on its own routes, success; elsewhere the
+ * cookie is no credential at all, so what an anonymous caller gets.
+ */
+export function portalCell(rule: RuleName, coverage: PortalCoverage): Cell {
+  if (coverage === 'intent') return expected(rule, 'tenantAdmin');
+  return coverage === 'own' ? 'ok' : expected(rule, 'anonymous');
+}
+
 export interface TableRow {
   operation: string;
   target: string;
   rule: RuleName;
   /** What `ok` shows as: the success status of an HTTP operation, `ok` for GraphQL. */
   ok: string;
+  portal: PortalCoverage;
 }
 
 export const TABLE_START =
@@ -118,7 +139,7 @@ export const TABLE_END = '<!-- authorization-matrix:end -->';
 
 /** The rules and the table as docs/security.md prints them, between the two markers. */
 export function renderTable(rows: readonly TableRow[]): string {
-  const header = ['Operation', 'Aimed at', 'Rule', ...CALLERS.map((c) => CALLER_HEADINGS[c])];
+  const header = ['Operation', 'Aimed at', 'Rule', ...CALLERS.map((c) => CALLER_HEADINGS[c]), 'portal session of tenant A'];
   const lines = [
     TABLE_START,
     '',
@@ -129,7 +150,12 @@ export function renderTable(rows: readonly TableRow[]): string {
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
     ...rows.map((row) =>
-      [row.operation, row.target, `\`${row.rule}\``, ...RULES[row.rule].cells.map((cell) => (cell === 'ok' ? row.ok : String(cell)))]
+      [
+        row.operation,
+        row.target,
+        `\`${row.rule}\``,
+        ...[...RULES[row.rule].cells, portalCell(row.rule, row.portal)].map((cell) => (cell === 'ok' ? row.ok : String(cell))),
+      ]
         .join(' | ')
         .replace(/^/, '| ')
         .concat(' |'),

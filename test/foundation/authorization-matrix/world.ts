@@ -7,7 +7,9 @@
  * - `tenantAdmin`: an acme user whom acme's own SCIM group `admins` makes ADMIN through acme's role
  *   mapping, so an ADMIN of acme only;
  * - `tenantBUser`: a plain user of tenant B (`globex`, OpenID Connect);
- * - `platformAdmin`: an ADMIN of the platform's own tenant `default`.
+ * - `platformAdmin`: an ADMIN of the platform's own tenant `default`;
+ * - and, beside them, a portal session of tenant A with every intent (`World.portal`), whose expected
+ *   answers follow from the others' (rules.ts `portalCell`).
  *
  * The resources an operation is aimed at belong to `user` (tenant A) unless a row says otherwise.
  */
@@ -75,6 +77,11 @@ export interface World {
   tenantEndpointId: string;
   tenantDisabledEndpointId: string;
   tenantEventId: string;
+  /**
+   * The seventh caller: a portal session of tenant A with every intent, as its `sf_portal` cookie
+   * (a Cookie header) beside this server's Origin, which its unsafe requests need.
+   */
+  portal: { cookie: string; origin: string };
 }
 
 /** Tenant `id` with a SCIM client, a spare SCIM token and a group `admins` that its role mapping makes ADMIN. */
@@ -283,7 +290,23 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
     .where('id', 'in', [disabled.body.id as string, tenantDisabled.body.id as string])
     .execute();
 
+  // A portal session of tenant A with every intent, opened with a link as a browser would.
+  const link = await api.post(`/api/v1/admin/tenants/${TENANT_A}/portal-links`, {
+    token: operator,
+    body: { intents: ['sso', 'domains', 'scim', 'webhooks'] },
+    expect: 201,
+  });
+  const opened = await api.post('/portal/session', {
+    body: { link: new URL(link.body.url as string).hash.slice('#link='.length) },
+    expect: 201,
+  });
+  const portalCookie = opened.headers
+    .getSetCookie()
+    .find((line) => line.startsWith('sf_portal='))!
+    .split(';')[0]!;
+
   return {
+    portal: { cookie: portalCookie, origin: server.baseUrl },
     token,
     userId,
     tenantOf: {
