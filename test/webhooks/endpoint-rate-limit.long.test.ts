@@ -149,8 +149,12 @@ t.test('a limited endpoint gets at most its rate while another on the same worke
   t.equal(otherClaims.length, N, `all ${N} of the other's claimed`);
   const limitedDone = ms(limitedClaims[N - 1]!);
   const otherDone = ms(otherClaims[N - 1]!);
+  // Held back, the other would finish with the limited one's last window (`limitedDone`); half of
+  // that leaves room for a loaded machine (the long tier runs beside the fuzz), where a claim that
+  // met the limited endpoint's row locked waits for the next poll (about 1.5 s seen), and still
+  // fails when the other is paced by the limited one's windows.
   t.ok(
-    otherDone * 3 < limitedDone,
+    otherDone * 2 < limitedDone,
     `the other endpoint was not held back: its ${N} claimed within ${otherDone} ms of the commit, the limited one's in ${limitedDone} ms`,
   );
 });
