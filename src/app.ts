@@ -96,7 +96,7 @@ export async function buildApp({
   await http.register(ordersPlugin, { services: only('customers', 'orders'), authenticate });
   await http.register(filesPlugin, { services: only('files', 'configDocument'), authenticate });
   await http.register(postsPlugin, { services: only('postLists'), authenticate, cursorSecret });
-  const tenants = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'oidc', 'portal');
+  const tenants = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'samlSpKeys', 'oidc', 'portal');
   await http.register(tenantsPlugin, { services: tenants, authenticate, authenticatePortal, baseUrl: config.baseUrl });
   // A sibling of the tenants plugin: its own SCIM-token hook, error and not-found handlers under its prefix.
   const scim = only('scimTokens', 'scimUsers', 'scimGroups');

@@ -35,6 +35,7 @@ import { createProviderFetch } from './identity/providers/provider-fetch.ts';
 import { OidcConfigurations } from './identity/oidc/oidc-configurations.ts';
 import { OidcSignOn } from './identity/oidc/oidc-sign-on.ts';
 import { SamlSignOn } from './identity/saml/saml-sign-on.ts';
+import { SamlSpKeys } from './identity/saml/sp-keys.ts';
 import { SecretBox } from './auth/secret-box.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
@@ -72,6 +73,7 @@ export interface Services {
   /** Password sign-in and registration, and the one user record single sign-on provisions. */
   accounts: AccountsService;
   saml: SamlSignOn;
+  samlSpKeys: SamlSpKeys;
   oidc: OidcSignOn;
 }
 
@@ -110,6 +112,7 @@ export function createServices(
   const providerFetch = createProviderFetch({ allowInsecureIdp: config.allowInsecureIdp, dnsResolver: config.dnsResolver });
   const oidcConfigurations = new OidcConfigurations(config.allowInsecureIdp, providerFetch);
   const secretBox = new SecretBox(dependencies.secretsKey);
+  const samlSpKeys = new SamlSpKeys(db, secretBox);
   const identityProviders = new IdentityProvidersService(db, secretBox, {
     allowInsecureIdp: config.allowInsecureIdp,
     checkOidc: oidcConfigurations.check,
@@ -154,7 +157,8 @@ export function createServices(
     identityProviders,
     domains,
     accounts,
-    saml: new SamlSignOn(db, secretBox, config.baseUrl),
+    saml: new SamlSignOn(db, secretBox, config.baseUrl, samlSpKeys),
+    samlSpKeys,
     oidc: new OidcSignOn(db, secretBox, oidcConfigurations, config.baseUrl),
   };
 }

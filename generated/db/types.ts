@@ -369,6 +369,24 @@ export type NewRateLimitWindowsRow = Insertable<RateLimitWindowsTable>;
 /** Changes to a rate_limit_windows row: every column optional. */
 export type RateLimitWindowsRowChanges = Updateable<RateLimitWindowsTable>;
 
+export interface SamlSpKeysTable {
+  id: string;
+  tenant_id: string;
+  use: string;
+  generation: number;
+  certificate_pem: string;
+  private_key_sealed: string;
+  created_at: Generated<Date>;
+  retires_at: Date | null;
+}
+
+/** A saml_sp_keys row as selected. */
+export type SamlSpKeysRow = Selectable<SamlSpKeysTable>;
+/** A saml_sp_keys row to insert: columns with a default (`Generated<>`) or that take null are optional. */
+export type NewSamlSpKeysRow = Insertable<SamlSpKeysTable>;
+/** Changes to a saml_sp_keys row: every column optional. */
+export type SamlSpKeysRowChanges = Updateable<SamlSpKeysTable>;
+
 export interface ScimTokensTable {
   id: Generated<string>;
   tenant_id: string;
@@ -662,6 +680,7 @@ export interface DB {
   product_images: ProductImagesTable;
   products: ProductsTable;
   rate_limit_windows: RateLimitWindowsTable;
+  saml_sp_keys: SamlSpKeysTable;
   scim_tokens: ScimTokensTable;
   sessions: SessionsTable;
   sso_requests: SsoRequestsTable;
@@ -702,6 +721,7 @@ export const tableColumns = {
   product_images: ['id', 'product_id', 'blob_id', 'content_type', 'size', 'width', 'height', 'created_at'],
   products: ['id', 'name', 'description', 'price', 'sku', 'category', 'stock_quantity', 'created_at', 'updated_at', 'version'],
   rate_limit_windows: ['key', 'window_start', 'count'],
+  saml_sp_keys: ['id', 'tenant_id', 'use', 'generation', 'certificate_pem', 'private_key_sealed', 'created_at', 'retires_at'],
   scim_tokens: ['id', 'tenant_id', 'token_sha256', 'created_at', 'last_used_at', 'revoked_at'],
   sessions: ['id', 'user_id', 'tenant_id', 'token_sha256', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at', 'auth_method', 'idp_session_id', 'idp_subject'],
   sso_requests: ['id', 'tenant_id', 'protocol', 'return_to', 'relay_state', 'code_verifier', 'nonce', 'test', 'expires_at', 'browser_binding'],

@@ -5,7 +5,7 @@
  * signature of the Assertion placed after its Issuer, then one of the Response. Hostile tests start
  * from these and break one thing each (test/helpers/saml-xsw.ts for signature wrapping).
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
@@ -174,6 +174,27 @@ export class TestSamlIdp {
 
   response(options: SamlResponseOptions): string {
     return Buffer.from(this.responseXml(options)).toString('base64');
+  }
+
+  /**
+   * Whether an HTTP-Redirect binding URL carries an RSA-SHA256 signature that `certificatePem`'s key
+   * verifies, as a provider checks it (SAML bindings 3.4.4.1): over `SAMLRequest=…&RelayState=…&SigAlg=…`,
+   * each value exactly as it appears URL-encoded in the query, then Signature base64-decoded.
+   */
+  static verifyRedirectSignature(location: string, certificatePem: string): boolean {
+    const raw = new Map(
+      new URL(location).search
+        .slice(1)
+        .split('&')
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+    );
+    if (decodeURIComponent(raw.get('SigAlg') ?? '') !== 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256') return false;
+    const signed = ['SAMLRequest', 'RelayState', 'SigAlg']
+      .filter((name) => raw.has(name))
+      .map((name) => `${name}=${raw.get(name)}`)
+      .join('&');
+    const signature = Buffer.from(decodeURIComponent(raw.get('Signature') ?? ''), 'base64');
+    return verify('sha256', Buffer.from(signed), createPublicKey(certificatePem), signature);
   }
 
   /** The AuthnRequest of an HTTP-Redirect binding URL (the Location our login endpoint answers). */

@@ -310,6 +310,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenantId}/saml-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tenant's SAML service provider keys
+         * @description The signing and encryption certificates the tenant's SP metadata
+         *     publishes, newest first (created on first need; the private keys are
+         *     stored encrypted and never shown). During a rotation's grace period
+         *     the replaced keys are listed with `retiresAt`.
+         */
+        get: operations["listSamlKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenantId}/saml-keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a tenant's SAML service provider keys
+         * @description Creates a new signing and encryption key pair. Requests are signed
+         *     with the new key at once; the replaced keys stay published in the
+         *     SP metadata (and usable) for a grace period of 7 days (`retiresAt`),
+         *     time for the identity provider to read the metadata again.
+         */
+        post: operations["rotateSamlKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants/{tenantId}/scim-tokens": {
         parameters: {
             query?: never;
@@ -512,6 +570,8 @@ export interface components {
                 metadataUrl: string | null;
                 /** @description Expected NameID format. */
                 nameIdFormat: string;
+                /** @description Whether AuthnRequests are signed with the tenant's SP signing key (see `saml-keys`). */
+                signAuthnRequests: boolean;
                 /** @description Always true. */
                 signedAssertions: boolean;
                 /** @description Whether the Response must be signed too. */
@@ -586,6 +646,8 @@ export interface components {
                 /** @description Single sign-on URL (HTTP-Redirect binding). */
                 ssoUrl: string;
             };
+            /** @description SAML: sign AuthnRequests (HTTP-Redirect binding, RSA-SHA256) with the tenant's service provider signing key, and say `AuthnRequestsSigned="true"` in the SP metadata; default true. Turn it off for a provider that refuses signed requests. */
+            signAuthnRequests?: boolean;
             /** @description The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`). */
             tenantId?: components["schemas"]["TenantId"];
         };
@@ -741,6 +803,31 @@ export interface components {
         /** @description Provider (or SCIM) group name to application role, e.g. `{"admins": "ADMIN"}`. */
         RoleMapping: {
             [key: string]: string;
+        };
+        /** @description One published key pair of the service provider (its certificate). */
+        SamlKey: {
+            /** @description Self-signed X.509 certificate (PEM) of the public key. */
+            certificate: string;
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When a rotation's grace period ends and the key is no longer published; null for current keys.
+             */
+            retiresAt: string | null;
+            /**
+             * @description What the key is for.
+             * @enum {string}
+             */
+            use: "signing" | "encryption";
+        };
+        /** @description A tenant's published SAML service provider keys. */
+        SamlKeyList: {
+            /** @description Signing keys first, then encryption keys, each newest first. */
+            data: components["schemas"]["SamlKey"][];
         };
         /** @description A SCIM token as listed; its value is never shown again. */
         ScimToken: {
@@ -1661,7 +1748,8 @@ export interface operations {
                      *         "signedAssertions": true,
                      *         "signedResponses": false,
                      *         "metadataUrl": null,
-                     *         "allowIdpInitiated": false
+                     *         "allowIdpInitiated": false,
+                     *         "signAuthnRequests": true
                      *       },
                      *       "attributeMapping": {
                      *         "email": "email",
@@ -1733,7 +1821,8 @@ export interface operations {
                      *         "signedAssertions": true,
                      *         "signedResponses": false,
                      *         "metadataUrl": null,
-                     *         "allowIdpInitiated": false
+                     *         "allowIdpInitiated": false,
+                     *         "signAuthnRequests": true
                      *       },
                      *       "attributeMapping": {
                      *         "email": "email",
@@ -1894,6 +1983,122 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSamlKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "use": "signing",
+                     *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIC...\n-----END CERTIFICATE-----\n",
+                     *           "createdAt": "2026-02-12T10:15:00.000Z",
+                     *           "retiresAt": null
+                     *         },
+                     *         {
+                     *           "use": "encryption",
+                     *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIC...\n-----END CERTIFICATE-----\n",
+                     *           "createdAt": "2026-02-12T10:15:00.000Z",
+                     *           "retiresAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SamlKeyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateSamlKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published keys after the rotation, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "use": "signing",
+                     *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIC...\n-----END CERTIFICATE-----\n",
+                     *           "createdAt": "2026-03-02T09:00:00.000Z",
+                     *           "retiresAt": null
+                     *         },
+                     *         {
+                     *           "use": "signing",
+                     *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n",
+                     *           "createdAt": "2026-02-12T10:15:00.000Z",
+                     *           "retiresAt": "2026-03-09T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "use": "encryption",
+                     *           "certificate": "-----BEGIN CERTIFICATE-----\nMIID...\n-----END CERTIFICATE-----\n",
+                     *           "createdAt": "2026-03-02T09:00:00.000Z",
+                     *           "retiresAt": null
+                     *         },
+                     *         {
+                     *           "use": "encryption",
+                     *           "certificate": "-----BEGIN CERTIFICATE-----\nMIIA...\n-----END CERTIFICATE-----\n",
+                     *           "createdAt": "2026-02-12T10:15:00.000Z",
+                     *           "retiresAt": "2026-03-09T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SamlKeyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["UnexpectedBodyTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnexpectedBodyType"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };

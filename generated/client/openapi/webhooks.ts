@@ -1153,6 +1153,8 @@ export interface components {
                 metadataUrl: string | null;
                 /** @description Expected NameID format. */
                 nameIdFormat: string;
+                /** @description Whether AuthnRequests are signed with the tenant's SP signing key (see `saml-keys`). */
+                signAuthnRequests: boolean;
                 /** @description Always true. */
                 signedAssertions: boolean;
                 /** @description Whether the Response must be signed too. */

@@ -40,11 +40,17 @@ export function toIdentityProvider(row: IdentityProviderRow, secrets: SecretBox)
     updatedAt: row.updated_at,
   };
   if (row.protocol === 'saml') {
-    const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated'> & { allowIdpInitiated?: boolean };
+    const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated' | 'signAuthnRequests'> &
+      Partial<Pick<SamlSettings, 'allowIdpInitiated' | 'signAuthnRequests'>>;
     const metadataRefresh = saml.metadataUrl
       ? { lastSuccessAt: row.metadata_fetched_at, lastAttemptAt: row.metadata_attempted_at, lastError: row.metadata_error }
       : null;
-    return { ...common, protocol: 'saml', saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false }, metadataRefresh };
+    return {
+      ...common,
+      protocol: 'saml',
+      saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false, signAuthnRequests: saml.signAuthnRequests ?? true },
+      metadataRefresh,
+    };
   }
   const oidc = row.settings as OidcSettings;
   return { ...common, protocol: 'oidc', oidc: { ...oidc, clientSecret: secrets.open(row.client_secret_enc ?? '', row.tenant_id) } };

@@ -43,6 +43,8 @@ interface IdentityProviderInput {
   metadataUrl?: string;
   /** SAML: accept unsolicited (provider-initiated) responses; false unless said. */
   allowIdpInitiated?: boolean;
+  /** SAML: sign AuthnRequests with the tenant's SP key; true unless said. */
+  signAuthnRequests?: boolean;
   oidc?: { issuer: string; clientId: string; clientSecret?: string; discoveryUrl?: string; scopes?: string[] };
   attributeMapping?: Partial<AttributeMapping>;
   roleMapping?: RoleMapping;
@@ -103,6 +105,9 @@ export class IdentityProvidersService {
         { field: ['allowIdpInitiated'], message: 'applies to SAML only: OpenID Connect sign-ins always start here' },
       ]);
     }
+    if (input.signAuthnRequests !== undefined) {
+      throw validationFailed([{ field: ['signAuthnRequests'], message: 'applies to SAML only' }]);
+    }
     const allow = this.options.allowInsecureIdp;
     const issuer = checkProviderUrl(input.oidc.issuer, ['oidc', 'issuer'], allow);
     const settings: OidcSettings = {
@@ -156,6 +161,7 @@ export class IdentityProvidersService {
       throw validationFailed([{ field: ['saml'], message: 'give exactly one of saml, metadataXml or metadataUrl' }]);
     }
     const allowIdpInitiated = input.allowIdpInitiated ?? false;
+    const signAuthnRequests = input.signAuthnRequests ?? true;
     // The checklist requires the assertion's own signature; a configuration that waives it is refused.
     if (input.saml?.signedAssertions === false) {
       throw validationFailed([{ field: ['saml', 'signedAssertions'], message: 'must be true: every assertion must be signed' }]);
@@ -175,6 +181,7 @@ export class IdentityProvidersService {
         signedResponses: s.signedResponses ?? false,
         metadataUrl: null,
         allowIdpInitiated,
+        signAuthnRequests,
       };
     }
     const metadataUrl = input.metadataUrl ? checkProviderUrl(input.metadataUrl, ['metadataUrl'], allow) : null;
@@ -185,6 +192,7 @@ export class IdentityProvidersService {
       signedResponses: false,
       metadataUrl,
       allowIdpInitiated,
+      signAuthnRequests,
     };
   }
 }

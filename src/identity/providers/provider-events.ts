@@ -83,6 +83,7 @@ const sampleProvider: IdentityProvider = {
     signedResponses: false,
     metadataUrl: null,
     allowIdpInitiated: false,
+    signAuthnRequests: true,
   },
   metadataRefresh: null,
   attributeMapping: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },

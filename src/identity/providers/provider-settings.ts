@@ -26,6 +26,12 @@ export interface SamlSettings {
    * browser that receives them (login CSRF), so a tenant opts in; false for settings stored before.
    */
   allowIdpInitiated: boolean;
+  /**
+   * Whether AuthnRequests (and logout requests) are signed with the tenant's SP signing key and the
+   * metadata says AuthnRequestsSigned. True unless the tenant turned it off for a provider that
+   * refuses signed requests; true for settings stored before (providers that do not know the key ignore it).
+   */
+  signAuthnRequests: boolean;
 }
 
 export interface OidcSettings {

@@ -27,6 +27,7 @@ import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
 import { checkSamlResponse, SamlRejected } from './saml-response-guard.ts';
+import type { SamlSpKeys, TenantSpKeys } from './sp-keys.ts';
 
 /** How long a sign-in may take between the redirect to the provider and the callback. */
 const REQUEST_TTL_S = 10 * 60;
@@ -84,6 +85,13 @@ interface SamlRequestContext {
   provider: IdentityProvider & { protocol: 'saml' };
   requestId?: string;
   cache: SsoRequestCache;
+  /** The service provider's keys; requests are signed with them when the tenant signs requests. */
+  keys?: TenantSpKeys;
+  /**
+   * Metadata only: node-saml publishes the encryption key when it is given a decryption key, and
+   * would then decrypt assertions; sign-ins do not accept encrypted assertions yet (issue 46 item 2).
+   */
+  forMetadata?: boolean;
 }
 
 export class SamlSignOn {
@@ -97,6 +105,7 @@ export class SamlSignOn {
     private readonly db: Database,
     private readonly secrets: SecretBox,
     private readonly baseUrl: string,
+    private readonly spKeys: SamlSpKeys,
   ) {}
 
   private strategy(): Promise<MultiSamlStrategy> {
@@ -144,7 +153,8 @@ export class SamlSignOn {
       browser_binding: binding?.digest ?? null,
       ttlS: REQUEST_TTL_S,
     });
-    const saml: SamlRequestContext = { provider, requestId, cache: new SsoRequestCache(this.db, tenantId) };
+    const keys = provider.saml.signAuthnRequests ? await this.spKeys.forTenant(tenantId) : undefined;
+    const saml: SamlRequestContext = { provider, requestId, cache: new SsoRequestCache(this.db, tenantId), keys };
     const outcome = await runStrategy(await this.strategy(), { saml, query: { RelayState: relayState }, body: {}, headers: {} });
     if (outcome.kind !== 'redirect') throw new Error(`passport-saml did not redirect (${outcome.kind})`);
     return { url: outcome.url, binding };
@@ -221,13 +231,22 @@ export class SamlSignOn {
     return { provider, identity, test, returnTo };
   }
 
-  /** The service provider metadata a tenant gives its identity provider. */
+  /**
+   * The service provider metadata a tenant gives its identity provider: every published signing
+   * certificate (old and new during a rotation's grace period) when the tenant signs its requests,
+   * and the newest encryption certificate (node-saml writes one; a provider encrypts to one anyway,
+   * and the older key is kept for what was encrypted to it).
+   */
   async metadata(tenantId: string): Promise<string> {
     const provider = await this.samlProvider(tenantId);
-    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    const keys = await this.spKeys.forTenant(tenantId);
+    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId), keys, forMetadata: true };
     const strategy = await this.strategy();
+    const signingCerts = provider.saml.signAuthnRequests ? keys.signing.map((k) => k.certificate) : null;
     return new Promise((resolve, reject) =>
-      strategy.generateServiceProviderMetadata({ saml } as never, null, null, (error, xml) => (error ? reject(error) : resolve(xml!))),
+      strategy.generateServiceProviderMetadata({ saml } as never, keys.encryption[0]!.certificate, signingCerts, (error, xml) =>
+        error ? reject(error) : resolve(xml!),
+      ),
     );
   }
 
@@ -235,7 +254,8 @@ export class SamlSignOn {
   async logoutUrl(tenantId: string, nameId: string, sessionIndex: string | null): Promise<string | null> {
     const provider = await readIdentityProvider(this.db, this.secrets, tenantId);
     if (provider?.protocol !== 'saml' || !provider.saml.sloUrl) return null;
-    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    const keys = provider.saml.signAuthnRequests ? await this.spKeys.forTenant(tenantId) : undefined;
+    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId), keys };
     const user = {
       nameID: nameId,
       nameIDFormat: provider.saml.nameIdFormat,
@@ -249,7 +269,10 @@ export class SamlSignOn {
   }
 
   /** `ifPresent`: passport-saml's own value, from the module loaded with the strategy. */
-  private optionsFor({ provider, requestId, cache }: SamlRequestContext, ifPresent: SamlConfig['validateInResponseTo']): SamlConfig {
+  private optionsFor(
+    { provider, requestId, cache, keys, forMetadata }: SamlRequestContext,
+    ifPresent: SamlConfig['validateInResponseTo'],
+  ): SamlConfig {
     const saml: SamlSettings = provider.saml;
     const sp = serviceProviderOf(this.baseUrl, provider.tenantId);
     return {
@@ -272,6 +295,9 @@ export class SamlSignOn {
       signatureAlgorithm: 'sha256',
       digestAlgorithm: 'sha256',
       logoutUrl: saml.sloUrl ?? saml.ssoUrl,
+      // HTTP-Redirect binding: node-saml adds SigAlg (rsa-sha256) and Signature to the query.
+      ...(keys && saml.signAuthnRequests ? { privateKey: keys.signingKey } : {}),
+      ...(forMetadata && keys ? { decryptionPvk: keys.decryptionKeys[0]! } : {}),
     };
   }
 

@@ -8,7 +8,7 @@ import type { OperationHandlers } from '../../http/openapi-routes.ts';
 import { parseSort } from '../../http/sort-params.ts';
 import type { Services } from '../../services.ts';
 import { tenantPath, toIssuedScimToken, toScimTokenPage, toTenant, toTenantPage } from './admin.representation.ts';
-import { toDomain, toIdentityProvider } from './sso-admin.representation.ts';
+import { toDomain, toIdentityProvider, toSamlKeyList } from './sso-admin.representation.ts';
 import { TENANT_SORT_FIELDS } from './tenants.service.ts';
 import { LINK_TTL_MINUTES } from '../../portal/portal.service.ts';
 import { toPortalLink } from '../../portal/portal.representation.ts';
@@ -24,9 +24,10 @@ export function adminHandlers(
     identityProviders,
     domains,
     saml,
+    samlSpKeys,
     oidc,
     portal,
-  }: Pick<Services, 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'oidc' | 'portal'>,
+  }: Pick<Services, 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'samlSpKeys' | 'oidc' | 'portal'>,
   baseUrl: string,
 ): OperationHandlers<operations> {
   return {
@@ -99,6 +100,10 @@ export function adminHandlers(
       reply.code(201).header('Cache-Control', 'no-store');
       return { url, expiresAt };
     },
+
+    listSamlKeys: async (request) => toSamlKeyList(await samlSpKeys.list(request.params.tenantId)),
+
+    rotateSamlKeys: async (request) => toSamlKeyList(await samlSpKeys.rotate(request.params.tenantId)),
 
     listDomains: async (request) => ({ content: (await domains.list(request.params.tenantId)).map(toDomain) }),
 

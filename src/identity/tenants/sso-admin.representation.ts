@@ -5,6 +5,7 @@ import { txtRecordName, txtRecordValue } from '../domains/txt-records.ts';
 import { backchannelLogoutUriOf, redirectUriOf } from '../oidc/oidc-sign-on.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
 import { serviceProviderOf } from '../saml/saml-sign-on.ts';
+import type { SpKeyPair } from '../saml/sp-keys.ts';
 
 type Schemas = components['schemas'];
 
@@ -32,6 +33,7 @@ export function toIdentityProvider(provider: IdentityProvider, baseUrl: string):
         signedResponses: saml.signedResponses,
         metadataUrl: saml.metadataUrl,
         allowIdpInitiated: saml.allowIdpInitiated,
+        signAuthnRequests: saml.signAuthnRequests,
       },
       serviceProvider: serviceProviderOf(baseUrl, provider.tenantId),
       // Only a provider configured by metadata URL is refreshed: the others have nothing to show.
@@ -54,6 +56,18 @@ export function toIdentityProvider(provider: IdentityProvider, baseUrl: string):
       redirectUri: redirectUriOf(baseUrl, provider.tenantId),
       backchannelLogoutUri: backchannelLogoutUriOf(baseUrl, provider.tenantId),
     },
+  };
+}
+
+/** The published SP keys: certificates only, the private keys never leave the server. */
+export function toSamlKeyList(keys: SpKeyPair[]): Schemas['SamlKeyList'] {
+  return {
+    data: keys.map((key) => ({
+      use: key.use,
+      certificate: key.certificate,
+      createdAt: key.createdAt.toISOString(),
+      retiresAt: key.retiresAt?.toISOString() ?? null,
+    })),
   };
 }
 

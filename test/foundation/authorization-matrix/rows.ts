@@ -166,6 +166,8 @@ function tenantAdministration(tenant: Tenant): RestRow[] {
     })),
     rest('deleteIdentityProvider', target, rule, 204, () => ({ path: `${base}/identity-provider` })),
     rest('startTestSignIn', target, rule, 201, () => ({ path: `${base}/identity-provider/test-sign-in` })),
+    rest('listSamlKeys', target, rule, 200, () => ({ path: `${base}/saml-keys` })),
+    rest('rotateSamlKeys', target, rule, 200, () => ({ path: `${base}/saml-keys/rotate` })),
     rest('listDomains', target, rule, 200, () => ({ path: `${base}/domains` })),
     rest('addDomain', target, rule, 201, (_w, caller) => ({
       path: `${base}/domains`,
