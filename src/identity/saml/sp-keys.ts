@@ -10,13 +10,13 @@
  *   it the metadata publishes old and new (a provider that has not re-read it yet still trusts the
  *   signature it knows of, and may still encrypt to the old key); requests are signed with the newest.
  */
-import { generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
+import { generateKeyPair, randomUUID, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { requireTenant } from '../tenants/tenants.repository.ts';
-import { selfSignedCertificate } from './self-signed-certificate.ts';
+import { generate as selfSigned } from 'selfsigned';
 import * as repo from './sp-keys.repository.ts';
 
 /** How long the keys a rotation replaced stay published and usable. */
@@ -124,12 +124,20 @@ export class SamlSpKeys {
   }
 
   private async newPair(tenantId: string, use: repo.SpKeyUse) {
-    const { privateKey } = (await newKeyPair('rsa', { modulusLength: 2048 })) as { privateKey: KeyObject };
-    return {
-      id: randomUUID(),
-      use,
-      certificate: selfSignedCertificate(privateKey, `SAML SP ${tenantId} ${use}`, CERTIFICATE_DAYS),
+    const { privateKey, publicKey } = await newKeyPair('rsa', { modulusLength: 2048 });
+    const pem = {
       privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }) as string,
     };
+    // The certificate only wraps the public key (SAML trusts the metadata, not a CA): self-signed.
+    const notBeforeDate = new Date(Date.now() - 60_000);
+    const certificate = await selfSigned([{ name: 'commonName', value: `SAML SP ${tenantId} ${use}` }], {
+      keyPair: pem,
+      algorithm: 'sha256',
+      notBeforeDate,
+      notAfterDate: new Date(notBeforeDate.getTime() + CERTIFICATE_DAYS * 86_400_000),
+    });
+    // node:crypto's PEM (LF line ends, as the metadata and the admin API show it), not the library's CRLF.
+    return { id: randomUUID(), use, certificate: new X509Certificate(certificate.cert).toString(), privateKey: pem.privateKey };
   }
 }
