@@ -135,6 +135,9 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
     body: { protocol: 'saml', metadataXml: samlIdp.metadataXml(), roleMapping: { admins: 'ADMIN' } },
     expect: 200,
   });
+  // Tenant A's service provider keys, made once here rather than after every restore of the world
+  // (each is an RSA key generation, the dearest thing a SAML row would otherwise repeat).
+  await api.get('/saml/metadata/acme', { expect: 200 });
   const user = await scimUser(server, acme.scim, 'ursula', 'acme.example');
   const otherUser = await scimUser(server, acme.scim, 'oscar', 'acme.example');
   const tenantAdmin = await scimUser(server, acme.scim, 'tara', 'acme.example');
