@@ -157,7 +157,7 @@ export function createServices(
     identityProviders,
     domains,
     accounts,
-    saml: new SamlSignOn(db, secretBox, config.baseUrl, samlSpKeys),
+    saml: new SamlSignOn(db, secretBox, config.baseUrl),
     samlSpKeys,
     oidc: new OidcSignOn(db, secretBox, oidcConfigurations, config.baseUrl),
   };

@@ -27,7 +27,7 @@ import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
 import { checkSamlResponse, SamlRejected } from './saml-response-guard.ts';
-import type { SamlSpKeys, TenantSpKeys } from './sp-keys.ts';
+import { requireSpKeys, type TenantSpKeys } from './sp-keys.repository.ts';
 
 /** How long a sign-in may take between the redirect to the provider and the callback. */
 const REQUEST_TTL_S = 10 * 60;
@@ -105,7 +105,6 @@ export class SamlSignOn {
     private readonly db: Database,
     private readonly secrets: SecretBox,
     private readonly baseUrl: string,
-    private readonly spKeys: SamlSpKeys,
   ) {}
 
   private strategy(): Promise<MultiSamlStrategy> {
@@ -153,7 +152,7 @@ export class SamlSignOn {
       browser_binding: binding?.digest ?? null,
       ttlS: REQUEST_TTL_S,
     });
-    const keys = provider.saml.signAuthnRequests ? await this.spKeys.forTenant(tenantId) : undefined;
+    const keys = provider.saml.signAuthnRequests ? await requireSpKeys(this.db, this.secrets, tenantId) : undefined;
     const saml: SamlRequestContext = { provider, requestId, cache: new SsoRequestCache(this.db, tenantId), keys };
     const outcome = await runStrategy(await this.strategy(), { saml, query: { RelayState: relayState }, body: {}, headers: {} });
     if (outcome.kind !== 'redirect') throw new Error(`passport-saml did not redirect (${outcome.kind})`);
@@ -239,7 +238,7 @@ export class SamlSignOn {
    */
   async metadata(tenantId: string): Promise<string> {
     const provider = await this.samlProvider(tenantId);
-    const keys = await this.spKeys.forTenant(tenantId);
+    const keys = await requireSpKeys(this.db, this.secrets, tenantId);
     const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId), keys, forMetadata: true };
     const strategy = await this.strategy();
     const signingCerts = provider.saml.signAuthnRequests ? keys.signing.map((k) => k.certificate) : null;
@@ -254,7 +253,7 @@ export class SamlSignOn {
   async logoutUrl(tenantId: string, nameId: string, sessionIndex: string | null): Promise<string | null> {
     const provider = await readIdentityProvider(this.db, this.secrets, tenantId);
     if (provider?.protocol !== 'saml' || !provider.saml.sloUrl) return null;
-    const keys = provider.saml.signAuthnRequests ? await this.spKeys.forTenant(tenantId) : undefined;
+    const keys = provider.saml.signAuthnRequests ? await requireSpKeys(this.db, this.secrets, tenantId) : undefined;
     const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId), keys };
     const user = {
       nameID: nameId,

@@ -5,7 +5,7 @@ import { txtRecordName, txtRecordValue } from '../domains/txt-records.ts';
 import { backchannelLogoutUriOf, redirectUriOf } from '../oidc/oidc-sign-on.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
 import { serviceProviderOf } from '../saml/saml-sign-on.ts';
-import type { SpKeyPair } from '../saml/sp-keys.ts';
+import type { SpKeyPair } from '../saml/sp-keys.repository.ts';
 
 type Schemas = components['schemas'];
 
