@@ -301,7 +301,9 @@ export interface paths {
          *     domains, SCIM or webhook endpoints without an account here. Send it
          *     to them; it works once, until `expiresAt`. The token is in the URL's
          *     fragment, which browsers never send to a server. A portal session
-         *     cannot create links. 404 when the tenant does not exist.
+         *     cannot create links. 404 when the tenant does not exist. The portal
+         *     page the URL names (`/portal`) is not built yet: until it is, the
+         *     token opens a session through `POST /portal/session` (portal API).
          */
         post: operations["createPortalLink"];
         delete?: never;
