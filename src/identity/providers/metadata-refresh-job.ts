@@ -1,6 +1,6 @@
 /**
- * Runs the SAML metadata refresh (./metadata-refresh.ts) in a process: a minute or so after start,
- * then every hour. A background job of the processes, started by the composition roots
+ * Runs the SAML metadata refresh (./metadata-refresh.ts) in a process: at a random point between 5
+ * and 60 minutes after start, then every hour. A background job of the processes, started by the composition roots
  * (src/server.ts, src/worker.ts) as the sign-in state sweep is; any number may run on one database.
  * The hourly tick is not the refresh age: a provider is read when its last success is older than
  * SAML_METADATA_REFRESH_S (6 to 24 hours), and a failing one again an hour after its last attempt.
@@ -12,8 +12,13 @@ import { SamlMetadataRefresh } from './metadata-refresh.ts';
 import { createProviderFetch } from './provider-fetch.ts';
 
 const TICK_MS = 60 * 60_000;
-/** The first run waits up to this, at random: instances started together do not all query at once. */
-const FIRST_RUN_SPREAD_MS = 60_000;
+/**
+ * The first run comes at a random point between these: instances started together do not all query
+ * at once, and none runs in a process's first minutes, when nothing can be due that an hour's wait
+ * would harm (a provider is read 6 to 24 hours after its last success) and when a test measuring a
+ * request's statements would count the job's.
+ */
+const FIRST_RUN_AFTER_MS = { min: 5 * 60_000, max: TICK_MS };
 
 interface Log {
   warn(obj: object, msg: string): void;
@@ -53,11 +58,14 @@ export function startMetadataRefresh(refresh: SamlMetadataRefresh, log: Log, max
         running = null;
       });
   };
-  let timer: NodeJS.Timeout = setTimeout(() => {
-    run();
-    timer = setInterval(run, TICK_MS);
-    timer.unref();
-  }, Math.random() * FIRST_RUN_SPREAD_MS);
+  let timer: NodeJS.Timeout = setTimeout(
+    () => {
+      run();
+      timer = setInterval(run, TICK_MS);
+      timer.unref();
+    },
+    FIRST_RUN_AFTER_MS.min + Math.random() * (FIRST_RUN_AFTER_MS.max - FIRST_RUN_AFTER_MS.min),
+  );
   // The job never keeps a process alive on its own.
   timer.unref();
   return {
