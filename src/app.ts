@@ -20,6 +20,7 @@ import { SCIM_PREFIX, scimPlugin } from './identity/scim/scim.plugin.ts';
 import { signInPlugin } from './identity/sign-in/sign-in.plugin.ts';
 import { tenantsPlugin } from './identity/tenants/tenants.plugin.ts';
 import { createPortalAuthenticator } from './portal/portal-credential.ts';
+import { registerPortalPage } from './portal/portal-page.ts';
 import { portalPlugin } from './portal/portal.plugin.ts';
 import { requireEveryOperationServed } from './http/operation-coverage.ts';
 import { registerDocsPage } from './ops/docs-page.ts';
@@ -105,6 +106,7 @@ export async function buildApp({
   await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });
   await http.register(webhooksPlugin, { services: only('webhookEndpoints'), authenticate, authenticatePortal, cursorSecret });
   await http.register(portalPlugin, { services: only('portal'), authenticatePortal, baseUrl: config.baseUrl });
+  registerPortalPage(http, { frameAncestors: config.portalFrameAncestors });
   const graph = contentGraph(only('users', 'posts', 'comments', 'contentLoaders', 'planner'));
   const aroundOperation = tracing ? { aroundOperation: graphqlSpans(tracing) } : {};
   await http.register(graphqlPlugin, { config, database, graph, authenticate, verifier, ...aroundOperation });

@@ -43,6 +43,11 @@ export interface Config {
    */
   samlMetadataRefreshS: number;
   graphiql: boolean;
+  /**
+   * PORTAL_FRAME_ANCESTORS: the origins whose pages may show the portal (`/portal`) in a frame;
+   * empty, the default, lets no page frame it.
+   */
+  portalFrameAncestors: string[];
   /** Serve the API reference at /docs (Swagger UI over the published OpenAPI documents). */
   docs: boolean;
   graphqlSchemaPrintout: boolean;
@@ -251,6 +256,27 @@ function readHttpUrl(env: Env, name: string): URL | null {
   throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
 }
 
+/**
+ * A comma-separated list of origins (`https://app.example.com`, a port if not the scheme's), each
+ * written as the browser writes an origin, so it can go into a CSP `frame-ancestors` as it is.
+ */
+function readOrigins(env: Env, name: string): string[] {
+  const raw = env[name]?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((item) => {
+    const value = item.trim();
+    let origin: string | undefined;
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+    } catch {
+      // Reported below.
+    }
+    if (!origin || origin !== value) throw new ConfigError(name, `expected origins such as https://app.example.com, got "${value}"`);
+    return origin;
+  });
+}
+
 /** The standard OpenTelemetry variables; tracing is on only when an endpoint is set. */
 function readTracing(env: Env): TracingConfig | null {
   // Read even when tracing is off, so that a mistyped value is refused at once, not when tracing is turned on.
@@ -339,6 +365,7 @@ export function loadConfig(
     allowInsecureIdp,
     samlMetadataRefreshS: readInt(env, 'SAML_METADATA_REFRESH_S', 12 * 3600, 6 * 3600, 24 * 3600),
     graphiql: readBool(env, 'GRAPHIQL', !production),
+    portalFrameAncestors: readOrigins(env, 'PORTAL_FRAME_ANCESTORS'),
     docs: readBool(env, 'DOCS', !production),
     graphqlSchemaPrintout: readBool(env, 'GRAPHQL_SCHEMA_PRINTOUT', !production),
     graphqlTrustedDocuments: readBool(env, 'GRAPHQL_TRUSTED_DOCUMENTS', false),

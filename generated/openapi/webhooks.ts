@@ -257,6 +257,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event types the caller's endpoints can subscribe to
+         * @description The event catalog (the `webhooks` section of this document) as data,
+         *     in its order: each type with its summary, description, who receives
+         *     it and an example of its body. A tenant's ADMIN (or a portal session)
+         *     gets the types a tenant's endpoints receive (`audience` `tenant`); a
+         *     platform ADMIN every type. The portal's event picker is built from it.
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "domain.verified": {
@@ -1057,6 +1081,29 @@ export interface components {
          * @enum {string}
          */
         EventType: "order.created" | "order.updated" | "order.shipped" | "order.delivered" | "order.cancelled" | "product.created" | "product.updated" | "product.deleted" | "user.created" | "user.updated" | "user.deactivated" | "user.reactivated" | "user.deleted" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "identity_provider.activated" | "identity_provider.updated" | "identity_provider.deleted" | "domain.verified";
+        /** @description One event type of the catalog. */
+        EventTypeInfo: {
+            /**
+             * @description `tenant`: a tenant's own endpoints receive it; `platform`: platform endpoints only.
+             * @enum {string}
+             */
+            audience: "platform" | "tenant";
+            /** @description What it means and what `data.object` holds (Markdown). */
+            description: string;
+            /** @description An example body of the event, as an endpoint receives it (the fat payload). */
+            example: {
+                [key: string]: unknown;
+            };
+            /** @description One line on when it is sent. */
+            summary: string;
+            /** @description The event type. */
+            type: components["schemas"]["EventType"];
+        };
+        /** @description The event types of the catalog a caller's endpoints can subscribe to. */
+        EventTypeList: {
+            /** @description The event types, in the catalog's order. */
+            data: components["schemas"]["EventTypeInfo"][];
+        };
         /** @description One validation violation. */
         FieldError: {
             /**
@@ -2530,6 +2577,55 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types, in the catalog's order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "user.created",
+                     *           "summary": "A user was provisioned",
+                     *           "description": "Sent when a user is created.",
+                     *           "audience": "tenant",
+                     *           "example": {
+                     *             "id": "1b8e7d6c-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                     *             "type": "user.created",
+                     *             "created_at": "2026-03-02T10:00:00.000Z",
+                     *             "api_version": "2026-11-24",
+                     *             "sequence": 1,
+                     *             "data": {
+                     *               "object_id": "4d2c8e1f-7a3b-4c5d-9e6f-0a1b2c3d4e5f",
+                     *               "object_type": "user"
+                     *             }
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     domainVerifiedEvent: {
         parameters: {
             query?: never;
@@ -3308,4 +3404,4 @@ type WithRequired<T, K extends keyof T> = T & {
 /** The operations tagged `deliveries` first: one area's handler map answers them all (registerOperations). */
 export type DeliveriesOperations = Pick<operations, "listWebhookDeadLetters" | "testWebhookEndpoint" | "replayWebhookEvent" | "listWebhookAttempts">;
 /** The operations tagged `endpoints` first: one area's handler map answers them all (registerOperations). */
-export type EndpointsOperations = Pick<operations, "listWebhookEndpoints" | "createWebhookEndpoint" | "getWebhookEndpoint" | "deleteWebhookEndpoint" | "updateWebhookEndpoint" | "enableWebhookEndpoint" | "rotateWebhookSecret" | "getWebhookHealth">;
+export type EndpointsOperations = Pick<operations, "listWebhookEndpoints" | "createWebhookEndpoint" | "listWebhookEventTypes" | "getWebhookEndpoint" | "deleteWebhookEndpoint" | "updateWebhookEndpoint" | "enableWebhookEndpoint" | "rotateWebhookSecret" | "getWebhookHealth">;

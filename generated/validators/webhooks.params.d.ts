@@ -13,6 +13,7 @@ export declare const listWebhookAttempts_path: ValidateFunction;
 export declare const listWebhookAttempts_query: ValidateFunction;
 export declare const listWebhookDeadLetters_query: ValidateFunction;
 export declare const listWebhookEndpoints_query: ValidateFunction;
+export declare const listWebhookEventTypes_query: ValidateFunction;
 export declare const replayWebhookEvent_path: ValidateFunction;
 export declare const replayWebhookEvent_query: ValidateFunction;
 export declare const rotateWebhookSecret_path: ValidateFunction;

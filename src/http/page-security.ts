@@ -13,6 +13,10 @@ interface PagePolicy {
   connect?: readonly string[];
   /** Whether the page's style sheets embed fonts as `data:` URLs (GraphiQL's do); else no fonts. */
   dataFonts?: boolean;
+  /** Whether the page may write inline styles (Swagger UI and GraphiQL do; the portal does not). */
+  inlineStyles?: boolean;
+  /** Origins whose pages may frame this one (the portal's PORTAL_FRAME_ANCESTORS); none by default. */
+  frameAncestors?: readonly string[];
 }
 
 const INLINE_SCRIPT = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g;
@@ -31,25 +35,26 @@ export function contentSecurityPolicy(policy: PagePolicy): string {
   return [
     "default-src 'none'",
     `script-src 'self' ${inlineScriptHashes(policy.html).join(' ')}`.trimEnd(),
-    "style-src 'self' 'unsafe-inline'",
+    `style-src 'self'${policy.inlineStyles === false ? '' : " 'unsafe-inline'"}`,
     "img-src 'self' data:",
     ...(policy.dataFonts ? ['font-src data:'] : []),
     `connect-src 'self'${(policy.connect ?? []).map((source) => ` ${source}`).join('')}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${policy.frameAncestors?.length ? policy.frameAncestors.join(' ') : "'none'"}`,
   ].join('; ');
 }
 
-/** Sends `html` with its policy and the headers that keep it from being sniffed or framed. */
-export function sendPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('Content-Security-Policy', policy)
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('X-Frame-Options', 'DENY')
-    .send(html);
+/**
+ * Sends `html` with its policy and the headers that keep it from being sniffed or framed; a page
+ * whose policy lets some origins frame it (`framed`) goes without `X-Frame-Options`, whose DENY
+ * would overrule them in browsers that read both.
+ */
+export function sendPage(reply: FastifyReply, html: string, policy: string, { framed = false }: { framed?: boolean } = {}): FastifyReply {
+  reply.type('text/html; charset=utf-8').header('Content-Security-Policy', policy).header('X-Content-Type-Options', 'nosniff');
+  if (!framed) reply.header('X-Frame-Options', 'DENY');
+  return reply.send(html);
 }
 
 /** A host CSP can name: a DNS name or IPv4 address and a port (host-source has no IPv6 literals). */

@@ -5,6 +5,7 @@
  * another tenant's (a `*` subscription included), and a platform event to platform endpoints only.
  */
 import t from 'tap';
+import { EVENT_AUDIENCE, EVENT_TYPES } from '../../generated/openapi/webhooks.events.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
 import { recordEvent, type NewEvent } from '../../src/webhooks/outbox.repository.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
@@ -184,4 +185,37 @@ t.test('the fan-out: a tenant event reaches its tenant and all_tenants platform 
     await db.selectFrom('webhook_endpoints').select('id').where('id', '=', hook.globex).executeTakeFirst(),
     "globex's endpoint went with it",
   );
+});
+
+t.test('the event types each caller can subscribe to: the catalog as data', async (t) => {
+  const server = await sharedServer({ env: ENV });
+  const token = await world(server);
+  const typesFor = async (as: string) =>
+    (await server.api.get('/api/webhooks/event-types', { token: as, expect: 200 })).body.data as {
+      type: string;
+      summary: string;
+      audience: string;
+      example: { type?: string };
+    }[];
+  const platform = await typesFor(token.platform);
+  t.same(
+    platform.map((entry) => entry.type),
+    [...EVENT_TYPES],
+    'the platform ADMIN: every type, in the catalog order',
+  );
+  for (const entry of platform) {
+    t.equal(entry.example.type, entry.type, `${entry.type}: its example is an event of its type`);
+    t.ok(entry.summary.length > 0, `${entry.type}: with its summary`);
+  }
+  const tenant = await typesFor(token.acme);
+  t.same(
+    tenant.map((entry) => entry.type),
+    EVENT_TYPES.filter((type) => EVENT_AUDIENCE[type] === 'tenant'),
+    "a tenant's ADMIN: the types a tenant's endpoints receive",
+  );
+  t.ok(tenant.length > 0 && tenant.length < platform.length);
+  // What the list offers, registration accepts; what it leaves out, registration refuses.
+  await register(server, token.acme, 'offered', { events: tenant.map((entry) => entry.type).slice(0, 20) });
+  const left = platform.find((entry) => entry.audience === 'platform')!.type;
+  await register(server, token.acme, 'not-offered', { events: [left] }, 400);
 });

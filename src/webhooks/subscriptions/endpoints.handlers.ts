@@ -7,6 +7,7 @@ import type { DeliveriesOperations, EndpointsOperations } from '../../../generat
 import { callerKey, CursorCodec } from '../../http/cursor.ts';
 import type { OperationHandlers } from '../../http/openapi-routes.ts';
 import { ADMIN, hasRole, type Principal } from '../../auth/principal.ts';
+import { eventTypesFor } from '../event-catalog.ts';
 import type { EndpointScope, PageAfter, WebhookEndpointsService } from './endpoints.service.ts';
 import * as view from './endpoints.representation.ts';
 
@@ -112,6 +113,8 @@ export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret
         (r) => r.id,
         view.toAttempt,
       ),
+
+    listWebhookEventTypes: async (request) => ({ data: eventTypesFor(scopeOf(request.principal).tenantId) }),
 
     getWebhookHealth: async (request) => view.toHealth(await service.get(scopeOf(request.principal), request.params.endpointId)),
   };

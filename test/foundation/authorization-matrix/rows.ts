@@ -411,6 +411,7 @@ export const REST_ROWS: RestRow[] = [
     path: '/api/webhooks',
     ...json({ url: `https://127.0.0.1:9/${mine(c, 'hook')}`, events: ['*'] }),
   })),
+  rest('listWebhookEventTypes', "the caller's scope", 'ownScopeAdmin', 200, () => ({ path: '/api/webhooks/event-types' })),
   rest('listWebhookDeadLetters', "the caller's scope", 'ownScopeAdmin', 200, () => ({ path: '/api/webhooks/dead-letters' })),
   ...webhookEndpointRows(
     'a platform endpoint',

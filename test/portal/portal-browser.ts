@@ -1,0 +1,73 @@
+/**
+ * What the portal's browser tests share: Debian's Chromium through playwright-core, an axe-core scan
+ * of the screen in view, screenshots of it at 1280 and 390 pixels wide (to the system's temp folder,
+ * or docs/portal/ with PORTAL_SCREENSHOTS=docs, which is how docs/portal.md's pictures are made), and
+ * a check that the narrow screen needs no sideways scrolling.
+ */
+import axe from 'axe-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Test } from 'tap';
+
+const CHROMIUM = '/usr/bin/chromium';
+export const noBrowser = fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}`;
+
+const SHOTS =
+  process.env.PORTAL_SCREENSHOTS === 'docs'
+    ? path.resolve(import.meta.dirname, '../../docs/portal')
+    : path.join(os.tmpdir(), 'portal-screens');
+
+export async function launchBrowser(t: Test): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now. The script is evaluated
+ * through the DevTools protocol, which the page's CSP does not govern (it refuses any script tag).
+ */
+async function axeProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axe.source);
+  const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Checks the screen in view the way every screen is checked: axe finds nothing serious, and at 390
+ * pixels nothing is wider than the screen; then screenshots it at both widths, full page.
+ */
+export async function checkScreen(t: Test, page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  t.same(await axeProblems(page), [], `${name}: axe-core finds no serious or critical violation`);
+  const wide = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.screenshot({ path: path.join(SHOTS, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  t.equal(overflow, 0, `${name}: at 390 pixels nothing is wider than the screen`);
+  await page.screenshot({ path: path.join(SHOTS, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize(wide);
+}
