@@ -74,14 +74,17 @@ const assertionOf = (xml: string) => /<saml:Assertion[\s\S]*<\/saml:Assertion>/.
 function corrupt(samlResponse: string, index: 0 | 1, at?: number): string {
   const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
   let seen = -1;
-  const broken = xml.replace(/(<(?:\w+:)?CipherValue>)([^<]+)(<\/(?:\w+:)?CipherValue>)/g, (whole, open: string, value: string, close: string) => {
-    seen += 1;
-    if (seen !== index) return whole;
-    const bytes = Buffer.from(value, 'base64');
-    const position = at ?? Math.floor(bytes.length / 2);
-    bytes[position] = bytes[position]! ^ 0x01;
-    return `${open}${bytes.toString('base64')}${close}`;
-  });
+  const broken = xml.replace(
+    /(<(?:\w+:)?CipherValue>)([^<]+)(<\/(?:\w+:)?CipherValue>)/g,
+    (whole, open: string, value: string, close: string) => {
+      seen += 1;
+      if (seen !== index) return whole;
+      const bytes = Buffer.from(value, 'base64');
+      const position = at ?? Math.floor(bytes.length / 2);
+      bytes[position] = bytes[position]! ^ 0x01;
+      return `${open}${bytes.toString('base64')}${close}`;
+    },
+  );
   if (seen !== 1) throw new Error(`expected two CipherValues, found ${seen + 1}`);
   return Buffer.from(broken).toString('base64');
 }
@@ -162,7 +165,9 @@ t.test('a corrupted ciphertext is refused', async (t) => {
     );
     await refused(t, tenant, content, /does not decrypt/);
   }
-  const key = await signIn(tenant, 'sam@acme.example', async (options) => corrupt(await tenant.idp.encryptedResponse(options, encryption), 0));
+  const key = await signIn(tenant, 'sam@acme.example', async (options) =>
+    corrupt(await tenant.idp.encryptedResponse(options, encryption), 0),
+  );
   await refused(t, tenant, key, /does not decrypt/);
   // CBC has no tag: a byte flipped in the first block after the IV garbles `<saml:Assertion xmlns`,
   // which the checks after decryption refuse (a flip inside the Signature's KeyInfo, which no
@@ -194,14 +199,26 @@ t.test('a decrypted payload that is not exactly one clean, signed Assertion is r
   const cases: [string, (assertion: string, response: string) => string, RegExp][] = [
     ['control: the signed Assertion itself', (a) => a, /^$/],
     ['a DOCTYPE before the Assertion', (a) => `<!DOCTYPE x [<!ENTITY e "victim">]>${a}`, /DOCTYPE .*decrypted assertion/],
-    ['a comment in the NameID', (a) => a.replace('@acme.example</', '@acme.example<!----></'), /decrypted assertion contains an XML comment/],
+    [
+      'a comment in the NameID',
+      (a) => a.replace('@acme.example</', '@acme.example<!----></'),
+      /decrypted assertion contains an XML comment/,
+    ],
     ['a processing instruction', (a) => `<?evil x?>${a}`, /decrypted assertion contains a processing instruction/],
     ['a whole Response instead', (_a, response) => response, /must decrypt to exactly one saml:Assertion element/],
-    ['an Assertion of another namespace', (a) => a.replaceAll('urn:oasis:names:tc:SAML:2.0:assertion', 'urn:example:evil'), /exactly one saml:Assertion/],
+    [
+      'an Assertion of another namespace',
+      (a) => a.replaceAll('urn:oasis:names:tc:SAML:2.0:assertion', 'urn:example:evil'),
+      /exactly one saml:Assertion/,
+    ],
     ['not XML', () => 'victim@acme.example', /decrypted assertion is not well-formed XML|exactly one saml:Assertion/],
     [
       'an evil Assertion wrapped inside the signed one',
-      (a) => a.replace('</saml:Assertion>', `${a.replace(/ID="[^"]+"/, 'ID="_evil"').replace('sam@acme.example', 'attacker@acme.example')}</saml:Assertion>`),
+      (a) =>
+        a.replace(
+          '</saml:Assertion>',
+          `${a.replace(/ID="[^"]+"/, 'ID="_evil"').replace('sam@acme.example', 'attacker@acme.example')}</saml:Assertion>`,
+        ),
       /exactly one Assertion/,
     ],
     [
@@ -217,7 +234,7 @@ t.test('a decrypted payload that is not exactly one clean, signed Assertion is r
     });
     if (reason.source === '^$') {
       await accepted(t, tenant, r, 'sam@acme.example');
-        } else {
+    } else {
       t.comment(name);
       await refused(t, tenant, r, reason);
     }

@@ -23,7 +23,7 @@ import { XSW_VARIANTS, xswVariants } from '../helpers/saml-xsw.ts';
 import { samlTenant, spEncryptionCertificate, type SamlTenant } from './saml-fixtures.ts';
 import { adminToken, createTenant, sessionCookie, sessionCount } from './sso-fixtures.ts';
 
-export const VICTIM = 'victim@acme.example';
+const VICTIM = 'victim@acme.example';
 const ATTACKER = 'attacker@acme.example';
 
 export interface HostileContext {
@@ -98,19 +98,17 @@ export async function runHostileCase(t: Test, ctx: HostileContext, hostile: Host
 const base64 = (xml: string) => Buffer.from(xml).toString('base64');
 
 export const HOSTILE_CASES: HostileCase[] = [
-  ...XSW_VARIANTS.map(
-    (variant): HostileCase => ({
-      name: `signature wrapping ${variant}`,
-      async attempt(ctx, t) {
-        const { login, options } = await ctx.solicited();
-        const signed = ctx.acme.idp.responseXml(options);
-        const decoded = Buffer.from(xswVariants(signed, ATTACKER)[variant], 'base64').toString('utf8');
-        t.match(decoded, ATTACKER, 'the attack carries the evil NameID');
-        t.match(decoded, VICTIM, 'and keeps the signed original');
-        return { response: await ctx.finish(decoded), relayState: login.relayState, reason: /Response|Assertion|signature/ };
-      },
-    }),
-  ),
+  ...XSW_VARIANTS.map((variant): HostileCase => ({
+    name: `signature wrapping ${variant}`,
+    async attempt(ctx, t) {
+      const { login, options } = await ctx.solicited();
+      const signed = ctx.acme.idp.responseXml(options);
+      const decoded = Buffer.from(xswVariants(signed, ATTACKER)[variant], 'base64').toString('utf8');
+      t.match(decoded, ATTACKER, 'the attack carries the evil NameID');
+      t.match(decoded, VICTIM, 'and keeps the signed original');
+      return { response: await ctx.finish(decoded), relayState: login.relayState, reason: /Response|Assertion|signature/ };
+    },
+  })),
   {
     name: 'an unsigned assertion inside a signed response',
     async attempt(ctx) {
@@ -351,7 +349,11 @@ export const HOSTILE_CASES: HostileCase[] = [
     name: 'the wrong Issuer, correctly signed',
     async attempt(ctx) {
       const { login, options } = await ctx.solicited({ issuer: 'https://impostor.example/metadata' });
-      return { response: await ctx.respond(options), relayState: login.relayState, reason: /Issuer .* is not this tenant's identity provider/ };
+      return {
+        response: await ctx.respond(options),
+        relayState: login.relayState,
+        reason: /Issuer .* is not this tenant's identity provider/,
+      };
     },
   },
   {
@@ -370,7 +372,11 @@ export const HOSTILE_CASES: HostileCase[] = [
       signer.computeSignature(xml, {
         location: { reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']", action: 'after' },
       });
-      return { response: await ctx.finish(signer.getSignedXml()), relayState: login.relayState, reason: /does not reference the Assertion/ };
+      return {
+        response: await ctx.finish(signer.getSignedXml()),
+        relayState: login.relayState,
+        reason: /does not reference the Assertion/,
+      };
     },
   },
   {

@@ -26,7 +26,11 @@ t.test('the SP metadata publishes a signing and an encryption certificate and sa
   );
   t.ok(new X509Certificate(signing!).verify(new X509Certificate(signing!).publicKey), 'a valid self-signed certificate');
   const again = await spMetadataOf(acme);
-  t.same([publishedCertificates(again, 'signing'), publishedCertificates(again, 'encryption')], [[signing], [encryption]], 'the keys are made once');
+  t.same(
+    [publishedCertificates(again, 'signing'), publishedCertificates(again, 'encryption')],
+    [[signing], [encryption]],
+    'the keys are made once',
+  );
 
   const token = await adminToken(acme.server);
   const list = await acme.server.api.get(`/api/v1/admin/tenants/${acme.tenantId}/saml-keys`, { token, expect: 200 });

@@ -237,7 +237,7 @@ function decryptedAssertion(plaintext: string, doc: Document): Element {
   if (top.length !== 1 || !element || element.namespaceURI !== ASSERTION || element.localName !== 'Assertion') {
     throw new SamlRejected('the EncryptedAssertion must decrypt to exactly one saml:Assertion element');
   }
-  return doc.importNode(element, true) as Element;
+  return doc.importNode(element, true);
 }
 
 function checkSignature(signed: Element, what: string): void {
