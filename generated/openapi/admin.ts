@@ -572,6 +572,8 @@ export interface components {
                 metadataUrl: string | null;
                 /** @description Expected NameID format. */
                 nameIdFormat: string;
+                /** @description Whether an assertion must come encrypted (an EncryptedAssertion) to sign anybody in. */
+                requireEncryptedAssertions: boolean;
                 /** @description Whether AuthnRequests are signed with the tenant's SP signing key (see `saml-keys`). */
                 signAuthnRequests: boolean;
                 /** @description Always true. */
@@ -628,6 +630,8 @@ export interface components {
              * @enum {string}
              */
             protocol: "saml" | "oidc";
+            /** @description SAML: refuse an assertion that is not encrypted (an EncryptedAssertion, to the encryption certificate of the tenant's SP metadata), default false. Encrypted assertions are accepted either way: AES-128-GCM, AES-256-GCM, AES-128-CBC or AES-256-CBC content, the key transported with RSA-OAEP (RSA 1.5 is refused). */
+            requireEncryptedAssertions?: boolean;
             roleMapping?: components["schemas"]["RoleMapping"];
             /** @description SAML settings field by field. */
             saml?: {
@@ -1751,7 +1755,8 @@ export interface operations {
                      *         "signedResponses": false,
                      *         "metadataUrl": null,
                      *         "allowIdpInitiated": false,
-                     *         "signAuthnRequests": true
+                     *         "signAuthnRequests": true,
+                     *         "requireEncryptedAssertions": false
                      *       },
                      *       "attributeMapping": {
                      *         "email": "email",
@@ -1824,7 +1829,8 @@ export interface operations {
                      *         "signedResponses": false,
                      *         "metadataUrl": null,
                      *         "allowIdpInitiated": false,
-                     *         "signAuthnRequests": true
+                     *         "signAuthnRequests": true,
+                     *         "requireEncryptedAssertions": false
                      *       },
                      *       "attributeMapping": {
                      *         "email": "email",

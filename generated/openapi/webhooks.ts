@@ -1200,6 +1200,8 @@ export interface components {
                 metadataUrl: string | null;
                 /** @description Expected NameID format. */
                 nameIdFormat: string;
+                /** @description Whether an assertion must come encrypted (an EncryptedAssertion) to sign anybody in. */
+                requireEncryptedAssertions: boolean;
                 /** @description Whether AuthnRequests are signed with the tenant's SP signing key (see `saml-keys`). */
                 signAuthnRequests: boolean;
                 /** @description Always true. */

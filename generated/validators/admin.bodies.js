@@ -440,8 +440,8 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const putIdentityProvider_body = validate27;
-const schema38 = {"$ref":"#/$defs/IdentityProviderInput","$defs":{"AttributeMapping":{"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}},"IdentityProviderInput":{"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"signAuthnRequests":{"type":"boolean","description":"SAML: sign AuthnRequests (HTTP-Redirect binding, RSA-SHA256) with the tenant's service provider signing key, and say `AuthnRequestsSigned=\"true\"` in the SP metadata; default true. Turn it off for a provider that refuses signed requests."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}},"RoleMapping":{"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_body"};
-const schema39 = {"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"signAuthnRequests":{"type":"boolean","description":"SAML: sign AuthnRequests (HTTP-Redirect binding, RSA-SHA256) with the tenant's service provider signing key, and say `AuthnRequestsSigned=\"true\"` in the SP metadata; default true. Turn it off for a provider that refuses signed requests."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}};
+const schema38 = {"$ref":"#/$defs/IdentityProviderInput","$defs":{"AttributeMapping":{"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}},"IdentityProviderInput":{"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"signAuthnRequests":{"type":"boolean","description":"SAML: sign AuthnRequests (HTTP-Redirect binding, RSA-SHA256) with the tenant's service provider signing key, and say `AuthnRequestsSigned=\"true\"` in the SP metadata; default true. Turn it off for a provider that refuses signed requests."},"requireEncryptedAssertions":{"type":"boolean","description":"SAML: refuse an assertion that is not encrypted (an EncryptedAssertion, to the encryption certificate of the tenant's SP metadata), default false. Encrypted assertions are accepted either way: AES-128-GCM, AES-256-GCM, AES-128-CBC or AES-256-CBC content, the key transported with RSA-OAEP (RSA 1.5 is refused)."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}},"RoleMapping":{"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}},"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_body"};
+const schema39 = {"type":"object","description":"A tenant's identity provider, as set (see putIdentityProvider).","required":["protocol"],"additionalProperties":false,"properties":{"tenantId":{"$ref":"#/$defs/TenantId","description":"The tenant, optional: the configuration object carries it, and when given it must be the path's tenant (else 400 naming `tenantId`)."},"protocol":{"type":"string","enum":["saml","oidc"],"description":"The protocol."},"saml":{"type":"object","description":"SAML settings field by field.","required":["entityId","ssoUrl","certificate"],"additionalProperties":false,"properties":{"entityId":{"type":"string","maxLength":1024,"description":"The provider's entity id."},"ssoUrl":{"type":"string","maxLength":2048,"description":"Single sign-on URL (HTTP-Redirect binding)."},"sloUrl":{"type":["string","null"],"maxLength":2048,"description":"Single logout URL, optional."},"certificate":{"type":"string","maxLength":16384,"description":"Current signing certificate (PEM or base64 DER)."},"certificateBackup":{"type":["string","null"],"maxLength":16384,"description":"Next signing certificate, tried as well (rotation)."},"nameIdFormat":{"type":"string","maxLength":256,"description":"Expected NameID format (default emailAddress)."},"signedAssertions":{"type":"boolean","description":"Must be true (the default)."},"signedResponses":{"type":"boolean","description":"Whether the Response envelope must be signed too (default false)."}}},"metadataXml":{"type":"string","maxLength":1048576,"description":"SAML: the provider's metadata document instead of `saml`."},"metadataUrl":{"type":"string","maxLength":2048,"description":"SAML: where to read the provider's metadata instead of `saml`."},"allowIdpInitiated":{"type":"boolean","description":"SAML: accept unsolicited (provider-initiated) responses, default false. Such a response cannot be tied to the browser that started the sign-in (every sign-in this server starts is), so a tenant whose provider offers an application launcher turns this on knowingly."},"signAuthnRequests":{"type":"boolean","description":"SAML: sign AuthnRequests (HTTP-Redirect binding, RSA-SHA256) with the tenant's service provider signing key, and say `AuthnRequestsSigned=\"true\"` in the SP metadata; default true. Turn it off for a provider that refuses signed requests."},"requireEncryptedAssertions":{"type":"boolean","description":"SAML: refuse an assertion that is not encrypted (an EncryptedAssertion, to the encryption certificate of the tenant's SP metadata), default false. Encrypted assertions are accepted either way: AES-128-GCM, AES-256-GCM, AES-128-CBC or AES-256-CBC content, the key transported with RSA-OAEP (RSA 1.5 is refused)."},"oidc":{"type":"object","description":"OpenID Connect settings.","required":["issuer","clientId"],"additionalProperties":false,"properties":{"issuer":{"type":"string","maxLength":2048,"description":"The issuer identifier."},"clientId":{"type":"string","maxLength":512,"description":"This server's client id at the provider."},"clientSecret":{"type":"string","maxLength":1024,"description":"The client secret (stored encrypted; left out keeps the stored one)."},"discoveryUrl":{"type":"string","maxLength":2048,"description":"Discovery document URL (default `<issuer>/.well-known/openid-configuration`)."},"scopes":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":100},"description":"Scopes to request (`openid` is always added; default email, profile)."}}},"attributeMapping":{"$ref":"#/$defs/AttributeMapping"},"roleMapping":{"$ref":"#/$defs/RoleMapping"}}};
 const schema41 = {"type":"object","description":"The provider attribute (SAML) or claim (OIDC) each user field comes from.","additionalProperties":false,"properties":{"email":{"type":"string","maxLength":256,"description":"E-mail address attribute."},"firstName":{"type":"string","maxLength":256,"description":"Given name attribute."},"lastName":{"type":"string","maxLength":256,"description":"Family name attribute."},"groups":{"type":"string","maxLength":256,"description":"Group list attribute."},"department":{"type":"string","maxLength":256,"description":"Department attribute (optional)."}}};
 const schema42 = {"type":"object","description":"Provider (or SCIM) group name to application role, e.g. `{\"admins\": \"ADMIN\"}`.","maxProperties":200,"additionalProperties":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{0,63}$"}};
 const func7 = Object.prototype.hasOwnProperty;
@@ -853,11 +853,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.oidc !== undefined){
-let data15 = data.oidc;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.issuer === undefined){
-const err33 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
+if(data.requireEncryptedAssertions !== undefined){
+if(typeof data.requireEncryptedAssertions !== "boolean"){
+const err33 = {instancePath:instancePath+"/requireEncryptedAssertions",schemaPath:"#/properties/requireEncryptedAssertions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -866,8 +864,12 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data15.clientId === undefined){
-const err34 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "clientId"},message:"must have required property '"+"clientId"+"'"};
+}
+if(data.oidc !== undefined){
+let data16 = data.oidc;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.issuer === undefined){
+const err34 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -876,9 +878,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-for(const key2 in data15){
-if(!(((((key2 === "issuer") || (key2 === "clientId")) || (key2 === "clientSecret")) || (key2 === "discoveryUrl")) || (key2 === "scopes"))){
-const err35 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data16.clientId === undefined){
+const err35 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/required",keyword:"required",params:{missingProperty: "clientId"},message:"must have required property '"+"clientId"+"'"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -887,12 +888,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-if(data15.issuer !== undefined){
-let data16 = data15.issuer;
-if(typeof data16 === "string"){
-if(func1(data16) > 2048){
-const err36 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+for(const key2 in data16){
+if(!(((((key2 === "issuer") || (key2 === "clientId")) || (key2 === "clientSecret")) || (key2 === "discoveryUrl")) || (key2 === "scopes"))){
+const err36 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -902,8 +900,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-else {
-const err37 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.issuer !== undefined){
+let data17 = data16.issuer;
+if(typeof data17 === "string"){
+if(func1(data17) > 2048){
+const err37 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -913,11 +914,8 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data15.clientId !== undefined){
-let data17 = data15.clientId;
-if(typeof data17 === "string"){
-if(func1(data17) > 512){
-const err38 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+else {
+const err38 = {instancePath:instancePath+"/oidc/issuer",schemaPath:"#/properties/oidc/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -927,8 +925,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-else {
-const err39 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.clientId !== undefined){
+let data18 = data16.clientId;
+if(typeof data18 === "string"){
+if(func1(data18) > 512){
+const err39 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -938,11 +939,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data15.clientSecret !== undefined){
-let data18 = data15.clientSecret;
-if(typeof data18 === "string"){
-if(func1(data18) > 1024){
-const err40 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+else {
+const err40 = {instancePath:instancePath+"/oidc/clientId",schemaPath:"#/properties/oidc/properties/clientId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -952,8 +950,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-else {
-const err41 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.clientSecret !== undefined){
+let data19 = data16.clientSecret;
+if(typeof data19 === "string"){
+if(func1(data19) > 1024){
+const err41 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -963,11 +964,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data15.discoveryUrl !== undefined){
-let data19 = data15.discoveryUrl;
-if(typeof data19 === "string"){
-if(func1(data19) > 2048){
-const err42 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+else {
+const err42 = {instancePath:instancePath+"/oidc/clientSecret",schemaPath:"#/properties/oidc/properties/clientSecret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -977,8 +975,11 @@ vErrors.push(err42);
 errors++;
 }
 }
-else {
-const err43 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.discoveryUrl !== undefined){
+let data20 = data16.discoveryUrl;
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err43 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -988,11 +989,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data15.scopes !== undefined){
-let data20 = data15.scopes;
-if(Array.isArray(data20)){
-if(data20.length > 20){
-const err44 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+else {
+const err44 = {instancePath:instancePath+"/oidc/discoveryUrl",schemaPath:"#/properties/oidc/properties/discoveryUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1001,12 +999,12 @@ vErrors.push(err44);
 }
 errors++;
 }
-const len0 = data20.length;
-for(let i0=0; i0<len0; i0++){
-let data21 = data20[i0];
-if(typeof data21 === "string"){
-if(func1(data21) > 100){
-const err45 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+}
+if(data16.scopes !== undefined){
+let data21 = data16.scopes;
+if(Array.isArray(data21)){
+if(data21.length > 20){
+const err45 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1015,9 +1013,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data21.length;
+for(let i0=0; i0<len0; i0++){
+let data22 = data21[i0];
+if(typeof data22 === "string"){
+if(func1(data22) > 100){
+const err46 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1027,9 +1028,8 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
 else {
-const err47 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err47 = {instancePath:instancePath+"/oidc/scopes/" + i0,schemaPath:"#/properties/oidc/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1041,7 +1041,7 @@ errors++;
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err48 = {instancePath:instancePath+"/oidc/scopes",schemaPath:"#/properties/oidc/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1051,12 +1051,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.attributeMapping !== undefined){
-let data22 = data.attributeMapping;
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-for(const key3 in data22){
-if(!(((((key3 === "email") || (key3 === "firstName")) || (key3 === "lastName")) || (key3 === "groups")) || (key3 === "department"))){
-const err49 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+else {
+const err49 = {instancePath:instancePath+"/oidc",schemaPath:"#/properties/oidc/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1066,11 +1063,12 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data22.email !== undefined){
-let data23 = data22.email;
-if(typeof data23 === "string"){
-if(func1(data23) > 256){
-const err50 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(data.attributeMapping !== undefined){
+let data23 = data.attributeMapping;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+for(const key3 in data23){
+if(!(((((key3 === "email") || (key3 === "firstName")) || (key3 === "lastName")) || (key3 === "groups")) || (key3 === "department"))){
+const err50 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1080,8 +1078,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.email !== undefined){
+let data24 = data23.email;
+if(typeof data24 === "string"){
+if(func1(data24) > 256){
+const err51 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1091,11 +1092,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data22.firstName !== undefined){
-let data24 = data22.firstName;
-if(typeof data24 === "string"){
-if(func1(data24) > 256){
-const err52 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+else {
+const err52 = {instancePath:instancePath+"/attributeMapping/email",schemaPath:"#/$defs/AttributeMapping/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1105,8 +1103,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-else {
-const err53 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.firstName !== undefined){
+let data25 = data23.firstName;
+if(typeof data25 === "string"){
+if(func1(data25) > 256){
+const err53 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1116,11 +1117,8 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data22.lastName !== undefined){
-let data25 = data22.lastName;
-if(typeof data25 === "string"){
-if(func1(data25) > 256){
-const err54 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+else {
+const err54 = {instancePath:instancePath+"/attributeMapping/firstName",schemaPath:"#/$defs/AttributeMapping/properties/firstName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1130,8 +1128,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.lastName !== undefined){
+let data26 = data23.lastName;
+if(typeof data26 === "string"){
+if(func1(data26) > 256){
+const err55 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1141,11 +1142,8 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data22.groups !== undefined){
-let data26 = data22.groups;
-if(typeof data26 === "string"){
-if(func1(data26) > 256){
-const err56 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+else {
+const err56 = {instancePath:instancePath+"/attributeMapping/lastName",schemaPath:"#/$defs/AttributeMapping/properties/lastName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1155,8 +1153,11 @@ vErrors.push(err56);
 errors++;
 }
 }
-else {
-const err57 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.groups !== undefined){
+let data27 = data23.groups;
+if(typeof data27 === "string"){
+if(func1(data27) > 256){
+const err57 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1166,11 +1167,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data22.department !== undefined){
-let data27 = data22.department;
-if(typeof data27 === "string"){
-if(func1(data27) > 256){
-const err58 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+else {
+const err58 = {instancePath:instancePath+"/attributeMapping/groups",schemaPath:"#/$defs/AttributeMapping/properties/groups/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1180,8 +1178,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.department !== undefined){
+let data28 = data23.department;
+if(typeof data28 === "string"){
+if(func1(data28) > 256){
+const err59 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1191,9 +1192,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-}
 else {
-const err60 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err60 = {instancePath:instancePath+"/attributeMapping/department",schemaPath:"#/$defs/AttributeMapping/properties/department/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1203,11 +1203,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data.roleMapping !== undefined){
-let data28 = data.roleMapping;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(Object.keys(data28).length > 200){
-const err61 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
+}
+else {
+const err61 = {instancePath:instancePath+"/attributeMapping",schemaPath:"#/$defs/AttributeMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1216,11 +1214,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-for(const key4 in data28){
-let data29 = data28[key4];
-if(typeof data29 === "string"){
-if(!pattern7.test(data29)){
-const err62 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{0,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{0,63}$"+"\""};
+}
+if(data.roleMapping !== undefined){
+let data29 = data.roleMapping;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(Object.keys(data29).length > 200){
+const err62 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/maxProperties",keyword:"maxProperties",params:{limit: 200},message:"must NOT have more than 200 properties"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1229,9 +1228,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key4 in data29){
+let data30 = data29[key4];
+if(typeof data30 === "string"){
+if(!pattern7.test(data30)){
+const err63 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{0,63}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1241,9 +1242,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-}
 else {
-const err64 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err64 = {instancePath:instancePath+"/roleMapping/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/RoleMapping/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1255,12 +1255,24 @@ errors++;
 }
 }
 else {
-const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err65 = {instancePath:instancePath+"/roleMapping",schemaPath:"#/$defs/RoleMapping/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err65];
 }
 else {
 vErrors.push(err65);
+}
+errors++;
+}
+}
+}
+else {
+const err66 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
 }
 errors++;
 }

@@ -4,11 +4,17 @@
  * library node-saml itself verifies with) the way real providers sign: an enveloped, exclusive-c14n
  * signature of the Assertion placed after its Issuer, then one of the Response. Hostile tests start
  * from these and break one thing each (test/helpers/saml-xsw.ts for signature wrapping).
+ *
+ * Encrypted assertions are made as real providers make them: the Assertion is signed, then encrypted
+ * with xml-encryption (the library node-saml decrypts with) to the service provider's encryption
+ * certificate, wrapped in saml:EncryptedAssertion (xenc:EncryptedData, its KeyInfo holding the
+ * xenc:EncryptedKey), and only then is the Response signed.
  */
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
+import { encrypt, type EncryptionAlgorithm, type KeyEncryptionAlgorithm } from 'xml-encryption';
 
 export interface SamlKeys {
   certificatePem: string;
@@ -62,6 +68,74 @@ export interface SamlResponseOptions {
   /** The Response's top-level StatusCode (Success unless given) and a second-level one. */
   statusCode?: string;
   subStatusCode?: string;
+}
+
+/** How an IdP encrypts the Assertion: to whose certificate, with which content and key transport algorithms. */
+export interface AssertionEncryption {
+  /** The service provider's encryption certificate (PEM), as its metadata publishes it. */
+  certificatePem: string;
+  /** Content encryption; AES-256-GCM unless given. */
+  algorithm?: EncryptionAlgorithm;
+  /** Key transport; RSA-OAEP unless given. */
+  keyTransport?: KeyEncryptionAlgorithm;
+}
+
+export const CONTENT_ENCRYPTION = {
+  'aes128-gcm': 'http://www.w3.org/2009/xmlenc11#aes128-gcm',
+  'aes256-gcm': 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+  'aes128-cbc': 'http://www.w3.org/2001/04/xmlenc#aes128-cbc',
+  'aes256-cbc': 'http://www.w3.org/2001/04/xmlenc#aes256-cbc',
+} as const satisfies Record<string, EncryptionAlgorithm>;
+
+function encryptXml(content: string, encryption: AssertionEncryption): Promise<string> {
+  return new Promise((resolve, reject) =>
+    encrypt(
+      content,
+      {
+        rsa_pub: encryption.certificatePem,
+        pem: encryption.certificatePem,
+        encryptionAlgorithm: encryption.algorithm ?? CONTENT_ENCRYPTION['aes256-gcm'],
+        keyEncryptionAlgorithm: encryption.keyTransport ?? 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p',
+        warnInsecureAlgorithm: false,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    ),
+  );
+}
+
+/** A serialized element as the EncryptedAssertion that carries it, encrypted. */
+export async function encryptedAssertion(assertionXml: string, encryption: AssertionEncryption): Promise<string> {
+  const data = await encryptXml(assertionXml, encryption);
+  return `<saml:EncryptedAssertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">${data}</saml:EncryptedAssertion>`;
+}
+
+/**
+ * Replaces every outermost `<saml:Assertion>…</saml:Assertion>` of a (possibly tampered) response
+ * document by its EncryptedAssertion, by text, so that whatever was done to the Assertion ends up
+ * inside the encrypted payload and the rest of the document stays byte for byte what it was. A
+ * Response signature made before no longer verifies.
+ */
+export async function encryptAssertions(responseXml: string, encryption: AssertionEncryption): Promise<string> {
+  const tags = /<saml:Assertion[\s>]|<\/saml:Assertion>/g;
+  const spans: [number, number][] = [];
+  let depth = 0;
+  let start = 0;
+  for (let match = tags.exec(responseXml); match; match = tags.exec(responseXml)) {
+    if (match[0].startsWith('</')) {
+      depth -= 1;
+      if (depth === 0) spans.push([start, match.index + match[0].length]);
+    } else {
+      if (depth === 0) start = match.index;
+      depth += 1;
+    }
+  }
+  let out = '';
+  let at = 0;
+  for (const [from, to] of spans) {
+    out += responseXml.slice(at, from) + (await encryptedAssertion(responseXml.slice(from, to), encryption));
+    at = to;
+  }
+  return out + responseXml.slice(at);
 }
 
 const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -133,6 +207,16 @@ export class TestSamlIdp {
       nameIdFormat: EMAIL_FORMAT,
       ...overrides,
     };
+  }
+
+  /** The Response with its signed Assertion encrypted as `encryption` says, the Response signed after (unless `signResponse: false`). */
+  async encryptedResponseXml(options: SamlResponseOptions, encryption: AssertionEncryption): Promise<string> {
+    const response = await encryptAssertions(this.responseXml({ ...options, signResponse: false }), encryption);
+    return options.signResponse === false ? response : sign(response, 'Response', options.keys ?? this.keys, options);
+  }
+
+  async encryptedResponse(options: SamlResponseOptions, encryption: AssertionEncryption): Promise<string> {
+    return Buffer.from(await this.encryptedResponseXml(options, encryption)).toString('base64');
   }
 
   responseXml(options: SamlResponseOptions): string {

@@ -74,6 +74,27 @@ export async function samlTenant(
   };
 }
 
+/** The certificates (PEM) of SP metadata's KeyDescriptors of `use`, in document order. */
+export function publishedCertificates(xml: string, use: 'signing' | 'encryption'): string[] {
+  const descriptors = [...xml.matchAll(/<KeyDescriptor use="(\w+)">([\s\S]*?)<\/KeyDescriptor>/g)].filter((m) => m[1] === use);
+  return descriptors.map((m) => {
+    const base64 = /<ds:X509Certificate>([^<]+)</.exec(m[2]!)![1]!.replace(/\s+/g, '');
+    return `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+  });
+}
+
+/** The tenant's SP metadata (`GET /saml/metadata/{tenant}`). */
+export async function spMetadataOf(tenant: Pick<SamlTenant, 'server' | 'tenantId'>): Promise<string> {
+  return (await fetch(`${tenant.server.baseUrl}/saml/metadata/${tenant.tenantId}`)).text();
+}
+
+/** The encryption certificate the tenant's SP metadata publishes: what a provider encrypts assertions to. */
+export async function spEncryptionCertificate(tenant: Pick<SamlTenant, 'server' | 'tenantId'>): Promise<string> {
+  const [certificate] = publishedCertificates(await spMetadataOf(tenant), 'encryption');
+  if (!certificate) throw new Error(`the SP metadata of ${tenant.tenantId} publishes no encryption certificate`);
+  return certificate;
+}
+
 /** The `sf_signin` value a login response sets (the binding of the sign-in to the browser), or null. */
 function signInCookie(response: { headers: Headers }): string | null {
   for (const line of response.headers.getSetCookie()) {

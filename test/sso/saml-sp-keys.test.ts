@@ -8,26 +8,15 @@
 import { X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { TestSamlIdp } from '../helpers/saml-idp.ts';
-import { samlTenant, type SamlTenant } from './saml-fixtures.ts';
+import { publishedCertificates, samlTenant, spMetadataOf } from './saml-fixtures.ts';
 import { adminToken } from './sso-fixtures.ts';
-
-/** The certificates (PEM) of the metadata's KeyDescriptors of `use`, in document order. */
-function published(xml: string, use: 'signing' | 'encryption'): string[] {
-  const descriptors = [...xml.matchAll(/<KeyDescriptor use="(\w+)">([\s\S]*?)<\/KeyDescriptor>/g)].filter((m) => m[1] === use);
-  return descriptors.map((m) => {
-    const base64 = /<ds:X509Certificate>([^<]+)</.exec(m[2]!)![1]!.replace(/\s+/g, '');
-    return `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
-  });
-}
-
-const metadataOf = async (acme: SamlTenant) => (await fetch(`${acme.server.baseUrl}/saml/metadata/${acme.tenantId}`)).text();
 
 t.test('the SP metadata publishes a signing and an encryption certificate and says AuthnRequestsSigned', async (t) => {
   const acme = await samlTenant(t, await TestSamlIdp.create('keys-idp'), 'keys-meta');
-  const xml = await metadataOf(acme);
+  const xml = await spMetadataOf(acme);
   t.match(xml, /AuthnRequestsSigned="true"/);
-  const [signing, ...moreSigning] = published(xml, 'signing');
-  const [encryption, ...moreEncryption] = published(xml, 'encryption');
+  const [signing, ...moreSigning] = publishedCertificates(xml, 'signing');
+  const [encryption, ...moreEncryption] = publishedCertificates(xml, 'encryption');
   t.same([moreSigning, moreEncryption], [[], []], 'one of each before any rotation');
   t.ok(signing && encryption);
   t.not(
@@ -36,8 +25,12 @@ t.test('the SP metadata publishes a signing and an encryption certificate and sa
     'two key pairs',
   );
   t.ok(new X509Certificate(signing!).verify(new X509Certificate(signing!).publicKey), 'a valid self-signed certificate');
-  const again = await metadataOf(acme);
-  t.same([published(again, 'signing'), published(again, 'encryption')], [[signing], [encryption]], 'the keys are made once');
+  const again = await spMetadataOf(acme);
+  t.same(
+    [publishedCertificates(again, 'signing'), publishedCertificates(again, 'encryption')],
+    [[signing], [encryption]],
+    'the keys are made once',
+  );
 
   const token = await adminToken(acme.server);
   const list = await acme.server.api.get(`/api/v1/admin/tenants/${acme.tenantId}/saml-keys`, { token, expect: 200 });
@@ -62,7 +55,7 @@ t.test(
   'AuthnRequests are signed (RSA-SHA256, redirect binding) and the provider verifies them with the published certificate',
   async (t) => {
     const acme = await samlTenant(t, await TestSamlIdp.create('sign-idp'), 'keys-sign');
-    const [signing] = published(await metadataOf(acme), 'signing');
+    const [signing] = publishedCertificates(await spMetadataOf(acme), 'signing');
     const login = await acme.startLogin('/somewhere');
     const url = new URL(login.location);
     t.equal(url.searchParams.get('SigAlg'), 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
@@ -70,7 +63,7 @@ t.test(
     t.ok(TestSamlIdp.verifyRedirectSignature(login.location, signing!), 'the signature verifies with the published signing certificate');
     const tampered = login.location.replace(/RelayState=[^&]+/, 'RelayState=forged');
     t.notOk(TestSamlIdp.verifyRedirectSignature(tampered, signing!), 'a changed query does not verify');
-    const [encryption] = published(await metadataOf(acme), 'encryption');
+    const [encryption] = publishedCertificates(await spMetadataOf(acme), 'encryption');
     t.notOk(TestSamlIdp.verifyRedirectSignature(login.location, encryption!), 'nor does another key');
 
     // The signed request still completes a sign-in.
@@ -89,10 +82,10 @@ t.test('a tenant may switch signing off: no signature, no AuthnRequestsSigned', 
     expect: 200,
   });
   t.equal(put.body.saml.signAuthnRequests, false);
-  const xml = await metadataOf(acme);
+  const xml = await spMetadataOf(acme);
   t.notMatch(xml, /AuthnRequestsSigned="true"/);
-  t.same(published(xml, 'signing'), [], 'no signing certificate published');
-  t.equal(published(xml, 'encryption').length, 1, 'the encryption certificate is still published');
+  t.same(publishedCertificates(xml, 'signing'), [], 'no signing certificate published');
+  t.equal(publishedCertificates(xml, 'encryption').length, 1, 'the encryption certificate is still published');
   const login = await acme.startLogin();
   const url = new URL(login.location);
   t.equal(url.searchParams.get('SigAlg'), null);
@@ -107,9 +100,9 @@ t.test('a tenant may switch signing off: no signature, no AuthnRequestsSigned', 
 
 t.test('rotation publishes old and new signing keys, signs with the new; the old retires after its grace period', async (t) => {
   const acme = await samlTenant(t, await TestSamlIdp.create('rotate-idp'), 'keys-rotate');
-  const before = await metadataOf(acme);
-  const [oldSigning] = published(before, 'signing');
-  const [oldEncryption] = published(before, 'encryption');
+  const before = await spMetadataOf(acme);
+  const [oldSigning] = publishedCertificates(before, 'signing');
+  const [oldEncryption] = publishedCertificates(before, 'encryption');
   const token = await adminToken(acme.server);
   const rotated = await acme.server.api.post(`/api/v1/admin/tenants/${acme.tenantId}/saml-keys/rotate`, { token, expect: 200 });
   const data = rotated.body.data as { use: string; certificate: string; retiresAt: string | null }[];
@@ -126,12 +119,12 @@ t.test('rotation publishes old and new signing keys, signs with the new; the old
   const graceDays = (Date.parse(data[1]!.retiresAt!) - Date.now()) / 86_400_000;
   t.ok(graceDays > 6.9 && graceDays <= 7, `a seven-day grace period (${graceDays})`);
 
-  const after = await metadataOf(acme);
-  const signing = published(after, 'signing');
+  const after = await spMetadataOf(acme);
+  const signing = publishedCertificates(after, 'signing');
   t.equal(signing.length, 2, 'old and new signing certificates published');
   t.equal(signing[1], oldSigning, 'the old one beside the new');
   t.not(signing[0], oldSigning);
-  const [newEncryption] = published(after, 'encryption');
+  const [newEncryption] = publishedCertificates(after, 'encryption');
   t.not(newEncryption, oldEncryption, 'the new encryption certificate is published');
 
   const login = await acme.startLogin();
@@ -145,7 +138,7 @@ t.test('rotation publishes old and new signing keys, signs with the new; the old
     .where('tenant_id', '=', acme.tenantId)
     .where('retires_at', 'is not', null)
     .execute();
-  t.same(published(await metadataOf(acme), 'signing'), [signing[0]], 'the old signing certificate retired');
+  t.same(publishedCertificates(await spMetadataOf(acme), 'signing'), [signing[0]], 'the old signing certificate retired');
   const list = await acme.server.api.get(`/api/v1/admin/tenants/${acme.tenantId}/saml-keys`, { token, expect: 200 });
   t.equal(list.body.data.length, 2);
 

@@ -40,15 +40,20 @@ export function toIdentityProvider(row: IdentityProviderRow, secrets: SecretBox)
     updatedAt: row.updated_at,
   };
   if (row.protocol === 'saml') {
-    const saml = row.settings as Omit<SamlSettings, 'allowIdpInitiated' | 'signAuthnRequests'> &
-      Partial<Pick<SamlSettings, 'allowIdpInitiated' | 'signAuthnRequests'>>;
+    type Defaulted = 'allowIdpInitiated' | 'signAuthnRequests' | 'requireEncryptedAssertions';
+    const saml = row.settings as Omit<SamlSettings, Defaulted> & Partial<Pick<SamlSettings, Defaulted>>;
     const metadataRefresh = saml.metadataUrl
       ? { lastSuccessAt: row.metadata_fetched_at, lastAttemptAt: row.metadata_attempted_at, lastError: row.metadata_error }
       : null;
     return {
       ...common,
       protocol: 'saml',
-      saml: { ...saml, allowIdpInitiated: saml.allowIdpInitiated ?? false, signAuthnRequests: saml.signAuthnRequests ?? true },
+      saml: {
+        ...saml,
+        allowIdpInitiated: saml.allowIdpInitiated ?? false,
+        signAuthnRequests: saml.signAuthnRequests ?? true,
+        requireEncryptedAssertions: saml.requireEncryptedAssertions ?? false,
+      },
       metadataRefresh,
     };
   }

@@ -45,6 +45,8 @@ interface IdentityProviderInput {
   allowIdpInitiated?: boolean;
   /** SAML: sign AuthnRequests with the tenant's SP key; true unless said. */
   signAuthnRequests?: boolean;
+  /** SAML: refuse assertions that are not encrypted; false unless said. */
+  requireEncryptedAssertions?: boolean;
   oidc?: { issuer: string; clientId: string; clientSecret?: string; discoveryUrl?: string; scopes?: string[] };
   attributeMapping?: Partial<AttributeMapping>;
   roleMapping?: RoleMapping;
@@ -108,6 +110,9 @@ export class IdentityProvidersService {
     if (input.signAuthnRequests !== undefined) {
       throw validationFailed([{ field: ['signAuthnRequests'], message: 'applies to SAML only' }]);
     }
+    if (input.requireEncryptedAssertions !== undefined) {
+      throw validationFailed([{ field: ['requireEncryptedAssertions'], message: 'applies to SAML only' }]);
+    }
     const allow = this.options.allowInsecureIdp;
     const issuer = checkProviderUrl(input.oidc.issuer, ['oidc', 'issuer'], allow);
     const settings: OidcSettings = {
@@ -162,6 +167,7 @@ export class IdentityProvidersService {
     }
     const allowIdpInitiated = input.allowIdpInitiated ?? false;
     const signAuthnRequests = input.signAuthnRequests ?? true;
+    const requireEncryptedAssertions = input.requireEncryptedAssertions ?? false;
     // The checklist requires the assertion's own signature; a configuration that waives it is refused.
     if (input.saml?.signedAssertions === false) {
       throw validationFailed([{ field: ['saml', 'signedAssertions'], message: 'must be true: every assertion must be signed' }]);
@@ -182,6 +188,7 @@ export class IdentityProvidersService {
         metadataUrl: null,
         allowIdpInitiated,
         signAuthnRequests,
+        requireEncryptedAssertions,
       };
     }
     const metadataUrl = input.metadataUrl ? checkProviderUrl(input.metadataUrl, ['metadataUrl'], allow) : null;
@@ -193,6 +200,7 @@ export class IdentityProvidersService {
       metadataUrl,
       allowIdpInitiated,
       signAuthnRequests,
+      requireEncryptedAssertions,
     };
   }
 }

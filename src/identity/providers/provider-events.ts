@@ -84,6 +84,7 @@ const sampleProvider: IdentityProvider = {
     metadataUrl: null,
     allowIdpInitiated: false,
     signAuthnRequests: true,
+    requireEncryptedAssertions: false,
   },
   metadataRefresh: null,
   attributeMapping: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },

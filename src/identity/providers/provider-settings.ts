@@ -32,6 +32,11 @@ export interface SamlSettings {
    * refuses signed requests; true for settings stored before (providers that do not know the key ignore it).
    */
   signAuthnRequests: boolean;
+  /**
+   * Whether only an EncryptedAssertion (to the tenant's SP encryption key) signs anybody in; a plain
+   * assertion is refused. False unless the tenant turned it on; false for settings stored before.
+   */
+  requireEncryptedAssertions: boolean;
 }
 
 export interface OidcSettings {

@@ -15,7 +15,14 @@
  * - every SignatureMethod and DigestMethod is SHA-256 or stronger (SHA-1 refused);
  * - the NameID has the configured format;
  * - the Assertion's Issuer, and the Response's when it has one, is the tenant's provider;
- * - no EncryptedAssertion (not supported: the service provider publishes no encryption key);
+ * - an EncryptedAssertion (decision 210) is decrypted here, with each of the tenant's published
+ *   encryption keys in turn (a rotation's grace period has two): content AES-GCM or AES-CBC, the key
+ *   transported with RSA-OAEP (RSA 1.5, the Bleichenbacher-prone one, is refused before any key is
+ *   used); the plaintext must be exactly one Assertion element with no DOCTYPE, comment or processing
+ *   instruction, and it takes the EncryptedAssertion's place for every check here, so "exactly one
+ *   Assertion" and all the rows below hold of what was encrypted. node-saml is then handed the
+ *   response as it came, with the one key that decrypted it, and decrypts the same bytes again;
+ * - a tenant that requires encryption refuses a plain Assertion;
  * - the Response's StatusCode is Success: a provider that says no (Responder, AuthnFailed) may still
  *   send a validly signed assertion, which must not sign anybody in;
  * - the bearer SubjectConfirmationData's NotBefore and NotOnOrAfter hold now (with the clock skew):
@@ -33,6 +40,17 @@ const DS = 'http://www.w3.org/2000/09/xmldsig#';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+const XENC = 'http://www.w3.org/2001/04/xmlenc#';
+
+/** Content encryption algorithms xml-encryption decrypts that are accepted (no Triple DES). */
+const CONTENT_ALGORITHMS = new Set([
+  'http://www.w3.org/2009/xmlenc11#aes128-gcm',
+  'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+  'http://www.w3.org/2001/04/xmlenc#aes128-cbc',
+  'http://www.w3.org/2001/04/xmlenc#aes256-cbc',
+]);
+/** Key transport: RSA-OAEP only; RSA 1.5 (PKCS#1 v1.5) is the padding oracle of Bleichenbacher's attack. */
+const KEY_TRANSPORT = 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p';
 
 /** A signed SAML response nests about ten levels; anything much deeper is not one. */
 const MAX_XML_DEPTH = 64;
@@ -71,6 +89,10 @@ interface SamlExpectations {
   idpEntityId: string;
   nameIdFormat: string;
   signedResponses: boolean;
+  /** Refuse an Assertion that did not come encrypted. */
+  requireEncryptedAssertions: boolean;
+  /** The private keys (PEM) of the tenant's published encryption certificates, newest first; read only for an EncryptedAssertion. */
+  decryptionKeys: () => Promise<readonly string[]>;
 }
 
 interface SamlResponseFacts {
@@ -86,6 +108,8 @@ interface SamlResponseFacts {
    * signature covers the Assertion alone, so removing a sibling leaves it intact.
    */
   forVerification: string;
+  /** The key that decrypted the EncryptedAssertion, for node-saml to decrypt it with; null for a plain Assertion. */
+  decryptionKey: string | null;
 }
 
 function childElements(parent: Element, ns: string, name: string): Element[] {
@@ -142,8 +166,8 @@ function checkTimeWindow(element: Element, what: string, now: Date, skewMs: numb
   if (!Number.isNaN(notOnOrAfter) && now.getTime() - skewMs >= notOnOrAfter) throw new SamlRejected(`the ${what} has expired`);
 }
 
-function parse(xml: string): Document {
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlRejected('a DOCTYPE or ENTITY declaration is not accepted');
+function parse(xml: string, what = 'response'): Document {
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlRejected(`a DOCTYPE or ENTITY declaration is not accepted (in the ${what})`);
   try {
     return new DOMParser({
       onError: (level, message) => {
@@ -151,8 +175,69 @@ function parse(xml: string): Document {
       },
     }).parseFromString(xml, 'text/xml');
   } catch (error) {
-    throw new SamlRejected(`the response is not well-formed XML (${(error as Error).message.split('\n')[0]})`);
+    // The parser's words quote the text; a decrypted payload's are left out (they could be anything).
+    const detail = what === 'response' ? ` (${(error as Error).message.split('\n')[0]})` : '';
+    throw new SamlRejected(`the ${what} is not well-formed XML${detail}`);
   }
+}
+
+function algorithmOf(method: Element | undefined): string {
+  return method?.getAttribute('Algorithm') ?? '(none)';
+}
+
+/**
+ * The EncryptedAssertion's shape and algorithms, checked before any key is used: one EncryptedData
+ * with one EncryptionMethod and one CipherValue, one EncryptedKey (in its KeyInfo or beside it)
+ * transported with RSA-OAEP. xml-encryption picks the first of each it finds, so more than one is refused.
+ */
+function checkEncryptedAssertion(encrypted: Element): void {
+  const data = childElements(encrypted, XENC, 'EncryptedData');
+  if (data.length !== 1) throw new SamlRejected(`the EncryptedAssertion must hold exactly one EncryptedData, found ${data.length}`);
+  const content = childElements(data[0]!, XENC, 'EncryptionMethod');
+  if (content.length !== 1) throw new SamlRejected('the EncryptedData must name exactly one EncryptionMethod');
+  if (!CONTENT_ALGORITHMS.has(algorithmOf(content[0]))) {
+    throw new SamlRejected(`content encryption algorithm ${algorithmOf(content[0])} is not accepted (AES-GCM or AES-CBC required)`);
+  }
+  const cipherValues = childElements(data[0]!, XENC, 'CipherData').flatMap((c) => childElements(c, XENC, 'CipherValue'));
+  if (cipherValues.length !== 1) throw new SamlRejected('the EncryptedData must hold exactly one CipherValue');
+  const keys = Array.from(encrypted.getElementsByTagNameNS(XENC, 'EncryptedKey'));
+  if (keys.length !== 1) throw new SamlRejected(`the EncryptedAssertion must carry exactly one EncryptedKey, found ${keys.length}`);
+  const transport = childElements(keys[0]!, XENC, 'EncryptionMethod');
+  if (transport.length !== 1 || algorithmOf(transport[0]) !== KEY_TRANSPORT) {
+    throw new SamlRejected(`key transport algorithm ${algorithmOf(transport[0])} is not accepted (RSA-OAEP required; RSA 1.5 is refused)`);
+  }
+}
+
+/**
+ * The plaintext of the EncryptedAssertion with the first of `keys` that opens it. The library's
+ * errors name key and padding failures; none of their words reach the refusal.
+ */
+async function decryptAssertion(encrypted: Element, keys: readonly string[]): Promise<{ plaintext: string; key: string }> {
+  const { decrypt } = await import('xml-encryption');
+  const xml = new XMLSerializer().serializeToString(encrypted);
+  for (const key of keys) {
+    const plaintext = await new Promise<string | null>((resolve) =>
+      decrypt(xml, { key, disallowDecryptionWithInsecureAlgorithm: true, warnInsecureAlgorithm: false }, (error, result) =>
+        resolve(error || typeof result !== 'string' ? null : result),
+      ),
+    );
+    if (plaintext !== null) return { plaintext, key };
+  }
+  throw new SamlRejected("the EncryptedAssertion does not decrypt with this tenant's service provider keys");
+}
+
+/** The decrypted payload as an Assertion element of `doc`, after the same XML checks as the response's. */
+function decryptedAssertion(plaintext: string, doc: Document): Element {
+  const what = 'decrypted assertion';
+  const payload = parse(plaintext, what);
+  const forbidden = findForbiddenNode(payload);
+  if (forbidden) throw new SamlRejected(`the ${what} contains ${forbidden}`);
+  const top = Array.from(payload.childNodes).filter((n) => n.nodeType !== 3 || (n.nodeValue ?? '').trim());
+  const element = payload.documentElement;
+  if (top.length !== 1 || !element || element.namespaceURI !== ASSERTION || element.localName !== 'Assertion') {
+    throw new SamlRejected('the EncryptedAssertion must decrypt to exactly one saml:Assertion element');
+  }
+  return doc.importNode(element, true);
 }
 
 function checkSignature(signed: Element, what: string): void {
@@ -186,7 +271,7 @@ function latest(dates: (string | null)[]): Date | null {
   return times.length ? new Date(Math.max(...times)) : null;
 }
 
-export function checkSamlResponse(samlResponse: string, expect: SamlExpectations): SamlResponseFacts {
+export async function checkSamlResponse(samlResponse: string, expect: SamlExpectations): Promise<SamlResponseFacts> {
   if (samlResponse.length > MAX_SAML_RESPONSE_BYTES * 1.4) throw new SamlRejected('the response is too large');
   if (!/^[A-Za-z0-9+/=\s]+$/.test(samlResponse)) throw new SamlRejected('SAMLResponse is not base64');
   const doc = parse(Buffer.from(samlResponse, 'base64').toString('utf8'));
@@ -196,9 +281,22 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
   if (!root || root.namespaceURI !== PROTOCOL || root.localName !== 'Response')
     throw new SamlRejected('the root element is not a SAML 2.0 Response');
   if (doc.getElementsByTagNameNS(PROTOCOL, 'Response').length !== 1) throw new SamlRejected('the document holds more than one Response');
-  if (doc.getElementsByTagNameNS(ASSERTION, 'EncryptedAssertion').length) throw new SamlRejected('encrypted assertions are not supported');
-  if (doc.getElementsByTagNameNS(ASSERTION, 'Assertion').length !== 1)
-    throw new SamlRejected('the document must hold exactly one Assertion');
+  const exactlyOne = 'the document must hold exactly one Assertion (plain or encrypted)';
+  const count = (d: Document) =>
+    d.getElementsByTagNameNS(ASSERTION, 'Assertion').length + d.getElementsByTagNameNS(ASSERTION, 'EncryptedAssertion').length;
+  if (count(doc) !== 1) throw new SamlRejected(exactlyOne);
+  const encrypted = childElements(root, ASSERTION, 'EncryptedAssertion')[0];
+  let decryptionKey: string | null = null;
+  if (encrypted) {
+    checkEncryptedAssertion(encrypted);
+    const opened = await decryptAssertion(encrypted, await expect.decryptionKeys());
+    decryptionKey = opened.key;
+    // From here on the checks read the decrypted Assertion where the encrypted one stood.
+    root.replaceChild(decryptedAssertion(opened.plaintext, doc), encrypted);
+    if (count(doc) !== 1) throw new SamlRejected(exactlyOne);
+  } else if (expect.requireEncryptedAssertions) {
+    throw new SamlRejected('this tenant accepts encrypted assertions only, and the Assertion is not encrypted');
+  }
   const assertion = only(root, ASSERTION, 'Assertion', 'Assertion in the Response');
   checkStatus(root);
 
@@ -236,6 +334,8 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
 
   const conditions = childElements(assertion, ASSERTION, 'Conditions')[0];
   const responseSignature = childElements(root, DS, 'Signature')[0];
+  // node-saml verifies what was sent: the EncryptedAssertion goes back in its place.
+  if (encrypted) root.replaceChild(encrypted, assertion);
   let forVerification = samlResponse;
   if (!expect.signedResponses && responseSignature) {
     root.removeChild(responseSignature);
@@ -246,5 +346,6 @@ export function checkSamlResponse(samlResponse: string, expect: SamlExpectations
     inResponseTo,
     notOnOrAfter: latest([data.getAttribute('NotOnOrAfter'), conditions?.getAttribute('NotOnOrAfter') ?? null]),
     forVerification,
+    decryptionKey,
   };
 }

@@ -10,8 +10,9 @@
  *   at most five minutes old), its relay state only a path on this server, its assertion id accepted
  *   once;
  * - every response first passes src/identity/saml/saml-response-guard.ts (the rows node-saml leaves
- *   out), then node-saml's signature, issuer, audience, time and InResponseTo checks, with the
- *   current and the backup certificate; then the assertion id is recorded (replay).
+ *   out, on the decrypted assertion when it came encrypted), then node-saml's signature, issuer,
+ *   audience, time and InResponseTo checks, with the current and the backup certificate (and the
+ *   decryption key the guard found); then the assertion id is recorded (replay).
  */
 import { randomBytes } from 'node:crypto';
 import type { MultiSamlStrategy, Profile, SamlConfig } from '@node-saml/passport-saml';
@@ -87,11 +88,10 @@ interface SamlRequestContext {
   cache: SsoRequestCache;
   /** The service provider's keys; requests are signed with them when the tenant signs requests. */
   keys?: TenantSpKeys;
-  /**
-   * Metadata only: node-saml publishes the encryption key when it is given a decryption key, and
-   * would then decrypt assertions; sign-ins do not accept encrypted assertions yet (issue 46 item 2).
-   */
+  /** Metadata: node-saml publishes the encryption certificate only when it is given a decryption key. */
   forMetadata?: boolean;
+  /** The callback of an EncryptedAssertion: the one key that decrypted it in the guard (decision 210). */
+  decryptionKey?: string;
 }
 
 export class SamlSignOn {
@@ -169,15 +169,21 @@ export class SamlSignOn {
     const { acsUrl } = serviceProviderOf(this.baseUrl, tenantId);
     if (typeof form.SAMLResponse !== 'string' || !form.SAMLResponse) throw new SamlRejected('the form has no SAMLResponse');
     const relayState = typeof form.RelayState === 'string' ? form.RelayState : null;
-    const facts = checkSamlResponse(form.SAMLResponse, {
+    const facts = await checkSamlResponse(form.SAMLResponse, {
       acsUrl,
       now: new Date(),
       clockSkewMs: CLOCK_SKEW_MS,
       idpEntityId: provider.saml.entityId,
       nameIdFormat: provider.saml.nameIdFormat,
       signedResponses: provider.saml.signedResponses,
+      requireEncryptedAssertions: provider.saml.requireEncryptedAssertions,
+      decryptionKeys: async () => (await requireSpKeys(this.db, this.secrets, tenantId)).decryptionKeys,
     });
-    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId) };
+    const saml: SamlRequestContext = {
+      provider,
+      cache: new SsoRequestCache(this.db, tenantId),
+      ...(facts.decryptionKey ? { decryptionKey: facts.decryptionKey } : {}),
+    };
     let outcome;
     try {
       outcome = await runStrategy<Profile>(await this.strategy(), {
@@ -269,7 +275,7 @@ export class SamlSignOn {
 
   /** `ifPresent`: passport-saml's own value, from the module loaded with the strategy. */
   private optionsFor(
-    { provider, requestId, cache, keys, forMetadata }: SamlRequestContext,
+    { provider, requestId, cache, keys, forMetadata, decryptionKey }: SamlRequestContext,
     ifPresent: SamlConfig['validateInResponseTo'],
   ): SamlConfig {
     const saml: SamlSettings = provider.saml;
@@ -297,6 +303,7 @@ export class SamlSignOn {
       // HTTP-Redirect binding: node-saml adds SigAlg (rsa-sha256) and Signature to the query.
       ...(keys && saml.signAuthnRequests ? { privateKey: keys.signingKey } : {}),
       ...(forMetadata && keys ? { decryptionPvk: keys.decryptionKeys[0]! } : {}),
+      ...(decryptionKey ? { decryptionPvk: decryptionKey } : {}),
     };
   }
 

@@ -34,6 +34,7 @@ export function toIdentityProvider(provider: IdentityProvider, baseUrl: string):
         metadataUrl: saml.metadataUrl,
         allowIdpInitiated: saml.allowIdpInitiated,
         signAuthnRequests: saml.signAuthnRequests,
+        requireEncryptedAssertions: saml.requireEncryptedAssertions,
       },
       serviceProvider: serviceProviderOf(baseUrl, provider.tenantId),
       // Only a provider configured by metadata URL is refreshed: the others have nothing to show.
