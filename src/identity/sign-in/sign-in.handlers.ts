@@ -115,6 +115,19 @@ export function signInHandlers(
     samlCallback: async (request, reply) =>
       finishSignIn(reply, await saml.callback(request.params.tenantId, request.body, bindingOf(request.raw))),
 
+    samlSingleLogoutRedirect: async (request, reply) => {
+      const rawQuery = request.url.split('?')[1] ?? '';
+      const { location } = await saml.singleLogout(request.params.tenantId, 'redirect', request.query, rawQuery);
+      reply.header('Cache-Control', 'no-store');
+      return reply.redirect(location, 302);
+    },
+
+    samlSingleLogoutPost: async (request, reply) => {
+      const { location } = await saml.singleLogout(request.params.tenantId, 'post', request.body, '');
+      reply.header('Cache-Control', 'no-store');
+      return reply.redirect(location, 302);
+    },
+
     samlMetadata: async (request, reply) =>
       reply.type('application/samlmetadata+xml; charset=utf-8').send(await saml.metadata(request.params.tenantId)),
 
