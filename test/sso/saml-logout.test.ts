@@ -37,7 +37,9 @@ const postForm = (url: string, fields: Record<string, string>) =>
 /** What the provider checks of a LogoutResponse the SP sent back on the redirect binding. */
 async function verifyLogoutResponse(t: Test, acme: SamlTenant, location: string, inResponseTo: string, relayState: string) {
   t.ok(location.startsWith(`${acme.idp.sloUrl}?SAMLResponse=`), 'to the provider’s single logout URL, with a LogoutResponse');
-  const certificates = TestSamlIdp.spSigningCertificates(await (await fetch(`${acme.server.baseUrl}/saml/metadata/${acme.tenantId}`)).text());
+  const certificates = TestSamlIdp.spSigningCertificates(
+    await (await fetch(`${acme.server.baseUrl}/saml/metadata/${acme.tenantId}`)).text(),
+  );
   t.ok(certificates.length > 0, 'the SP metadata publishes its signing certificate');
   t.ok(
     certificates.some((certificate) => TestSamlIdp.verifyRedirectSignature(location, certificate)),
@@ -105,9 +107,12 @@ t.test('SP-initiated: logout ends the session here, then a signed LogoutRequest;
   );
   t.equal(forged.status, 400, 'a LogoutResponse signed by another key is refused');
   t.match(await forged.json(), { code: 'SAML_LOGOUT_REJECTED', detail: /signature/ });
-  const unknown = await fetch(idp.redirectUrl(slo, idp.logoutResponseXml({ destination: slo, inResponseTo: '_nothing-sent' }), relayState), {
-    redirect: 'manual',
-  });
+  const unknown = await fetch(
+    idp.redirectUrl(slo, idp.logoutResponseXml({ destination: slo, inResponseTo: '_nothing-sent' }), relayState),
+    {
+      redirect: 'manual',
+    },
+  );
   t.equal(unknown.status, 400, 'a LogoutResponse to a request never sent is refused');
   t.match(await unknown.json(), { detail: /InResponseTo/ });
 
@@ -188,7 +193,8 @@ t.test('hostile LogoutRequests are refused with their reason and end nothing', a
   const foreign = await makeSamlKeys('foreign');
   const request = (overrides: Partial<Parameters<TestSamlIdp['logoutRequestXml']>[0]> = {}) =>
     idp.logoutRequestXml({ destination: slo, nameId, ...overrides });
-  const viaRedirect = (message: string, signing?: LogoutSigning) => fetch(idp.redirectUrl(slo, message, 'rs', signing), { redirect: 'manual' });
+  const viaRedirect = (message: string, signing?: LogoutSigning) =>
+    fetch(idp.redirectUrl(slo, message, 'rs', signing), { redirect: 'manual' });
   const viaPost = (message: string, signing?: LogoutSigning) => postForm(slo, { SAMLRequest: idp.postMessage(message, signing) });
   const replayed = samlId();
   t.equal((await viaRedirect(request({ id: replayed, nameId: 'nobody@slo-bad.example' }))).status, 302, 'a first use of an id');

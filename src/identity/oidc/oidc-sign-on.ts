@@ -44,7 +44,7 @@ export function redirectUriOf(baseUrl: string, tenantId: string): string {
 }
 
 /** Where a provider's end-session endpoint sends the browser back: this service's root, the same for every tenant. */
-export function postLogoutRedirectUriOf(baseUrl: string): string {
+function postLogoutRedirectUriOf(baseUrl: string): string {
   return `${baseUrl}/`;
 }
 
@@ -198,7 +198,11 @@ export class OidcSignOn {
    * discovery document has an `end_session_endpoint`: with `client_id`, the sign-in's ID token as
    * `id_token_hint` and `post_logout_redirect_uri` `{base}/` (the one URI to register for every tenant).
    */
-  async endSessionUrl(session: { tenant_id: string; idp_subject: string | null; idp_id_token_sealed: string | null }): Promise<string | null> {
+  async endSessionUrl(session: {
+    tenant_id: string;
+    idp_subject: string | null;
+    idp_id_token_sealed: string | null;
+  }): Promise<string | null> {
     const provider = await readIdentityProvider(this.db, this.secrets, session.tenant_id);
     if (provider?.protocol !== 'oidc') return null;
     const configuration = await this.configuration(provider);

@@ -130,7 +130,8 @@ export function checkLogoutMessage(
   const issuer = issuers.length === 1 ? (issuers[0]!.textContent ?? '').trim() : null;
   if (issuer !== expected.idpEntityId) throw new SamlLogoutRejected(`the Issuer is not the provider's entity id (${expected.idpEntityId})`);
   const destination = root.getAttribute('Destination');
-  if (destination !== expected.sloUrl) throw new SamlLogoutRejected(`the Destination is not this tenant's single logout URL (${expected.sloUrl})`);
+  if (destination !== expected.sloUrl)
+    throw new SamlLogoutRejected(`the Destination is not this tenant's single logout URL (${expected.sloUrl})`);
 
   const now = expected.now.getTime();
   const issueInstant = Date.parse(root.getAttribute('IssueInstant') ?? '');
@@ -185,24 +186,28 @@ function parse(xml: string): Document {
 
 function children(parent: Element, namespace: string, localName: string): Element[] {
   return Array.from(parent.childNodes).filter(
-    (node): node is Element => node.nodeType === 1 && (node as Element).namespaceURI === namespace && (node as Element).localName === localName,
+    (node): node is Element =>
+      node.nodeType === 1 && (node as Element).namespaceURI === namespace && (node as Element).localName === localName,
   );
 }
 
 /** The POST binding: one signature, a child of the root, referencing the root, with strong algorithms. */
 function checkEnvelopedSignature(root: Element, id: string, kind: LogoutMessageKind): void {
   const signatures = children(root, DS, 'Signature');
-  if (signatures.length !== 1) throw new SamlLogoutRejected(`the ${kind} must carry exactly one signature of its own, found ${signatures.length}`);
+  if (signatures.length !== 1)
+    throw new SamlLogoutRejected(`the ${kind} must carry exactly one signature of its own, found ${signatures.length}`);
   const references = Array.from(signatures[0]!.getElementsByTagNameNS(DS, 'Reference'));
   if (references.length !== 1 || references[0]!.getAttribute('URI') !== `#${id}`) {
     throw new SamlLogoutRejected(`the ${kind}'s signature does not reference the ${kind} itself`);
   }
   for (const method of Array.from(root.getElementsByTagNameNS(DS, 'SignatureMethod'))) {
     const algorithm = method.getAttribute('Algorithm') ?? '';
-    if (!STRONG_SIGNATURES.has(algorithm)) throw new SamlLogoutRejected(`signature algorithm ${algorithm} is not accepted (SHA-256 or stronger required)`);
+    if (!STRONG_SIGNATURES.has(algorithm))
+      throw new SamlLogoutRejected(`signature algorithm ${algorithm} is not accepted (SHA-256 or stronger required)`);
   }
   for (const method of Array.from(root.getElementsByTagNameNS(DS, 'DigestMethod'))) {
     const algorithm = method.getAttribute('Algorithm') ?? '';
-    if (!STRONG_DIGESTS.has(algorithm)) throw new SamlLogoutRejected(`digest algorithm ${algorithm} is not accepted (SHA-256 or stronger required)`);
+    if (!STRONG_DIGESTS.has(algorithm))
+      throw new SamlLogoutRejected(`digest algorithm ${algorithm} is not accepted (SHA-256 or stronger required)`);
   }
 }

@@ -54,7 +54,7 @@ interface SamlServiceProvider {
 }
 
 /** The tenant's SingleLogoutService (both bindings), published in its SP metadata. */
-export function singleLogoutUrlOf(baseUrl: string, tenantId: string): string {
+function singleLogoutUrlOf(baseUrl: string, tenantId: string): string {
   return `${baseUrl}/auth/saml/${tenantId}/slo`;
 }
 
@@ -122,7 +122,7 @@ export class SamlSignOn {
    * the first SAML request, not compiled at every start: most servers sign nobody in with SAML.
    */
   private loaded?: Promise<MultiSamlStrategy>;
-  private samlClass?: Promise<typeof SAML>;
+  private nodeSaml?: Promise<typeof import('@node-saml/node-saml')>;
 
   constructor(
     private readonly db: Database,
@@ -139,9 +139,9 @@ export class SamlSignOn {
 
   /** node-saml itself, for single logout (passport-saml's strategy wraps it in passport's request flow). */
   private async samlFor(context: SamlRequestContext): Promise<SAML> {
-    this.samlClass ??= import('@node-saml/node-saml').then((module) => module.SAML);
-    const [Saml, { ValidateInResponseTo }] = await Promise.all([this.samlClass, import('@node-saml/node-saml')]);
-    return new Saml(this.optionsFor(context, ValidateInResponseTo.ifPresent) as ConstructorParameters<typeof SAML>[0]);
+    this.nodeSaml ??= import('@node-saml/node-saml');
+    const { SAML: Saml, ValidateInResponseTo } = await this.nodeSaml;
+    return new Saml(this.optionsFor(context, ValidateInResponseTo.ifPresent));
   }
 
   private newStrategy(Strategy: typeof MultiSamlStrategy, ifPresent: SamlConfig['validateInResponseTo']): MultiSamlStrategy {
@@ -281,7 +281,8 @@ export class SamlSignOn {
     const post = /<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-POST" Location="([^"]*)"\/>/;
     return xml.replace(
       post,
-      (element, location: string) => `<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${location}"/>${element}`,
+      (element, location: string) =>
+        `<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${location}"/>${element}`,
     );
   }
 

@@ -105,7 +105,10 @@ export function signInHandlers(
         if (session.auth_method === 'saml' && session.idp_subject) providerLogoutUrl = await saml.logoutUrl(session);
         else if (session.auth_method === 'oidc') providerLogoutUrl = await oidc.endSessionUrl(session);
       } catch (error) {
-        request.log.warn({ err: error, tenantId: session.tenant_id }, 'the provider logout URL could not be made; the session is ended here');
+        request.log.warn(
+          { err: error, tenantId: session.tenant_id },
+          'the provider logout URL could not be made; the session is ended here',
+        );
       }
       return { providerLogoutUrl };
     },

@@ -20,7 +20,12 @@ export function insertSsoRequest(db: Executor, row: Omit<NewSsoRequestsRow, 'exp
     .then(() => undefined);
 }
 
-export function findSsoRequest(db: Executor, tenantId: string, protocol: SsoRequestProtocol, id: string): Promise<SsoRequestRow | undefined> {
+export function findSsoRequest(
+  db: Executor,
+  tenantId: string,
+  protocol: SsoRequestProtocol,
+  id: string,
+): Promise<SsoRequestRow | undefined> {
   return db
     .selectFrom('sso_requests')
     .selectAll()
@@ -32,7 +37,12 @@ export function findSsoRequest(db: Executor, tenantId: string, protocol: SsoRequ
 }
 
 /** Deletes the request and returns it, so that of two callbacks with the same id only one proceeds. */
-export function takeSsoRequest(db: Executor, tenantId: string, protocol: SsoRequestProtocol, id: string): Promise<SsoRequestRow | undefined> {
+export function takeSsoRequest(
+  db: Executor,
+  tenantId: string,
+  protocol: SsoRequestProtocol,
+  id: string,
+): Promise<SsoRequestRow | undefined> {
   return db
     .deleteFrom('sso_requests')
     .where('id', '=', id)
