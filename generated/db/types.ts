@@ -416,6 +416,7 @@ export interface SessionsTable {
   auth_method: Generated<string>;
   idp_session_id: string | null;
   idp_subject: string | null;
+  idp_id_token_sealed: string | null;
 }
 
 /** A sessions row as selected. */
@@ -723,7 +724,7 @@ export const tableColumns = {
   rate_limit_windows: ['key', 'window_start', 'count'],
   saml_sp_keys: ['id', 'tenant_id', 'use', 'generation', 'certificate_pem', 'private_key_sealed', 'created_at', 'retires_at'],
   scim_tokens: ['id', 'tenant_id', 'token_sha256', 'created_at', 'last_used_at', 'revoked_at'],
-  sessions: ['id', 'user_id', 'tenant_id', 'token_sha256', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at', 'auth_method', 'idp_session_id', 'idp_subject'],
+  sessions: ['id', 'user_id', 'tenant_id', 'token_sha256', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at', 'auth_method', 'idp_session_id', 'idp_subject', 'idp_id_token_sealed'],
   sso_requests: ['id', 'tenant_id', 'protocol', 'return_to', 'relay_state', 'code_verifier', 'nonce', 'test', 'expires_at', 'browser_binding'],
   sso_seen_ids: ['tenant_id', 'kind', 'id', 'expires_at'],
   tags: ['id', 'name'],

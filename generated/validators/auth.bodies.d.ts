@@ -4,4 +4,5 @@ export declare const login_body: ValidateFunction;
 export declare const oidcBackchannelLogout_body: ValidateFunction;
 export declare const registerLocal_body: ValidateFunction;
 export declare const samlCallback_body: ValidateFunction;
+export declare const samlSingleLogoutPost_body: ValidateFunction;
 export declare const verifyEmail_body: ValidateFunction;

@@ -491,16 +491,123 @@ return errors === 0;
 }
 validate23.evaluated = {"props":{"SAMLResponse":true,"RelayState":true},"dynamicProps":false,"dynamicItems":false};
 
-export const verifyEmail_body = validate24;
-const schema38 = {"$ref":"#/$defs/VerifyEmailRequest","$defs":{"VerifyEmailRequest":{"description":"The code mailed to a new account's address.","type":"object","required":["email","code"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"The address registered."},"code":{"type":"string","pattern":"^\\s*[0-9]{8}\\s*$","description":"The 8 digits mailed to it."}},"example":{"email":"ada@acme.example","code":"04718265"}}},"$id":"verifyEmail_body"};
-const schema39 = {"description":"The code mailed to a new account's address.","type":"object","required":["email","code"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"The address registered."},"code":{"type":"string","pattern":"^\\s*[0-9]{8}\\s*$","description":"The 8 digits mailed to it."}},"example":{"email":"ada@acme.example","code":"04718265"}};
-const pattern5 = new RegExp("^\\s*[0-9]{8}\\s*$", "u");
+export const samlSingleLogoutPost_body = validate24;
+const schema38 = {"$ref":"#/$defs/SamlLogoutPost","$defs":{"SamlLogoutPost":{"description":"The form a SAML identity provider posts to the single logout service (HTTP-POST binding): one of the two messages.","type":"object","properties":{"SAMLRequest":{"type":"string","maxLength":100000,"description":"The base64 LogoutRequest."},"SAMLResponse":{"type":"string","maxLength":100000,"description":"The base64 LogoutResponse."},"RelayState":{"type":"string","maxLength":2048,"description":"The relay state."}}}},"$id":"samlSingleLogoutPost_body"};
+const schema39 = {"description":"The form a SAML identity provider posts to the single logout service (HTTP-POST binding): one of the two messages.","type":"object","properties":{"SAMLRequest":{"type":"string","maxLength":100000,"description":"The base64 LogoutRequest."},"SAMLResponse":{"type":"string","maxLength":100000,"description":"The base64 LogoutResponse."},"RelayState":{"type":"string","maxLength":2048,"description":"The relay state."}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="verifyEmail_body" */;
+/*# sourceURL="samlSingleLogoutPost_body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.SAMLRequest !== undefined){
+let data0 = data.SAMLRequest;
+if(typeof data0 === "string"){
+if(func1(data0) > 100000){
+const err0 = {instancePath:instancePath+"/SAMLRequest",schemaPath:"#/$defs/SamlLogoutPost/properties/SAMLRequest/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/SAMLRequest",schemaPath:"#/$defs/SamlLogoutPost/properties/SAMLRequest/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.SAMLResponse !== undefined){
+let data1 = data.SAMLResponse;
+if(typeof data1 === "string"){
+if(func1(data1) > 100000){
+const err2 = {instancePath:instancePath+"/SAMLResponse",schemaPath:"#/$defs/SamlLogoutPost/properties/SAMLResponse/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/SAMLResponse",schemaPath:"#/$defs/SamlLogoutPost/properties/SAMLResponse/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.RelayState !== undefined){
+let data2 = data.RelayState;
+if(typeof data2 === "string"){
+if(func1(data2) > 2048){
+const err4 = {instancePath:instancePath+"/RelayState",schemaPath:"#/$defs/SamlLogoutPost/properties/RelayState/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/RelayState",schemaPath:"#/$defs/SamlLogoutPost/properties/RelayState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/$defs/SamlLogoutPost/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":{"SAMLRequest":true,"SAMLResponse":true,"RelayState":true},"dynamicProps":false,"dynamicItems":false};
+
+export const verifyEmail_body = validate25;
+const schema40 = {"$ref":"#/$defs/VerifyEmailRequest","$defs":{"VerifyEmailRequest":{"description":"The code mailed to a new account's address.","type":"object","required":["email","code"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"The address registered."},"code":{"type":"string","pattern":"^\\s*[0-9]{8}\\s*$","description":"The 8 digits mailed to it."}},"example":{"email":"ada@acme.example","code":"04718265"}}},"$id":"verifyEmail_body"};
+const schema41 = {"description":"The code mailed to a new account's address.","type":"object","required":["email","code"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"The address registered."},"code":{"type":"string","pattern":"^\\s*[0-9]{8}\\s*$","description":"The 8 digits mailed to it."}},"example":{"email":"ada@acme.example","code":"04718265"}};
+const pattern5 = new RegExp("^\\s*[0-9]{8}\\s*$", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="verifyEmail_body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -601,7 +708,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -17,4 +17,8 @@ export declare const samlLogin_path: ValidateFunction;
 export declare const samlLogin_query: ValidateFunction;
 export declare const samlMetadata_path: ValidateFunction;
 export declare const samlMetadata_query: ValidateFunction;
+export declare const samlSingleLogoutPost_path: ValidateFunction;
+export declare const samlSingleLogoutPost_query: ValidateFunction;
+export declare const samlSingleLogoutRedirect_path: ValidateFunction;
+export declare const samlSingleLogoutRedirect_query: ValidateFunction;
 export declare const verifyEmail_query: ValidateFunction;

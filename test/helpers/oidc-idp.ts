@@ -56,8 +56,8 @@ export interface TestOidcProvider {
   clientId: string;
   clientSecret: string;
   addAccount(account: OidcAccount): void;
-  /** Registers the client's redirect and back-channel logout URIs (the provider restarts on the same port). */
-  setClient(options: { redirectUri: string; backchannelLogoutUri: string }): Promise<void>;
+  /** Registers the client's redirect, back-channel logout and post-logout redirect URIs (the provider restarts on the same port). */
+  setClient(options: ClientUris): Promise<void>;
   /** Signs `sub` in through the provider's login form; the Location back to the client (code and state), not followed. */
   signIn(authorizationUrl: string, sub: string, agent?: BrowserAgent): Promise<string>;
   /** Signs the agent's user out at the provider, which posts a logout token to the client; whether that was delivered. */
@@ -65,6 +65,12 @@ export interface TestOidcProvider {
   /** A logout token signed with the provider's key (or a foreign one), with claim overrides. */
   logoutToken(claims: Record<string, unknown>, options?: { omit?: string[]; sign?: 'provider' | 'foreign' }): Promise<string>;
   close(): Promise<void>;
+}
+
+interface ClientUris {
+  redirectUri: string;
+  backchannelLogoutUri: string;
+  postLogoutRedirectUris?: string[];
 }
 
 const action = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
@@ -84,7 +90,7 @@ export async function startOidcProvider(owner: { teardown(fn: () => Promise<void
   const clientId = 'schemaforge';
   const clientSecret = `secret-${Math.random().toString(36).slice(2)}-${Date.now()}`;
   let provider: Provider | undefined;
-  let client: { redirectUri: string; backchannelLogoutUri: string } | undefined;
+  let client: ClientUris | undefined;
 
   const configuration = (): Configuration => ({
     clients: client
@@ -93,7 +99,7 @@ export async function startOidcProvider(owner: { teardown(fn: () => Promise<void
             client_id: clientId,
             client_secret: clientSecret,
             redirect_uris: [client.redirectUri],
-            post_logout_redirect_uris: [],
+            post_logout_redirect_uris: client.postLogoutRedirectUris ?? [],
             backchannel_logout_uri: client.backchannelLogoutUri,
             backchannel_logout_session_required: true,
             grant_types: ['authorization_code'],

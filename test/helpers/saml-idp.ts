@@ -10,8 +10,8 @@
  * certificate, wrapped in saml:EncryptedAssertion (xenc:EncryptedData, its KeyInfo holding the
  * xenc:EncryptedKey), and only then is the Response signed.
  */
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
-import { inflateRawSync } from 'node:zlib';
+import { createPublicKey, randomBytes, sign as signBytes, verify } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
 import { encrypt, type EncryptionAlgorithm, type KeyEncryptionAlgorithm } from 'xml-encryption';
@@ -138,6 +138,34 @@ export async function encryptAssertions(responseXml: string, encryption: Asserti
   return out + responseXml.slice(at);
 }
 
+/** A LogoutRequest the provider sends (provider-initiated single logout); every field a test may override. */
+export interface LogoutRequestOptions {
+  /** The SP's single logout URL. */
+  destination: string;
+  nameId: string;
+  sessionIndex?: string;
+  issuer?: string;
+  id?: string;
+  issueInstant?: Date;
+  notOnOrAfter?: Date;
+}
+
+/** A LogoutResponse the provider answers an SP's LogoutRequest with. */
+export interface LogoutResponseOptions {
+  destination: string;
+  inResponseTo: string;
+  issuer?: string;
+  statusCode?: string;
+  issueInstant?: Date;
+}
+
+/** How a logout message is sent: which keys sign it (none: unsigned) and with which algorithm. */
+export interface LogoutSigning {
+  sign?: boolean;
+  keys?: SamlKeys;
+  algorithm?: 'sha256' | 'sha1';
+}
+
 const xml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 export const samlId = () => `_${randomBytes(16).toString('hex')}`;
 
@@ -147,6 +175,17 @@ function sign(document: string, target: 'Assertion' | 'Response', keys: SamlKeys
   signer.canonicalizationAlgorithm = 'http://www.w3.org/2001/10/xml-exc-c14n#';
   const element = target === 'Assertion' ? "//*[local-name(.)='Assertion']" : "/*[local-name(.)='Response']";
   signer.addReference({ xpath: element, transforms: TRANSFORMS, digestAlgorithm: ALGORITHMS[options.digestAlgorithm ?? 'sha256'].digest });
+  signer.computeSignature(document, { location: { reference: `${element}/*[local-name(.)='Issuer']`, action: 'after' } });
+  return signer.getSignedXml();
+}
+
+/** An enveloped signature of a logout message's root, after its Issuer (the POST binding). */
+function signRoot(document: string, root: 'LogoutRequest' | 'LogoutResponse', keys: SamlKeys, algorithm: 'sha256' | 'sha1'): string {
+  const signer = new SignedXml({ privateKey: keys.privateKeyPem, publicCert: keys.certificatePem });
+  signer.signatureAlgorithm = ALGORITHMS[algorithm].signature;
+  signer.canonicalizationAlgorithm = 'http://www.w3.org/2001/10/xml-exc-c14n#';
+  const element = `/*[local-name(.)='${root}']`;
+  signer.addReference({ xpath: element, transforms: TRANSFORMS, digestAlgorithm: ALGORITHMS[algorithm].digest });
   signer.computeSignature(document, { location: { reference: `${element}/*[local-name(.)='Issuer']`, action: 'after' } });
   return signer.getSignedXml();
 }
@@ -256,6 +295,51 @@ export class TestSamlIdp {
     return options.signResponse === false ? response : sign(response, 'Response', keys, options);
   }
 
+  logoutRequestXml(options: LogoutRequestOptions): string {
+    const now = new Date();
+    const notOnOrAfter = options.notOnOrAfter ?? new Date(now.getTime() + 5 * 60_000);
+    return [
+      `<samlp:LogoutRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${options.id ?? samlId()}" Version="2.0" IssueInstant="${(options.issueInstant ?? now).toISOString()}" NotOnOrAfter="${notOnOrAfter.toISOString()}" Destination="${xml(options.destination)}">`,
+      `<saml:Issuer>${xml(options.issuer ?? this.entityId)}</saml:Issuer>`,
+      `<saml:NameID Format="${EMAIL_FORMAT}">${xml(options.nameId)}</saml:NameID>`,
+      options.sessionIndex ? `<samlp:SessionIndex>${xml(options.sessionIndex)}</samlp:SessionIndex>` : '',
+      `</samlp:LogoutRequest>`,
+    ].join('');
+  }
+
+  logoutResponseXml(options: LogoutResponseOptions): string {
+    return [
+      `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${samlId()}" Version="2.0" IssueInstant="${(options.issueInstant ?? new Date()).toISOString()}" Destination="${xml(options.destination)}" InResponseTo="${xml(options.inResponseTo)}">`,
+      `<saml:Issuer>${xml(options.issuer ?? this.entityId)}</saml:Issuer>`,
+      `<samlp:Status><samlp:StatusCode Value="${xml(options.statusCode ?? 'urn:oasis:names:tc:SAML:2.0:status:Success')}"/></samlp:Status>`,
+      `</samlp:LogoutResponse>`,
+    ].join('');
+  }
+
+  /**
+   * A logout message on the HTTP-Redirect binding: `url` with the deflated message, RelayState and,
+   * unless `sign: false`, SigAlg and the Signature over `SAMLRequest|SAMLResponse=…&RelayState=…&SigAlg=…`.
+   */
+  redirectUrl(url: string, message: string, relayState?: string, signing: LogoutSigning = {}): string {
+    const parameter = /^<samlp:LogoutRequest/.test(message) ? 'SAMLRequest' : 'SAMLResponse';
+    const algorithm = signing.algorithm ?? 'sha256';
+    let query = `${parameter}=${encodeURIComponent(deflateRawSync(Buffer.from(message)).toString('base64'))}`;
+    if (relayState !== undefined) query += `&RelayState=${encodeURIComponent(relayState)}`;
+    if (signing.sign !== false) {
+      query += `&SigAlg=${encodeURIComponent(ALGORITHMS[algorithm].signature)}`;
+      const signature = signBytes(algorithm, Buffer.from(query), (signing.keys ?? this.keys).privateKeyPem).toString('base64');
+      query += `&Signature=${encodeURIComponent(signature)}`;
+    }
+    return `${url}?${query}`;
+  }
+
+  /** A logout message for the HTTP-POST binding: base64 of the message with an enveloped signature of its root (unless `sign: false`). */
+  postMessage(message: string, signing: LogoutSigning = {}): string {
+    const root = /^<samlp:LogoutRequest/.test(message) ? 'LogoutRequest' : 'LogoutResponse';
+    const signed = signing.sign === false ? message : signRoot(message, root, signing.keys ?? this.keys, signing.algorithm ?? 'sha256');
+    return Buffer.from(signed).toString('base64');
+  }
+
   response(options: SamlResponseOptions): string {
     return Buffer.from(this.responseXml(options)).toString('base64');
   }
@@ -273,12 +357,27 @@ export class TestSamlIdp {
         .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
     );
     if (decodeURIComponent(raw.get('SigAlg') ?? '') !== 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256') return false;
-    const signed = ['SAMLRequest', 'RelayState', 'SigAlg']
+    const signed = ['SAMLRequest', 'SAMLResponse', 'RelayState', 'SigAlg']
       .filter((name) => raw.has(name))
       .map((name) => `${name}=${raw.get(name)}`)
       .join('&');
     const signature = Buffer.from(decodeURIComponent(raw.get('Signature') ?? ''), 'base64');
     return verify('sha256', Buffer.from(signed), createPublicKey(certificatePem), signature);
+  }
+
+  /** The message (SAMLRequest or SAMLResponse) of an HTTP-Redirect binding URL, inflated, and its RelayState. */
+  static redirectMessage(location: string): { xml: string; relayState: string | null } {
+    const url = new URL(location);
+    const encoded = url.searchParams.get('SAMLRequest') ?? url.searchParams.get('SAMLResponse') ?? '';
+    return { xml: inflateRawSync(Buffer.from(encoded, 'base64')).toString('utf8'), relayState: url.searchParams.get('RelayState') };
+  }
+
+  /** The signing certificates (PEM) an SP publishes in its metadata, as a provider reads them. */
+  static spSigningCertificates(metadataXml: string): string[] {
+    return [...metadataXml.matchAll(/<KeyDescriptor use="signing">([\s\S]*?)<\/KeyDescriptor>/g)].map((descriptor) => {
+      const base64 = /<(?:ds:)?X509Certificate>([^<]+)</.exec(descriptor[1]!)![1]!.replace(/\s+/g, '');
+      return `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+    });
   }
 
   /** The AuthnRequest of an HTTP-Redirect binding URL (the Location our login endpoint answers). */

@@ -120,7 +120,22 @@ export interface paths {
          * @description Revokes the session (on every instance, from the next request on)
          *     and clears the cookie. For a single sign-on session whose provider
          *     offers it, `providerLogoutUrl` is where to send the browser to end
-         *     the provider's session too (SAML single logout, OIDC end session).
+         *     the provider's session too:
+         *
+         *     - SAML, when the provider has a SingleLogoutService (`sloUrl`): a
+         *       LogoutRequest naming the sign-in's NameID and SessionIndex
+         *       (HTTP-Redirect binding, signed with the tenant's SP signing key
+         *       like AuthnRequests). The provider answers with a LogoutResponse
+         *       to `/auth/saml/{tenantId}/slo`, which ends at `/`;
+         *     - OpenID Connect, when the discovery document has an
+         *       `end_session_endpoint`: that endpoint with `id_token_hint` (the
+         *       sign-in's ID token), `client_id` and `post_logout_redirect_uri`
+         *       `{base}/` (register it at the provider).
+         *
+         *     The session is ended here first, whatever the provider then does.
+         *     The answer is JSON, not a redirect: logout is a POST checked
+         *     against cross-site forgery, sent by a page's script, which then
+         *     navigates the browser to the URL.
          *     401 without a session; 403 for a cookie without a same-origin
          *     `Origin`.
          */
@@ -272,6 +287,58 @@ export interface paths {
         get: operations["samlLogin"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/{tenantId}/slo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * SAML single logout service (HTTP-Redirect binding)
+         * @description The service provider's SingleLogoutService, published in its
+         *     metadata. Takes either message of single logout, signed on the
+         *     query (`SigAlg` RSA-SHA256 or stronger and `Signature` over
+         *     `SAMLRequest|SAMLResponse=…&RelayState=…&SigAlg=…`) with the
+         *     provider's current or backup certificate:
+         *
+         *     - a **LogoutRequest** from the provider (provider-initiated logout):
+         *       its Issuer must be the provider's entity id, its Destination this
+         *       URL, its NotOnOrAfter not past, its IssueInstant within five
+         *       minutes, its ID not seen before. The tenant's sessions of its
+         *       NameID (and SessionIndex, when it names one) end on every instance
+         *       at once; 302 to the provider's SingleLogoutService with a
+         *       LogoutResponse (status Success), signed like AuthnRequests;
+         *     - a **LogoutResponse** to the LogoutRequest `POST /auth/logout` sent
+         *       (its `InResponseTo`, once; status Success; same Issuer and
+         *       Destination checks): 302 to `/` on this server.
+         *
+         *     400 `SAML_LOGOUT_REJECTED` with the reason for a message that fails
+         *     a check; nothing is ended. 404 when the tenant has no SAML provider.
+         */
+        get: operations["samlSingleLogoutRedirect"];
+        put?: never;
+        /**
+         * SAML single logout service (HTTP-POST binding)
+         * @description The same as the HTTP-Redirect binding, for a message posted by the
+         *     browser's form: the LogoutRequest or LogoutResponse (base64, not
+         *     deflated) must carry an enveloped XML signature of its root
+         *     (RSA-SHA256 or stronger) by the provider's current or backup
+         *     certificate. The answer is the same 302.
+         */
+        post: operations["samlSingleLogoutPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -519,6 +586,15 @@ export interface components {
             password: string;
             /** @description 3 to 50 letters, digits, `_`, `.` or `-`, unique in the tenant. */
             username: string;
+        };
+        /** @description The form a SAML identity provider posts to the single logout service (HTTP-POST binding): one of the two messages. */
+        SamlLogoutPost: {
+            /** @description The relay state. */
+            RelayState?: string;
+            /** @description The base64 LogoutRequest. */
+            SAMLRequest?: string;
+            /** @description The base64 LogoutResponse. */
+            SAMLResponse?: string;
         };
         /** @description The form a SAML identity provider posts to the assertion consumer URL (HTTP-POST binding). */
         SamlPost: {
@@ -769,6 +845,17 @@ export interface components {
                 /** @description The `returnTo` of the sign-in (a path on this server). */
                 Location?: string;
                 "Set-Cookie": components["headers"]["SessionCookie"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description After a provider's LogoutRequest, to the provider's SingleLogoutService with the LogoutResponse; after a provider's LogoutResponse, to `/` on this server. */
+        SingleLogoutRedirect: {
+            headers: {
+                /** @description `no-store`. */
+                "Cache-Control"?: string;
+                /** @description The provider's SingleLogoutService URL with `SAMLResponse` (and `SigAlg`, `Signature`, `RelayState`), or `/`. */
+                Location?: string;
                 [name: string]: unknown;
             };
             content?: never;
@@ -1464,6 +1551,92 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    samlSingleLogoutRedirect: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The relay state, returned as received.
+                 * @example sf_r_3k9XqL2p
+                 */
+                RelayState?: string;
+                /**
+                 * @description The provider's LogoutRequest, deflated and base64.
+                 * @example fZBBS8NAEIXvgv9h2Xuym6QVXZJCsQgBRW3Fg7dhMy0L7k7cmQ39+ZLWgxWRubxh3vveMC1DDJPblHyIr8hlO6sBmC06V+ihhLr+lkAJMSwEZHMSjk1TjCbdxRUaANLjmk7Ukq4OcMJkEnQW1HQkIUEnhBrNSB+RT5pRkn8LIORTtF0TUhgSGFxgBRRFJQSNyk0YMdXHKTzYhcVY8jsxMjDHs9w35fpvcUQuAmZaAhG/RZdvrNK5bsOCf8pF7+vAHyz0+49jkHG0iImO5WuTWrvqbWl6/Pbjrf8tWuVvK6dU94Zx+eu/wA
+                 */
+                SAMLRequest?: string;
+                /**
+                 * @description The provider's LogoutResponse, deflated and base64.
+                 * @example fZBBS8NAEIXvgv9h2Xuym6QVXZJCsQgBRW3Fg7dhMy0L7k7cmQ39+ZLWgxWRubxh3vveMC1DDJPblHyIr8hlO6sBmC06V+ihhLr+lkAJMSwEZHMSjk1TjCbdxRUaANLjmk7Ukq4OcMJkEnQW1HQkIUEnhBrNSB+RT5pRkn8LIORTtF0TUhgSGFxgBRRFJQSNyk0YMdXHKTzYhcVY8jsxMjDHs9w35fpvcUQuAmZaAhG/RZdvrNK5bsOCf8pF7+vAHyz0+49jkHG0iImO5WuTWrvqbWl6/Pbjrf8tWuVvK6dU94Zx+eu/wA
+                 */
+                SAMLResponse?: string;
+                /**
+                 * @description The signature algorithm.
+                 * @example http://www.w3.org/2001/04/xmldsig-more#rsa-sha256
+                 */
+                SigAlg?: string;
+                /**
+                 * @description The base64 signature.
+                 * @example dGhlIHNpZ25hdHVyZSBvdmVyIHRoZSBxdWVyeQ==
+                 */
+                Signature?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            302: components["responses"]["SingleLogoutRedirect"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    samlSingleLogoutPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "SAMLRequest": "PHNhbWxwOkxvZ291dFJlcXVlc3QgeG1sbnM6c2FtbHA9InVybjpvYXNpczpuYW1lczp0YzpTQU1MOjIuMDpwcm90b2NvbCIvPg==",
+                 *       "RelayState": "sf_r_3k9XqL2p"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["SamlLogoutPost"];
+            };
+        };
+        responses: {
+            302: components["responses"]["SingleLogoutRedirect"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };

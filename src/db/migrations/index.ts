@@ -24,6 +24,7 @@ import * as m0022 from './0022_tenant_webhooks.ts';
 import * as m0023 from './0023_saml_metadata_refresh.ts';
 import * as m0024 from './0024_portal.ts';
 import * as m0025 from './0025_saml_sp_keys.ts';
+import * as m0027 from './0027_single_logout.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_saml_metadata_refresh': m0023,
   '0024_portal': m0024,
   '0025_saml_sp_keys': m0025,
+  '0027_single_logout': m0027,
 };

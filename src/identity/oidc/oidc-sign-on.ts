@@ -4,7 +4,8 @@
  * instance may take the callback, and each usable once. Back-channel logout validates the signed
  * `logout_token` (signature by the provider's published keys, issuer, audience, `iat`, the
  * back-channel `events` claim, `sid` or `sub`, no `nonce`, its `jti` seen once) and revokes the
- * sessions it names.
+ * sessions it names. RP-initiated logout: the sign-in's ID token is kept sealed on the session, and
+ * logout sends the browser to the provider's end-session endpoint with it as `id_token_hint`.
  */
 import { jwtVerify, errors as joseErrors } from 'jose';
 import * as client from 'openid-client';
@@ -41,6 +42,14 @@ const logoutRefused = (reason: string) => new AppError('VALIDATION', `Back-chann
 export function redirectUriOf(baseUrl: string, tenantId: string): string {
   return `${baseUrl}/auth/oidc/${tenantId}/callback`;
 }
+
+/** Where a provider's end-session endpoint sends the browser back: this service's root, the same for every tenant. */
+function postLogoutRedirectUriOf(baseUrl: string): string {
+  return `${baseUrl}/`;
+}
+
+/** The sealed ID token of a session is bound to its tenant and subject: moved to another user's row, it does not open. */
+const idTokenContext = (tenantId: string, subject: string) => `oidc-id-token:${tenantId}:${subject}`;
 
 export function backchannelLogoutUriOf(baseUrl: string, tenantId: string): string {
   return `${baseUrl}/auth/oidc/${tenantId}/backchannel-logout`;
@@ -112,6 +121,7 @@ export class OidcSignOn {
     const currentUrl = new URL(`${redirectUriOf(this.baseUrl, tenantId)}?${query.toString()}`);
     let claims: client.IDToken;
     let accessToken: string;
+    let idToken: string;
     try {
       const tokens = await client.authorizationCodeGrant(configuration, currentUrl, {
         pkceCodeVerifier: request.code_verifier!,
@@ -121,6 +131,7 @@ export class OidcSignOn {
       });
       claims = tokens.claims()!;
       accessToken = tokens.access_token;
+      idToken = tokens.id_token!;
     } catch (cause) {
       throw new OidcRejected(`callback refused: ${describeFailure(cause)}`);
     }
@@ -138,6 +149,8 @@ export class OidcSignOn {
       subject: claims.sub,
       attributes,
       idpSessionId: typeof claims.sid === 'string' ? claims.sid : null,
+      // Not for a test sign-in, which opens no session to keep it on.
+      ...(request.test ? {} : { idTokenSealed: this.secrets.seal(idToken, idTokenContext(tenantId, claims.sub)) }),
     };
     return { provider, identity, test: request.test, returnTo: request.return_to };
   }
@@ -180,15 +193,29 @@ export class OidcSignOn {
     return revokeSessionsByProvider(this.db, tenantId, { ...(sid ? { sid } : {}), ...(sub ? { sub } : {}) });
   }
 
-  /** The provider's end-session URL for a session signed in through it, when the provider has one. */
-  async endSessionUrl(tenantId: string): Promise<string | null> {
-    const provider = await readIdentityProvider(this.db, this.secrets, tenantId);
+  /**
+   * The provider's end-session URL (RP-initiated logout) for a session signed in through it, when its
+   * discovery document has an `end_session_endpoint`: with `client_id`, the sign-in's ID token as
+   * `id_token_hint` and `post_logout_redirect_uri` `{base}/` (the one URI to register for every tenant).
+   */
+  async endSessionUrl(session: {
+    tenant_id: string;
+    idp_subject: string | null;
+    idp_id_token_sealed: string | null;
+  }): Promise<string | null> {
+    const provider = await readIdentityProvider(this.db, this.secrets, session.tenant_id);
     if (provider?.protocol !== 'oidc') return null;
-    const metadata = (await this.configuration(provider)).serverMetadata();
-    if (!metadata.end_session_endpoint) return null;
-    const url = new URL(metadata.end_session_endpoint);
-    url.searchParams.set('client_id', provider.oidc.clientId);
-    return url.toString();
+    const configuration = await this.configuration(provider);
+    if (!configuration.serverMetadata().end_session_endpoint) return null;
+    const parameters: Record<string, string> = { post_logout_redirect_uri: postLogoutRedirectUriOf(this.baseUrl) };
+    if (session.idp_id_token_sealed && session.idp_subject) {
+      try {
+        parameters.id_token_hint = this.secrets.open(session.idp_id_token_sealed, idTokenContext(session.tenant_id, session.idp_subject));
+      } catch {
+        // Sealed under a replaced SECRETS_KEY: the provider asks the user to confirm instead.
+      }
+    }
+    return client.buildEndSessionUrl(configuration, parameters).toString();
   }
 
   private async configuration(provider: OidcProvider): Promise<client.Configuration> {

@@ -12,11 +12,15 @@
  * - every response first passes src/identity/saml/saml-response-guard.ts (the rows node-saml leaves
  *   out, on the decrypted assertion when it came encrypted), then node-saml's signature, issuer,
  *   audience, time and InResponseTo checks, with the current and the backup certificate (and the
- *   decryption key the guard found); then the assertion id is recorded (replay).
+ *   decryption key the guard found); then the assertion id is recorded (replay);
+ * - single logout (decision 211): `logoutUrl` sends a signed LogoutRequest for a session being logged
+ *   out, its id kept in `sso_requests` (protocol `saml-logout`) for the LogoutResponse to name;
+ *   `singleLogout` takes the provider's LogoutRequest or LogoutResponse on either binding, checked
+ *   first by src/identity/saml/saml-logout-guard.ts, then by node-saml (signature, issuer, times).
  */
 import { randomBytes } from 'node:crypto';
 import type { MultiSamlStrategy, Profile, SamlConfig } from '@node-saml/passport-saml';
-import type { CacheProvider } from '@node-saml/node-saml';
+import type { CacheProvider, SAML } from '@node-saml/node-saml';
 import { runStrategy } from './run-strategy.ts';
 import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
@@ -27,6 +31,15 @@ import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
 import { invalidReturnTo, safeReturnTo } from '../sign-in/return-to.ts';
 import * as state from '../sign-in/sso-state.repository.ts';
+import { revokeSessionsByProvider } from '../sign-in/sessions.repository.ts';
+import {
+  checkLogoutMessage,
+  checkRedirectSignature,
+  logoutMessageOf,
+  MAX_LOGOUT_MESSAGE_AGE_MS,
+  SamlLogoutRejected,
+  type LogoutBinding,
+} from './saml-logout-guard.ts';
 import { checkSamlResponse, SamlRejected } from './saml-response-guard.ts';
 import { requireSpKeys, type TenantSpKeys } from './sp-keys.repository.ts';
 
@@ -41,6 +54,14 @@ interface SamlServiceProvider {
   acsUrl: string;
 }
 
+/** The tenant's SingleLogoutService (both bindings), published in its SP metadata. */
+function singleLogoutUrlOf(baseUrl: string, tenantId: string): string {
+  return `${baseUrl}/auth/saml/${tenantId}/slo`;
+}
+
+/** Where the browser lands once the provider confirmed a logout: a page of this server, never the message's choice. */
+const AFTER_LOGOUT = '/';
+
 export function serviceProviderOf(baseUrl: string, tenantId: string): SamlServiceProvider {
   return { entityId: `${baseUrl}/saml/metadata/${tenantId}`, acsUrl: `${baseUrl}/auth/saml/${tenantId}/callback` };
 }
@@ -52,6 +73,7 @@ class SsoRequestCache implements CacheProvider {
   constructor(
     private readonly db: Database,
     private readonly tenantId: string,
+    private readonly protocol: 'saml' | 'saml-logout' = 'saml',
   ) {}
 
   // The row is written by `loginUrl` before node-saml builds the request, with what only it knows.
@@ -68,7 +90,7 @@ class SsoRequestCache implements CacheProvider {
   async getAsync(key: string): Promise<string | null> {
     let lookup = this.found.get(key);
     if (!lookup) {
-      lookup = state.findSsoRequest(this.db, this.tenantId, 'saml', key);
+      lookup = state.findSsoRequest(this.db, this.tenantId, this.protocol, key);
       this.found.set(key, lookup);
     }
     const row = await lookup;
@@ -77,7 +99,7 @@ class SsoRequestCache implements CacheProvider {
 
   async removeAsync(key: string | null): Promise<string | null> {
     if (!key) return null;
-    this.consumed = await state.takeSsoRequest(this.db, this.tenantId, 'saml', key);
+    this.consumed = await state.takeSsoRequest(this.db, this.tenantId, this.protocol, key);
     return this.consumed ? key : null;
   }
 }
@@ -100,6 +122,7 @@ export class SamlSignOn {
    * the first SAML request, not compiled at every start: most servers sign nobody in with SAML.
    */
   private loaded?: Promise<MultiSamlStrategy>;
+  private nodeSaml?: Promise<typeof import('@node-saml/node-saml')>;
 
   constructor(
     private readonly db: Database,
@@ -112,6 +135,13 @@ export class SamlSignOn {
       this.newStrategy(MultiSamlStrategy, ValidateInResponseTo.ifPresent),
     );
     return this.loaded;
+  }
+
+  /** node-saml itself, for single logout (passport-saml's strategy wraps it in passport's request flow). */
+  private async samlFor(context: SamlRequestContext): Promise<SAML> {
+    this.nodeSaml ??= import('@node-saml/node-saml');
+    const { SAML: Saml, ValidateInResponseTo } = await this.nodeSaml;
+    return new Saml(this.optionsFor(context, ValidateInResponseTo.ifPresent));
   }
 
   private newStrategy(Strategy: typeof MultiSamlStrategy, ifPresent: SamlConfig['validateInResponseTo']): MultiSamlStrategy {
@@ -248,29 +278,119 @@ export class SamlSignOn {
     const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId), keys, forMetadata: true };
     const strategy = await this.strategy();
     const signingCerts = provider.saml.signAuthnRequests ? keys.signing.map((k) => k.certificate) : null;
-    return new Promise((resolve, reject) =>
+    const xml = await new Promise<string>((resolve, reject) =>
       strategy.generateServiceProviderMetadata({ saml } as never, keys.encryption[0]!.certificate, signingCerts, (error, xml) =>
         error ? reject(error) : resolve(xml!),
       ),
     );
+    // node-saml publishes the single logout service on the HTTP-POST binding only; it takes both.
+    const post = /<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-POST" Location="([^"]*)"\/>/;
+    return xml.replace(
+      post,
+      (element, location: string) =>
+        `<SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${location}"/>${element}`,
+    );
   }
 
-  /** The provider's single logout URL for a session signed in through SAML, when the provider has one. */
-  async logoutUrl(tenantId: string, nameId: string, sessionIndex: string | null): Promise<string | null> {
+  /**
+   * The provider's SingleLogoutService URL with a LogoutRequest for a session being logged out
+   * (HTTP-Redirect binding, signed like AuthnRequests), naming the sign-in's NameID and SessionIndex;
+   * null when the provider has no single logout URL. The request id is kept for the LogoutResponse.
+   */
+  async logoutUrl(session: { tenant_id: string; idp_subject: string | null; idp_session_id: string | null }): Promise<string | null> {
+    const tenantId = session.tenant_id;
     const provider = await readIdentityProvider(this.db, this.secrets, tenantId);
-    if (provider?.protocol !== 'saml' || !provider.saml.sloUrl) return null;
+    if (provider?.protocol !== 'saml' || !provider.saml.sloUrl || !session.idp_subject) return null;
+    const requestId = `_${randomBytes(20).toString('hex')}`;
+    const relayState = randomBytes(24).toString('base64url');
+    await state.insertSsoRequest(this.db, {
+      id: requestId,
+      tenant_id: tenantId,
+      protocol: 'saml-logout',
+      return_to: AFTER_LOGOUT,
+      relay_state: relayState,
+      code_verifier: null,
+      nonce: null,
+      test: false,
+      browser_binding: null,
+      ttlS: REQUEST_TTL_S,
+    });
     const keys = provider.saml.signAuthnRequests ? await requireSpKeys(this.db, this.secrets, tenantId) : undefined;
-    const saml: SamlRequestContext = { provider, cache: new SsoRequestCache(this.db, tenantId), keys };
+    const saml = await this.samlFor({ provider, requestId, cache: new SsoRequestCache(this.db, tenantId, 'saml-logout'), keys });
     const user = {
-      nameID: nameId,
-      nameIDFormat: provider.saml.nameIdFormat,
-      sessionIndex: sessionIndex ?? undefined,
       issuer: provider.saml.entityId,
+      nameID: session.idp_subject,
+      nameIDFormat: provider.saml.nameIdFormat,
+      ...(session.idp_session_id ? { sessionIndex: session.idp_session_id } : {}),
     };
-    const strategy = await this.strategy();
-    return new Promise((resolve, reject) =>
-      strategy.logout({ saml, user, query: {}, body: {} } as never, (error, url) => (error ? reject(error) : resolve(url ?? null))),
-    );
+    return saml.getLogoutUrlAsync(user, relayState, {});
+  }
+
+  /**
+   * A message from the provider at the tenant's SingleLogoutService, on either binding (`rawQuery`:
+   * the query string as received, for the redirect binding's signature). A LogoutRequest ends the
+   * sessions of its NameID (and SessionIndex) in the tenant and is answered with a LogoutResponse
+   * at the provider's single logout URL; a LogoutResponse must answer a LogoutRequest `logoutUrl`
+   * sent, and the browser goes home. Where to send the browser either way.
+   */
+  async singleLogout(
+    tenantId: string,
+    binding: LogoutBinding,
+    fields: { SAMLRequest?: unknown; SAMLResponse?: unknown; RelayState?: unknown; SigAlg?: unknown; Signature?: unknown },
+    rawQuery: string,
+  ): Promise<{ location: string; sessionsEnded: number }> {
+    const provider = await this.samlProvider(tenantId);
+    if (!provider.saml.sloUrl) throw new SamlLogoutRejected('the tenant’s provider has no single logout URL (sloUrl)');
+    const message = logoutMessageOf(fields);
+    const relayState = typeof fields.RelayState === 'string' && fields.RelayState ? fields.RelayState : null;
+    const now = new Date();
+    const facts = checkLogoutMessage(message, binding, {
+      sloUrl: singleLogoutUrlOf(this.baseUrl, tenantId),
+      idpEntityId: provider.saml.entityId,
+      certificates: provider.saml.certificates,
+      now,
+      clockSkewMs: CLOCK_SKEW_MS,
+    });
+    if (binding === 'redirect') checkRedirectSignature(rawQuery, message.kind, provider.saml.certificates);
+
+    const protocol = message.kind === 'LogoutRequest' ? 'saml' : 'saml-logout';
+    const keys = provider.saml.signAuthnRequests ? await requireSpKeys(this.db, this.secrets, tenantId) : undefined;
+    const saml = await this.samlFor({ provider, cache: new SsoRequestCache(this.db, tenantId, protocol), keys });
+    const container = { [message.kind === 'LogoutRequest' ? 'SAMLRequest' : 'SAMLResponse']: message.encoded };
+    if (typeof fields.SigAlg === 'string') container.SigAlg = fields.SigAlg;
+    if (typeof fields.Signature === 'string') container.Signature = fields.Signature;
+    if (relayState) container.RelayState = relayState;
+    let profile;
+    try {
+      if (binding === 'redirect') ({ profile } = await saml.validateRedirectAsync(container, rawQuery));
+      else if (message.kind === 'LogoutRequest') ({ profile } = await saml.validatePostRequestAsync(container));
+      else ({ profile } = await saml.validatePostResponseAsync(container));
+    } catch (error) {
+      // node-saml reports every refusal as an Error; none of them is the server's fault.
+      throw new SamlLogoutRejected((error as Error).message);
+    }
+
+    if (message.kind === 'LogoutResponse') {
+      const request = await state.takeSsoRequest(this.db, tenantId, 'saml-logout', facts.inResponseTo!);
+      if (!request) throw new SamlLogoutRejected('InResponseTo names no logout in progress (unknown, answered or expired)');
+      if (request.relay_state !== relayState) throw new SamlLogoutRejected('RelayState is not the one the LogoutRequest was sent with');
+      return { location: request.return_to, sessionsEnded: 0 };
+    }
+
+    if (!profile?.nameID) throw new SamlLogoutRejected('the LogoutRequest names no NameID');
+    const fresh = await state.rememberOnce(this.db, {
+      tenant_id: tenantId,
+      kind: 'saml-logout-request',
+      id: facts.id,
+      expires_at: new Date(facts.issueInstant.getTime() + MAX_LOGOUT_MESSAGE_AGE_MS + 2 * CLOCK_SKEW_MS),
+    });
+    if (!fresh) throw new SamlLogoutRejected(`LogoutRequest ${facts.id} was already acted on`);
+    const sessionsEnded = await revokeSessionsByProvider(this.db, tenantId, {
+      sub: profile.nameID,
+      ...(profile.sessionIndex ? { sid: profile.sessionIndex } : {}),
+    });
+    const location = await saml.getLogoutResponseUrlAsync(profile, relayState ?? '', {}, true);
+    return { location, sessionsEnded };
   }
 
   /** `ifPresent`: passport-saml's own value, from the module loaded with the strategy. */
@@ -300,6 +420,7 @@ export class SamlSignOn {
       signatureAlgorithm: 'sha256',
       digestAlgorithm: 'sha256',
       logoutUrl: saml.sloUrl ?? saml.ssoUrl,
+      logoutCallbackUrl: singleLogoutUrlOf(this.baseUrl, provider.tenantId),
       // HTTP-Redirect binding: node-saml adds SigAlg (rsa-sha256) and Signature to the query.
       ...(keys && saml.signAuthnRequests ? { privateKey: keys.signingKey } : {}),
       ...(forMetadata && keys ? { decryptionPvk: keys.decryptionKeys[0]! } : {}),

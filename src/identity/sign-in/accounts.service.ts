@@ -37,6 +37,8 @@ export interface ExternalIdentity {
   attributes: Record<string, unknown>;
   /** OIDC `sid`, SAML SessionIndex. */
   idpSessionId: string | null;
+  /** OIDC: the ID token, sealed, kept on the session for the end-session redirect's `id_token_hint`. */
+  idTokenSealed?: string;
 }
 
 /**
@@ -293,7 +295,13 @@ export class AccountsService {
       : await this.provision(tenantId, identity.protocol, mapped, providerRoles);
     return {
       user,
-      session: { roles: providerRoles, authMethod: identity.protocol, idpSessionId: identity.idpSessionId, idpSubject: identity.subject },
+      session: {
+        roles: providerRoles,
+        authMethod: identity.protocol,
+        idpSessionId: identity.idpSessionId,
+        idpSubject: identity.subject,
+        idpIdTokenSealed: identity.idTokenSealed ?? null,
+      },
     };
   }
 

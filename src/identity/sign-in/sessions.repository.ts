@@ -14,6 +14,7 @@ const LISTED = [
   'auth_method',
   'idp_session_id',
   'idp_subject',
+  'idp_id_token_sealed',
   'created_at',
   'expires_at',
   'last_seen_at',

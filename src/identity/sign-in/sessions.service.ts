@@ -40,6 +40,8 @@ export interface SessionOptions {
   idpSessionId?: string | null;
   /** The provider's subject (OIDC `sub`, SAML NameID). */
   idpSubject?: string | null;
+  /** The OIDC ID token sealed by src/identity/oidc/oidc-sign-on.ts, for the end-session `id_token_hint`. */
+  idpIdTokenSealed?: string | null;
 }
 
 const digestOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -75,6 +77,7 @@ export class SessionsService implements EpochedCredentialStore {
       auth_method: options.authMethod ?? 'api',
       idp_session_id: options.idpSessionId ?? null,
       idp_subject: options.idpSubject ?? null,
+      idp_id_token_sealed: options.idpIdTokenSealed ?? null,
       ttlSeconds: this.ttlSeconds,
     });
     return { record, token };

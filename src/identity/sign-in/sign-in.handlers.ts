@@ -96,15 +96,20 @@ export function signInHandlers(
       const sessionId = request.principal?.sessionId;
       if (!sessionId) throw noSession();
       const session = await sessions.get(sessionId);
-      let providerLogoutUrl: string | null = null;
-      if (session.auth_method === 'saml' && session.idp_subject) {
-        providerLogoutUrl = await saml.logoutUrl(session.tenant_id, session.idp_subject, session.idp_session_id);
-      } else if (session.auth_method === 'oidc') {
-        providerLogoutUrl = await oidc.endSessionUrl(session.tenant_id);
-      }
+      // Ended here first, whatever the provider then does (or fails to).
       await sessions.revoke(sessionId);
       replaceCookie(reply, clearedSessionCookieHeader(cookie));
       reply.header('Cache-Control', 'no-store');
+      let providerLogoutUrl: string | null = null;
+      try {
+        if (session.auth_method === 'saml' && session.idp_subject) providerLogoutUrl = await saml.logoutUrl(session);
+        else if (session.auth_method === 'oidc') providerLogoutUrl = await oidc.endSessionUrl(session);
+      } catch (error) {
+        request.log.warn(
+          { err: error, tenantId: session.tenant_id },
+          'the provider logout URL could not be made; the session is ended here',
+        );
+      }
       return { providerLogoutUrl };
     },
 
@@ -112,6 +117,19 @@ export function signInHandlers(
 
     samlCallback: async (request, reply) =>
       finishSignIn(reply, await saml.callback(request.params.tenantId, request.body, bindingOf(request.raw))),
+
+    samlSingleLogoutRedirect: async (request, reply) => {
+      const rawQuery = request.url.split('?')[1] ?? '';
+      const { location } = await saml.singleLogout(request.params.tenantId, 'redirect', request.query, rawQuery);
+      reply.header('Cache-Control', 'no-store');
+      return reply.redirect(location, 302);
+    },
+
+    samlSingleLogoutPost: async (request, reply) => {
+      const { location } = await saml.singleLogout(request.params.tenantId, 'post', request.body, '');
+      reply.header('Cache-Control', 'no-store');
+      return reply.redirect(location, 302);
+    },
 
     samlMetadata: async (request, reply) =>
       reply.type('application/samlmetadata+xml; charset=utf-8').send(await saml.metadata(request.params.tenantId)),

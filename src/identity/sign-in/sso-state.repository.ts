@@ -1,13 +1,15 @@
 /**
  * What single sign-on keeps between requests, in the database so that any instance may receive the
  * callback: sign-ins in flight (`sso_requests`: a SAML request id or an OIDC state, one use each) and
- * ids already accepted (`sso_seen_ids`: SAML assertion ids, OIDC logout token ids).
+ * ids already accepted (`sso_seen_ids`: SAML assertion and LogoutRequest ids, OIDC logout token ids).
  */
 import { sql } from 'kysely';
 import type { NewSsoRequestsRow, SsoRequestsRow } from '../../../generated/db/types.ts';
 import type { Executor } from '../../db/transaction.ts';
 
 export type SsoRequestRow = SsoRequestsRow;
+/** A sign-in in flight (`saml`, `oidc`), or a SAML LogoutRequest this service sent (`saml-logout`). */
+type SsoRequestProtocol = 'saml' | 'oidc' | 'saml-logout';
 
 export function insertSsoRequest(db: Executor, row: Omit<NewSsoRequestsRow, 'expires_at'> & { ttlS: number }): Promise<void> {
   const { ttlS, ...values } = row;
@@ -18,7 +20,12 @@ export function insertSsoRequest(db: Executor, row: Omit<NewSsoRequestsRow, 'exp
     .then(() => undefined);
 }
 
-export function findSsoRequest(db: Executor, tenantId: string, protocol: 'saml' | 'oidc', id: string): Promise<SsoRequestRow | undefined> {
+export function findSsoRequest(
+  db: Executor,
+  tenantId: string,
+  protocol: SsoRequestProtocol,
+  id: string,
+): Promise<SsoRequestRow | undefined> {
   return db
     .selectFrom('sso_requests')
     .selectAll()
@@ -30,7 +37,12 @@ export function findSsoRequest(db: Executor, tenantId: string, protocol: 'saml' 
 }
 
 /** Deletes the request and returns it, so that of two callbacks with the same id only one proceeds. */
-export function takeSsoRequest(db: Executor, tenantId: string, protocol: 'saml' | 'oidc', id: string): Promise<SsoRequestRow | undefined> {
+export function takeSsoRequest(
+  db: Executor,
+  tenantId: string,
+  protocol: SsoRequestProtocol,
+  id: string,
+): Promise<SsoRequestRow | undefined> {
   return db
     .deleteFrom('sso_requests')
     .where('id', '=', id)
@@ -44,7 +56,7 @@ export function takeSsoRequest(db: Executor, tenantId: string, protocol: 'saml' 
 /** Records an id as seen until `expiresAt`; false when it was seen already (a replay). */
 export async function rememberOnce(
   db: Executor,
-  entry: { tenant_id: string; kind: 'saml-assertion' | 'oidc-logout-token'; id: string; expires_at: Date },
+  entry: { tenant_id: string; kind: 'saml-assertion' | 'oidc-logout-token' | 'saml-logout-request'; id: string; expires_at: Date },
 ): Promise<boolean> {
   const inserted = await db
     .insertInto('sso_seen_ids')

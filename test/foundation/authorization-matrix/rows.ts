@@ -3,6 +3,7 @@
  * root field, each aimed at a resource of the world (./world.ts) and given the rule (./rules.ts) its
  * caller columns follow. Tenant-scoped administration appears twice: aimed at tenant A and at tenant B.
  */
+import { deflateRawSync } from 'node:zlib';
 import type { RecordingMail } from '../../sso/sso-fixtures.ts';
 import { mailedCode } from '../../sso/sso-fixtures.ts';
 import { multipart, ONE_PIXEL_PNG } from '../../catalog/fixtures.ts';
@@ -98,6 +99,10 @@ const graphql = (
 });
 
 const json = (body: unknown) => ({ body });
+/** A LogoutRequest no provider signed, for the single logout service. */
+const FORGED_LOGOUT_REQUEST = Buffer.from(
+  '<samlp:LogoutRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_forged" Version="2.0" IssueInstant="2026-01-01T00:00:00Z"><saml:Issuer>https://acme-idp.example/metadata</saml:Issuer><saml:NameID>dora@example.org</saml:NameID></samlp:LogoutRequest>',
+);
 const form = (fields: Record<string, string>) => ({
   raw: new URLSearchParams(fields).toString(),
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -270,6 +275,13 @@ export const REST_ROWS: RestRow[] = [
   rest('samlCallback', 'tenant A', 'providerAssertion', 302, (w) => ({
     path: '/auth/saml/acme/callback',
     ...form({ SAMLResponse: Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol"/>').toString('base64') }),
+  })),
+  rest('samlSingleLogoutRedirect', 'tenant A', 'providerLogoutMessage', 302, () => ({
+    path: `/auth/saml/acme/slo?SAMLRequest=${encodeURIComponent(deflateRawSync(FORGED_LOGOUT_REQUEST).toString('base64'))}`,
+  })),
+  rest('samlSingleLogoutPost', 'tenant A', 'providerLogoutMessage', 302, () => ({
+    path: '/auth/saml/acme/slo',
+    ...form({ SAMLRequest: Buffer.from(FORGED_LOGOUT_REQUEST).toString('base64') }),
   })),
   rest('samlMetadata', 'tenant A', 'public', 200, () => ({ path: '/saml/metadata/acme' })),
   rest('oidcLogin', 'tenant B', 'public', 302, () => ({ path: '/auth/oidc/globex/login' }), { mutates: true }),

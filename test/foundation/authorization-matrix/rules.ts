@@ -72,6 +72,10 @@ const RULES = {
     says: 'The identity provider’s signed logout token is the credential (a forged token: 400, as the back-channel specification says).',
     cells: [400, 400, 400, 400, 400, 400],
   },
+  providerLogoutMessage: {
+    says: 'The identity provider’s signed SAML LogoutRequest or LogoutResponse is the credential; the caller’s own counts for nothing (a forged or unsigned message: 400, nothing ended).',
+    cells: [400, 400, 400, 400, 400, 400],
+  },
   gqlSignedIn: {
     says: 'Any signed-in user; acts as the caller.',
     cells: ['UNAUTHORIZED', 'ok', 'ok', 'ok', 'ok', 'ok'],
