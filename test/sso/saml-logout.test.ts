@@ -229,7 +229,7 @@ t.test('hostile LogoutRequests are refused with their reason and end nothing', a
 });
 
 t.test(
-  'provider-initiated logout on one instance ends the sessions on both',
+  'provider- and SP-initiated logout on one instance end the sessions on both',
   { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): an in-memory PGlite cannot be shared by two instances' },
   async (t) => {
     const idp = await TestSamlIdp.create('slo-two-idp');
@@ -254,5 +254,19 @@ t.test(
     });
     t.equal(viaPost.status, 302, 'the POST binding on the second instance');
     t.equal(await sessionStatus(acme.server.baseUrl, posted), 401, 'ends the session the first instance opened');
+
+    // SP-initiated: logging out on the second instance ends the session on the first too, and
+    // still offers the provider's logout.
+    const third = await signIn(acme, 'two@slo-two.example');
+    t.equal(await sessionStatus(second.baseUrl, third), 200);
+    const out = await fetch(`${second.baseUrl}/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: `sf_session=${third}`, origin: acme.server.baseUrl },
+    });
+    t.equal(out.status, 200, 'logout on the second instance');
+    const { providerLogoutUrl } = (await out.json()) as { providerLogoutUrl: string | null };
+    t.ok(providerLogoutUrl?.startsWith(`${idp.sloUrl}?SAMLRequest=`), 'with the provider’s logout');
+    t.equal(await sessionStatus(acme.server.baseUrl, third), 401, 'the first instance refuses the session at once');
+    t.equal(await sessionStatus(second.baseUrl, third), 401, 'and the second');
   },
 );
