@@ -172,6 +172,7 @@ export interface IdentityProvidersTable {
   metadata_fetched_at: Date | null;
   metadata_attempted_at: Date | null;
   metadata_error: string | null;
+  last_test_sign_in: Json | null;
 }
 
 /** A identity_providers row as selected. */
@@ -710,7 +711,7 @@ export const tableColumns = {
   follows: ['follower_id', 'followee_id', 'created_at'],
   group_members: ['group_id', 'user_id', 'added_at'],
   groups: ['id', 'tenant_id', 'display_name', 'external_id', 'version', 'created_at', 'updated_at'],
-  identity_providers: ['tenant_id', 'protocol', 'settings', 'client_secret_enc', 'attribute_mapping', 'role_mapping', 'updated_at', 'metadata_fetched_at', 'metadata_attempted_at', 'metadata_error'],
+  identity_providers: ['tenant_id', 'protocol', 'settings', 'client_secret_enc', 'attribute_mapping', 'role_mapping', 'updated_at', 'metadata_fetched_at', 'metadata_attempted_at', 'metadata_error', 'last_test_sign_in'],
   order_items: ['order_id', 'position', 'product_id', 'name', 'quantity', 'unit_price', 'line_total'],
   orders: ['id', 'customer_id', 'status', 'total', 'currency', 'version', 'carrier', 'tracking_number', 'shipped_at', 'delivered_at', 'created_at', 'updated_at'],
   portal_links: ['id', 'tenant_id', 'intents', 'token_sha256', 'created_by', 'created_at', 'expires_at', 'used_at'],

@@ -13,6 +13,8 @@ export declare const getDomain_path: ValidateFunction;
 export declare const getDomain_query: ValidateFunction;
 export declare const getIdentityProvider_path: ValidateFunction;
 export declare const getIdentityProvider_query: ValidateFunction;
+export declare const getLastTestSignIn_path: ValidateFunction;
+export declare const getLastTestSignIn_query: ValidateFunction;
 export declare const getTenant_path: ValidateFunction;
 export declare const getTenant_query: ValidateFunction;
 export declare const issueScimToken_path: ValidateFunction;

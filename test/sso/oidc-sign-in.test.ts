@@ -155,6 +155,31 @@ t.test('test sign-in reports and signs nobody in; logout offers the provider’s
   t.equal(body.mapped.email, 'otto@globex.example');
   t.equal(sessionCookie(report), null);
   t.equal(await sessionCount(server), before, 'no session');
+  const kept = await server.api.get('/api/v1/admin/tenants/globex/identity-provider/test-sign-in', {
+    token: await adminToken(server),
+    expect: 200,
+  });
+  t.match(kept.body, { protocol: 'oidc', subject: 'u-1002', outcome: body.outcome, refusal: null }, 'kept as the latest test sign-in');
+  t.equal(kept.body.mapped.email, 'otto@globex.example');
+
+  // A test the provider refuses is kept too, with what refused it.
+  const refusedStart = await server.api.post('/api/v1/admin/tenants/globex/identity-provider/test-sign-in', {
+    token: await adminToken(server),
+    expect: 201,
+  });
+  const state = new URL(refusedStart.body.url).searchParams.get('state')!;
+  const denied = await fetch(
+    `${server.baseUrl}/auth/oidc/globex/callback?state=${state}&error=access_denied&error_description=user+cancelled`,
+    {
+      redirect: 'manual',
+    },
+  );
+  t.equal(denied.status, 401);
+  const refused = await server.api.get('/api/v1/admin/tenants/globex/identity-provider/test-sign-in', {
+    token: await adminToken(server),
+    expect: 200,
+  });
+  t.match(refused.body, { protocol: 'oidc', subject: null, mapped: null, outcome: 'refused', refusal: /access_denied \(user cancelled\)/ });
 
   const { response } = await signIn('u-1002');
   const out = await server.api.post('/auth/logout', { token: sessionCookie(response)!, expect: 200 });

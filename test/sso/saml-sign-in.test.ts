@@ -205,6 +205,35 @@ t.test('test sign-in reports what would happen and signs nobody in; single logou
     undefined,
     'no user',
   );
+  const lastTest = `/api/v1/admin/tenants/acme/identity-provider/test-sign-in`;
+  const kept = await acme.server.api.get(lastTest, { token, expect: 200 });
+  t.match(kept.body, { protocol: 'saml', subject: 'tess@acme.example', outcome: 'create-user', roles: ['ADMIN'], refusal: null }, 'kept');
+  t.same(kept.body.mapped.groups, ['admins', 'staff']);
+  t.ok(Date.now() - Date.parse(kept.body.at) < 60_000, 'with when');
+
+  // A refused answer to a test sign-in is kept with the check that refused it; a refused real
+  // sign-in is not a test and changes nothing.
+  const second = TestSamlIdp.parseRedirect((await acme.server.api.post(lastTest, { token, expect: 201 })).body.url);
+  const stranger = await TestSamlIdp.create('stranger-idp');
+  const forged = await fetch(acme.acsUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      SAMLResponse: stranger.response(acme.options('tess@acme.example', { inResponseTo: second.id, issuer: idp.entityId })),
+      RelayState: second.relayState!,
+    }),
+    redirect: 'manual',
+  });
+  t.equal(forged.status, 401);
+  const refused = await acme.server.api.get(lastTest, { token, expect: 200 });
+  t.match(
+    refused.body,
+    { protocol: 'saml', subject: null, mapped: null, outcome: 'refused', refusal: /signature/i },
+    'the refusal is kept',
+  );
+  const real = await acme.startLogin();
+  await acme.post(stranger.response(acme.options('tess@acme.example', { inResponseTo: real.id, issuer: idp.entityId })), real.relayState);
+  t.same((await acme.server.api.get(lastTest, { token, expect: 200 })).body, refused.body, 'a refused real sign-in records nothing');
 
   const login = await acme.startLogin();
   const signedIn = await acme.post(idp.response(acme.options('tess@acme.example', { inResponseTo: login.id })), login.relayState);

@@ -260,7 +260,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * What the latest test sign-in found
+         * @description The report of the tenant's latest test sign-in, whichever window ran
+         *     it: when, the subject and attributes the provider sent, how the
+         *     attribute mapping maps them, the roles, and what the sign-in would
+         *     do, or the reason it was refused (a check of the response or of the
+         *     account rules). A new test sign-in replaces it. 404 before the
+         *     first test sign-in, or when the tenant has no identity provider.
+         */
+        get: operations["getLastTestSignIn"];
         put?: never;
         /**
          * Start a test sign-in
@@ -675,6 +684,47 @@ export interface components {
              *     Shown only in this response.
              */
             token: string;
+        };
+        /** @description What a test sign-in found; nobody was signed in. */
+        LastTestSignIn: {
+            /**
+             * Format: date-time
+             * @description When the test sign-in came back.
+             */
+            at: string;
+            /** @description Everything the provider asserted, by name (empty when refused before it was read). */
+            attributes: {
+                [key: string]: unknown;
+            };
+            /** @description The user fields the attribute mapping makes of them; null when refused before it was read. */
+            mapped: null | {
+                /** @description Department. */
+                department: string | null;
+                /** @description E-mail address. */
+                email: string | null;
+                /** @description Given name. */
+                firstName: string | null;
+                /** @description Provider groups. */
+                groups: string[];
+                /** @description Family name. */
+                lastName: string | null;
+            };
+            /**
+             * @description What the sign-in would do to the user record.
+             * @enum {string}
+             */
+            outcome: "create-user" | "update-user" | "refused";
+            /**
+             * @description The provider's protocol.
+             * @enum {string}
+             */
+            protocol: "saml" | "oidc";
+            /** @description Why it was refused, in the words of the check that refused it. */
+            refusal: string | null;
+            /** @description The roles the session would hold (for a refusal, what the groups map to). */
+            roles: string[];
+            /** @description The NameID or `sub`; null when the response was refused before it was read. */
+            subject: string | null;
         };
         /**
          * @description Page metadata. For an empty result `totalElements` and `totalPages` are
@@ -1891,6 +1941,73 @@ export interface operations {
             413: components["responses"]["UnexpectedBodyTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLastTestSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest test sign-in's report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "at": "2026-03-02T10:04:12.000Z",
+                     *       "protocol": "saml",
+                     *       "subject": "ada@acme.example",
+                     *       "attributes": {
+                     *         "email": [
+                     *           "ada@acme.example"
+                     *         ],
+                     *         "givenName": [
+                     *           "Ada"
+                     *         ],
+                     *         "memberOf": [
+                     *           "engineering",
+                     *           "admins"
+                     *         ]
+                     *       },
+                     *       "mapped": {
+                     *         "email": "ada@acme.example",
+                     *         "firstName": "Ada",
+                     *         "lastName": null,
+                     *         "department": null,
+                     *         "groups": [
+                     *           "engineering",
+                     *           "admins"
+                     *         ]
+                     *       },
+                     *       "roles": [
+                     *         "ADMIN"
+                     *       ],
+                     *       "outcome": "create-user",
+                     *       "refusal": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LastTestSignIn"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -12,7 +12,7 @@ import * as client from 'openid-client';
 import type { Database } from '../../db/database.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
-import { readIdentityProvider, requireIdentityProvider } from '../providers/identity-providers.repository.ts';
+import { readIdentityProvider, recordTestSignIn, requireIdentityProvider } from '../providers/identity-providers.repository.ts';
 import type { IdentityProvider } from '../providers/provider-settings.ts';
 import { revokeSessionsByProvider } from '../sign-in/sessions.repository.ts';
 import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
@@ -109,6 +109,33 @@ export class OidcSignOn {
     if (!stateValue) throw new OidcRejected('callback refused: it has no state');
     const request = await state.takeSsoRequest(this.db, tenantId, 'oidc', stateValue);
     if (!request) throw new OidcRejected('callback refused: its state names no sign-in in progress (unknown, used or expired)');
+    try {
+      return await this.complete(provider, tenantId, query, browserCookie, request);
+    } catch (error) {
+      // A refused test sign-in is the tenant's latest test too: the portal shows what refused it.
+      if (error instanceof OidcRejected && request.test) {
+        await recordTestSignIn(this.db, tenantId, {
+          protocol: 'oidc',
+          subject: null,
+          attributes: {},
+          mapped: null,
+          roles: [],
+          outcome: 'refused',
+          refusal: error.message,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async complete(
+    provider: OidcProvider,
+    tenantId: string,
+    query: URLSearchParams,
+    browserCookie: string | null,
+    request: state.SsoRequestRow,
+  ): Promise<VerifiedSignIn> {
+    const stateValue = request.id;
     const error = query.get('error');
     if (error)
       throw new OidcRejected(

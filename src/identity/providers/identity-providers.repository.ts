@@ -97,3 +97,36 @@ export function upsertIdentityProvider(db: Executor, row: ProviderWrite, metadat
 export function deleteIdentityProvider(db: Executor, tenantId: string): Promise<IdentityProviderRow | undefined> {
   return db.deleteFrom('identity_providers').where('tenant_id', '=', tenantId).returningAll().executeTakeFirst();
 }
+
+/** What a test sign-in found (`last_test_sign_in`, migration 0029); the admin API's LastTestSignIn. */
+export interface TestSignInRecord {
+  at: string;
+  protocol: 'saml' | 'oidc';
+  /** Null when the response was refused before its subject was read. */
+  subject: string | null;
+  attributes: Record<string, unknown>;
+  mapped: { email: string | null; firstName: string | null; lastName: string | null; department: string | null; groups: string[] } | null;
+  roles: string[];
+  outcome: 'create-user' | 'update-user' | 'refused';
+  refusal: string | null;
+}
+
+/** Keeps `record` as the tenant's latest test sign-in (replacing the one before). */
+export async function recordTestSignIn(db: Executor, tenantId: string, record: Omit<TestSignInRecord, 'at'>): Promise<void> {
+  await db
+    .updateTable('identity_providers')
+    .set({ last_test_sign_in: JSON.stringify({ ...record, at: new Date().toISOString() }) })
+    .where('tenant_id', '=', tenantId)
+    .execute();
+}
+
+/** The tenant's latest test sign-in, or a 404 naming what is missing (the provider, or any test). */
+export async function requireLastTestSignIn(db: Executor, tenantId: string): Promise<TestSignInRecord> {
+  const row = await findIdentityProvider(db, tenantId);
+  if (!row) {
+    await requireTenant(db, tenantId);
+    throw identityProviderNotFound(tenantId);
+  }
+  if (!row.last_test_sign_in) throw notFound(`Tenant ${tenantId} has run no test sign-in yet`, 'TEST_SIGN_IN_NOT_FOUND');
+  return row.last_test_sign_in as TestSignInRecord;
+}

@@ -80,6 +80,11 @@ export class IdentityProvidersService {
     return repo.requireIdentityProvider(this.db, this.secrets, tenantId);
   }
 
+  /** What the tenant's latest test sign-in found (recorded by the sign-ins, whichever window ran it). */
+  lastTestSignIn(tenantId: string): Promise<repo.TestSignInRecord> {
+    return repo.requireLastTestSignIn(this.db, tenantId);
+  }
+
   async put(tenantId: string, input: IdentityProviderInput): Promise<IdentityProvider> {
     await requireTenant(this.db, tenantId);
     const existing = await this.find(tenantId);

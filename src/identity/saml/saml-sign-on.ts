@@ -25,7 +25,7 @@ import { runStrategy } from './run-strategy.ts';
 import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
-import { readIdentityProvider, requireIdentityProvider } from '../providers/identity-providers.repository.ts';
+import { readIdentityProvider, recordTestSignIn, requireIdentityProvider } from '../providers/identity-providers.repository.ts';
 import type { IdentityProvider, SamlSettings } from '../providers/provider-settings.ts';
 import type { VerifiedSignIn } from '../sign-in/accounts.service.ts';
 import { bindingMatches, newBinding, type SignInStart } from '../sign-in/browser-binding.ts';
@@ -189,11 +189,52 @@ export class SamlSignOn {
     return { url: outcome.url, binding };
   }
 
-  /** Takes the provider's answer, posted by the browser that brings `browserCookie`. */
+  /**
+   * Takes the provider's answer, posted by the browser that brings `browserCookie`. A refused answer
+   * to a test sign-in is also kept as the tenant's latest test (what refused it), for the portal.
+   */
   async callback(
     tenantId: string,
     form: { SAMLResponse?: unknown; RelayState?: unknown },
     browserCookie: string | null,
+  ): Promise<VerifiedSignIn> {
+    const progress: { cache?: SsoRequestCache } = {};
+    try {
+      return await this.verify(tenantId, form, browserCookie, progress);
+    } catch (error) {
+      if (error instanceof SamlRejected && (await this.answersTestSignIn(tenantId, form.SAMLResponse, progress.cache))) {
+        await recordTestSignIn(this.db, tenantId, {
+          protocol: 'saml',
+          subject: null,
+          attributes: {},
+          mapped: null,
+          roles: [],
+          outcome: 'refused',
+          refusal: error.message,
+        });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Whether a refused response answered a test sign-in: the request it consumed says so, or else
+   * the request its `InResponseTo` names, read from the unverified document only to find that row
+   * (a forger who knew a test request's id could at most record a refusal as that test's outcome).
+   */
+  private async answersTestSignIn(tenantId: string, samlResponse: unknown, cache: SsoRequestCache | undefined): Promise<boolean> {
+    if (cache?.consumed) return cache.consumed.test;
+    if (typeof samlResponse !== 'string') return false;
+    const inResponseTo = /\sInResponseTo="([^"<>]{1,256})"/.exec(Buffer.from(samlResponse, 'base64').toString('utf8'))?.[1];
+    if (!inResponseTo) return false;
+    return (await state.findSsoRequest(this.db, tenantId, 'saml', inResponseTo))?.test ?? false;
+  }
+
+  private async verify(
+    tenantId: string,
+    form: { SAMLResponse?: unknown; RelayState?: unknown },
+    browserCookie: string | null,
+    progress: { cache?: SsoRequestCache },
   ): Promise<VerifiedSignIn> {
     const provider = await this.samlProvider(tenantId);
     const { acsUrl } = serviceProviderOf(this.baseUrl, tenantId);
@@ -214,6 +255,7 @@ export class SamlSignOn {
       cache: new SsoRequestCache(this.db, tenantId),
       ...(facts.decryptionKey ? { decryptionKey: facts.decryptionKey } : {}),
     };
+    progress.cache = saml.cache;
     let outcome;
     try {
       outcome = await runStrategy<Profile>(await this.strategy(), {

@@ -21,6 +21,7 @@ import { AppError, conflict, forbidden, isUniqueViolation, unauthenticated } fro
 import type { MailTransport } from '../domains/mail-transport.ts';
 import { domainOfEmail, findRouteOf } from '../domains/domains.repository.ts';
 import type { AttributeMapping, IdentityProvider, RoleMapping } from '../providers/provider-settings.ts';
+import { recordTestSignIn } from '../providers/identity-providers.repository.ts';
 import { hasHeldSession, revokeSessionsOfUser } from './sessions.repository.ts';
 import type { IssuedSession, SessionOptions } from './sessions.service.ts';
 import * as repo from '../../users/accounts.repository.ts';
@@ -255,7 +256,7 @@ export class AccountsService {
     const decision = await this.decide(provider, identity);
     const { mapped } = decision;
     const refused = decision.kind === 'refused';
-    return {
+    const report: SignInReport = {
       tenantId: provider.tenantId,
       protocol: identity.protocol,
       subject: identity.subject,
@@ -266,6 +267,17 @@ export class AccountsService {
       userId: decision.existing?.id ?? null,
       refusal: refused ? decision.refusal : null,
     };
+    // Kept for the portal, which shows it in another window than the one the sign-in ran in.
+    await recordTestSignIn(this.db, provider.tenantId, {
+      protocol: report.protocol,
+      subject: report.subject,
+      attributes: report.attributes,
+      mapped: report.mapped,
+      roles: report.roles,
+      outcome: report.outcome,
+      refusal: report.refusal,
+    });
+    return report;
   }
 
   /** Signs in the person a tenant's provider vouched for, creating or refreshing their account. */

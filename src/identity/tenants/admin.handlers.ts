@@ -88,6 +88,11 @@ export function adminHandlers(
       return reply.code(204).send();
     },
 
+    getLastTestSignIn: async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return identityProviders.lastTestSignIn(request.params.tenantId);
+    },
+
     startTestSignIn: async (request, reply) => {
       const { tenantId } = request.params;
       const provider = await identityProviders.get(tenantId);

@@ -170,6 +170,7 @@ function tenantAdministration(tenant: Tenant): RestRow[] {
       ...json({ protocol: 'saml', metadataXml: w.samlIdp.metadataXml(), roleMapping: { admins: 'ADMIN' } }),
     })),
     rest('deleteIdentityProvider', target, rule, 204, () => ({ path: `${base}/identity-provider` })),
+    rest('getLastTestSignIn', target, rule, 200, () => ({ path: `${base}/identity-provider/test-sign-in` })),
     rest('startTestSignIn', target, rule, 201, () => ({ path: `${base}/identity-provider/test-sign-in` })),
     rest('listSamlKeys', target, rule, 200, () => ({ path: `${base}/saml-keys` })),
     rest('rotateSamlKeys', target, rule, 200, () => ({ path: `${base}/saml-keys/rotate` })),

@@ -21,6 +21,17 @@ import { startOidcProvider } from '../../helpers/oidc-idp.ts';
 import { TestSamlIdp } from '../../helpers/saml-idp.ts';
 import { GROUP_SCHEMA, scimTenant, type ScimClient } from '../../helpers/scim.ts';
 import type { TestServer } from '../../helpers/server.ts';
+import { recordTestSignIn } from '../../../src/identity/providers/identity-providers.repository.ts';
+
+const TEST_SIGN_IN = {
+  protocol: 'saml' as const,
+  subject: 'tess@acme.example',
+  attributes: { email: ['tess@acme.example'] },
+  mapped: { email: 'tess@acme.example', firstName: null, lastName: null, department: null, groups: [] },
+  roles: [],
+  outcome: 'create-user' as const,
+  refusal: null,
+};
 
 export const CALLERS = ['anonymous', 'user', 'otherUser', 'tenantAdmin', 'tenantBUser', 'platformAdmin'] as const;
 export type Caller = (typeof CALLERS)[number];
@@ -138,6 +149,8 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
   // Tenant A's service provider keys, made once here rather than after every restore of the world
   // (each is an RSA key generation, the dearest thing a SAML row would otherwise repeat).
   await api.get('/saml/metadata/acme', { expect: 200 });
+  // A latest test sign-in of each tenant, for the row that reads it (written as the sign-ins write it).
+  await recordTestSignIn(server.database.db, TENANT_A, TEST_SIGN_IN);
   const user = await scimUser(server, acme.scim, 'ursula', 'acme.example');
   const otherUser = await scimUser(server, acme.scim, 'oscar', 'acme.example');
   const tenantAdmin = await scimUser(server, acme.scim, 'tara', 'acme.example');
@@ -165,6 +178,7 @@ export async function buildWorld(t: Test, server: TestServer, dns: DnsServer): P
     },
     expect: 200,
   });
+  await recordTestSignIn(server.database.db, TENANT_B, { ...TEST_SIGN_IN, protocol: 'oidc' });
   const tenantBUser = await scimUser(server, globex.scim, 'gina', 'globex.example');
   const globexAdmins = await globex.scim.post('/Groups', { schemas: [GROUP_SCHEMA], displayName: 'admins' }, { expect: 201 });
   await domain(server, dns, operator, TENANT_B, 'globex.example', true);
