@@ -22,6 +22,9 @@ export type EventType = WebhooksComponents['schemas']['EventType'];
 export type ScimToken = AdminComponents['schemas']['ScimToken'];
 export type IssuedScimToken = AdminComponents['schemas']['IssuedScimToken'];
 export type Domain = AdminComponents['schemas']['Domain'];
+export type IdentityProvider = AdminComponents['schemas']['IdentityProvider'];
+export type IdentityProviderInput = AdminComponents['schemas']['IdentityProviderInput'];
+export type LastTestSignIn = AdminComponents['schemas']['LastTestSignIn'];
 
 /** Problem Details as every operation answers errors (RFC 7807, `errors` on a validation failure). */
 export interface Problem {
@@ -41,12 +44,21 @@ export class ApiError extends Error {
     super(problem.detail ?? problem.title ?? `The server answered ${status}`);
   }
 
-  /** Messages by body field (`/url` → `url`, `/events/0` → `events`); a parameter's `query.x` → `x`. */
+  /**
+   * Messages by body field: under the whole path (`/saml/ssoUrl` → `saml.ssoUrl`) and under its first
+   * property (`/events/0` → `events`), so a form finds the message of a field or of a list; a
+   * parameter's `query.x` → `x`.
+   */
   fieldErrors(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const { field, message } of this.problem.errors ?? []) {
-      const name = field.startsWith('/') ? (field.split('/')[1] ?? '') : (field.split('.')[1] ?? field);
-      out[name] ??= message;
+      if (!field.startsWith('/')) {
+        out[field.split('.')[1] ?? field] ??= message;
+        continue;
+      }
+      const parts = field.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+      out[parts.join('.')] ??= message;
+      out[parts[0] ?? ''] ??= message;
     }
     return out;
   }

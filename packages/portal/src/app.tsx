@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, call, clientsFor, type Clients, type Intent, type PortalSession } from './api.ts';
 import { DomainsScreen } from './screens/domains.tsx';
 import { ScimScreen } from './screens/scim.tsx';
+import { SsoScreen } from './screens/sso.tsx';
 import { WebhooksScreen } from './screens/webhooks.tsx';
 import { asApiError, Button, ErrorNotice, Loading, Time } from './ui.tsx';
 
@@ -17,9 +18,10 @@ export interface PortalProps {
   link?: string | undefined;
 }
 
-type Screen = 'domains' | 'scim' | 'webhooks';
+type Screen = 'sso' | 'domains' | 'scim' | 'webhooks';
 
 const SCREENS: { id: Screen; label: string; intents: Intent[] }[] = [
+  { id: 'sso', label: 'Single sign-on', intents: ['sso'] },
   { id: 'domains', label: 'Domains', intents: ['domains', 'sso'] },
   { id: 'scim', label: 'Directory sync (SCIM)', intents: ['scim'] },
   { id: 'webhooks', label: 'Webhooks', intents: ['webhooks'] },
@@ -139,6 +141,7 @@ function Open({ clients, session, onClosed }: { clients: Clients; session: Porta
         </ul>
       </nav>
       <main class="portal-main">
+        {screen === 'sso' ? <SsoScreen clients={clients} tenantId={session.tenantId} onDomains={() => setScreen('domains')} /> : null}
         {screen === 'domains' ? <DomainsScreen clients={clients} tenantId={session.tenantId} /> : null}
         {screen === 'scim' ? <ScimScreen clients={clients} tenantId={session.tenantId} /> : null}
         {screen === 'webhooks' ? <WebhooksScreen clients={clients} /> : null}

@@ -104,13 +104,15 @@ interface FieldProps {
   onValue: (value: string) => void;
   hint?: string;
   error?: string | undefined;
-  type?: 'text' | 'url' | 'email';
+  type?: 'text' | 'url' | 'email' | 'password';
   required?: boolean;
   autoComplete?: string;
+  /** A text area of this many rows (metadata XML, a certificate) instead of a one-line input. */
+  rows?: number;
 }
 
 /** A labelled input whose error (from the server's `errors`, by field) is announced and linked to it. */
-export function Field({ label, hint, error, onValue, type = 'text', ...input }: FieldProps) {
+export function Field({ label, hint, error, onValue, type = 'text', rows, ...input }: FieldProps) {
   const id = useId();
   const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
@@ -121,21 +123,63 @@ export function Field({ label, hint, error, onValue, type = 'text', ...input }: 
           {hint}
         </p>
       ) : null}
-      <input
-        id={id}
-        // Preact types each input `type` apart; a union of three does not narrow to one of them.
-        type={type as 'text'}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={described}
-        onInput={(event) => onValue(event.currentTarget.value)}
-        {...input}
-      />
+      {rows ? (
+        <textarea
+          id={id}
+          rows={rows}
+          spellcheck={false}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={described}
+          onInput={(event) => onValue(event.currentTarget.value)}
+          {...input}
+        />
+      ) : (
+        <input
+          id={id}
+          // Preact types each input `type` apart; a union of several does not narrow to one of them.
+          type={type as 'text'}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={described}
+          onInput={(event) => onValue(event.currentTarget.value)}
+          {...input}
+        />
+      )}
       {error ? (
         <p class="field-error" id={`${id}-error`}>
           {error}
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** A set of radio buttons for one choice, as a fieldset with its legend. */
+export function Choice<T extends string>({
+  legend,
+  name,
+  value,
+  options,
+  onChange,
+}: {
+  legend: string;
+  name: string;
+  value: T;
+  options: { value: T; label: string; hint?: string }[];
+  onChange: (value: T) => void;
+}) {
+  return (
+    <fieldset class="choice">
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <label class="check" key={option.value}>
+          <input type="radio" name={name} value={option.value} checked={value === option.value} onChange={() => onChange(option.value)} />
+          <span>
+            {option.label}
+            {option.hint ? <span class="muted"> — {option.hint}</span> : null}
+          </span>
+        </label>
+      ))}
+    </fieldset>
   );
 }
 
