@@ -8,13 +8,12 @@
  */
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { contentSecurityPolicy, sendPage } from '../http/page-security.ts';
 import { problem } from '../http/problem.ts';
 
-const ENTRY = path.resolve(import.meta.dirname, '../../packages/portal/src/page.tsx');
+const require = createRequire(import.meta.url);
 
 interface Asset {
   name: string;
@@ -32,9 +31,9 @@ function hashed(base: string, extension: string, body: Buffer): string {
   return `${base}-${createHash('sha256').update(body).digest('hex').slice(0, 12)}.${extension}`;
 }
 
-async function bundle(): Promise<Bundle> {
+async function bundle(entry: string): Promise<Bundle> {
   const { outputFiles } = await build({
-    entryPoints: { portal: ENTRY },
+    entryPoints: { portal: entry },
     bundle: true,
     format: 'esm',
     minify: true,
@@ -68,10 +67,11 @@ async function bundle(): Promise<Bundle> {
 }
 
 export function registerPortalPage(app: FastifyInstance, { frameAncestors }: { frameAncestors: readonly string[] }): void {
-  if (!fs.existsSync(ENTRY)) throw new Error(`The portal's source is missing: ${ENTRY}`);
+  // The workspace package, found as any dependency is (from src/ and from the compiled dist/ alike).
+  const entry = require.resolve('@schemaforge/portal/page');
   let built: Promise<Bundle> | undefined;
   const current = () =>
-    (built ??= bundle().catch((error: unknown) => {
+    (built ??= bundle(entry).catch((error: unknown) => {
       built = undefined; // not kept: the next request tries again
       throw error;
     }));

@@ -56,7 +56,10 @@ export class ApiError extends Error {
         out[field.split('.')[1] ?? field] ??= message;
         continue;
       }
-      const parts = field.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const parts = field
+        .slice(1)
+        .split('/')
+        .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
       out[parts.join('.')] ??= message;
       out[parts[0] ?? ''] ??= message;
     }

@@ -38,21 +38,20 @@ interface State {
 
 export function SsoScreen({ clients, tenantId, onDomains }: { clients: Clients; tenantId: string; onDomains: () => void }) {
   const path = { params: { path: { tenantId } } };
-  const [loaded, reload] = useLoad(
-    async (): Promise<State> => {
-      const [provider, domains, lastTest] = await Promise.all([
-        orNull(call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/identity-provider', path))),
-        call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/domains', path)),
-        orNull(call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/identity-provider/test-sign-in', path))),
-      ]);
-      return { provider, domains: domains.content, lastTest };
-    },
-    [tenantId],
-  );
+  const [loaded, reload] = useLoad(async (): Promise<State> => {
+    const [provider, domains, lastTest] = await Promise.all([
+      orNull(call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/identity-provider', path))),
+      call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/domains', path)),
+      orNull(call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/identity-provider/test-sign-in', path))),
+    ]);
+    return { provider, domains: domains.content, lastTest };
+  }, [tenantId]);
   return (
     <section aria-labelledby="sso-title">
       <h1 id="sso-title">Single sign-on</h1>
-      <p class="lead">Connect your identity provider so that your people sign in here with the accounts they already have. Each step is saved as you go.</p>
+      <p class="lead">
+        Connect your identity provider so that your people sign in here with the accounts they already have. Each step is saved as you go.
+      </p>
       <Load loaded={loaded} retry={reload}>
         {(state) => <Steps clients={clients} tenantId={tenantId} state={state} reload={reload} onDomains={onDomains} />}
       </Load>
@@ -60,13 +59,33 @@ export function SsoScreen({ clients, tenantId, onDomains }: { clients: Clients; 
   );
 }
 
-function Steps({ clients, tenantId, state, reload, onDomains }: { clients: Clients; tenantId: string; state: State; reload: () => void; onDomains: () => void }) {
+function Steps({
+  clients,
+  tenantId,
+  state,
+  reload,
+  onDomains,
+}: {
+  clients: Clients;
+  tenantId: string;
+  state: State;
+  reload: () => void;
+  onDomains: () => void;
+}) {
   const { provider, domains, lastTest } = state;
   const [protocol, setProtocol] = useState<Protocol>(provider?.protocol ?? 'saml');
   const verified = domains.filter((domain) => domain.status === 'verified');
   const tested = lastTest !== null && lastTest.outcome !== 'refused';
   // The first step not done yet is the one to work on.
-  const done = [true, verified.length > 0, provider !== null, provider !== null, provider !== null, tested, verified.some((d) => d.enforceSso)];
+  const done = [
+    true,
+    verified.length > 0,
+    provider !== null,
+    provider !== null,
+    provider !== null,
+    tested,
+    verified.some((d) => d.enforceSso),
+  ];
   const current = done.indexOf(false);
   const step = (index: number, title: string, body: ComponentChildren, status?: string) => (
     <li class={index === current ? 'step step-current' : 'step'} aria-current={index === current ? 'step' : undefined}>
@@ -74,7 +93,9 @@ function Steps({ clients, tenantId, state, reload, onDomains }: { clients: Clien
         <h2>
           {index + 1}. {title}
         </h2>
-        <Badge tone={done[index] ? 'good' : index === current ? 'warn' : 'neutral'}>{status ?? (done[index] ? 'done' : index === current ? 'next' : 'to do')}</Badge>
+        <Badge tone={done[index] ? 'good' : index === current ? 'warn' : 'neutral'}>
+          {status ?? (done[index] ? 'done' : index === current ? 'next' : 'to do')}
+        </Badge>
       </div>
       {body}
     </li>
@@ -105,12 +126,21 @@ function Steps({ clients, tenantId, state, reload, onDomains }: { clients: Clien
         <>
           {verified.length ? (
             <p>
-              Verified: <strong>{verified.map((d) => d.domain).join(', ')}</strong>. People with these addresses sign in through your provider.
+              Verified: <strong>{verified.map((d) => d.domain).join(', ')}</strong>. People with these addresses sign in through your
+              provider.
             </p>
           ) : (
             <p>Verify your e-mail domain, so that sign-ins with its addresses come to your organization.</p>
           )}
-          {domains.length > verified.length ? <p class="muted">Waiting for verification: {domains.filter((d) => d.status !== 'verified').map((d) => d.domain).join(', ')}</p> : null}
+          {domains.length > verified.length ? (
+            <p class="muted">
+              Waiting for verification:{' '}
+              {domains
+                .filter((d) => d.status !== 'verified')
+                .map((d) => d.domain)
+                .join(', ')}
+            </p>
+          ) : null}
           <Button kind="secondary" onClick={onDomains}>
             {verified.length ? 'Manage domains' : 'Verify a domain'}
           </Button>
@@ -120,24 +150,38 @@ function Steps({ clients, tenantId, state, reload, onDomains }: { clients: Clien
       {step(
         3,
         'Attributes',
-        provider ? <Attributes clients={clients} tenantId={tenantId} provider={provider} lastTest={lastTest} onSaved={reload} /> : <p class="muted">Connect your provider first.</p>,
+        provider ? (
+          <Attributes clients={clients} tenantId={tenantId} provider={provider} lastTest={lastTest} onSaved={reload} />
+        ) : (
+          <p class="muted">Connect your provider first.</p>
+        ),
       )}
       {step(
         4,
         'Groups and roles',
-        provider ? <Roles clients={clients} tenantId={tenantId} provider={provider} onSaved={reload} /> : <p class="muted">Connect your provider first.</p>,
+        provider ? (
+          <Roles clients={clients} tenantId={tenantId} provider={provider} onSaved={reload} />
+        ) : (
+          <p class="muted">Connect your provider first.</p>
+        ),
       )}
       {step(
         5,
         'Test sign-in',
-        provider ? <TestSignIn clients={clients} tenantId={tenantId} lastTest={lastTest} onResult={reload} /> : <p class="muted">Connect your provider first.</p>,
+        provider ? (
+          <TestSignIn clients={clients} tenantId={tenantId} lastTest={lastTest} onResult={reload} />
+        ) : (
+          <p class="muted">Connect your provider first.</p>
+        ),
         lastTest?.outcome === 'refused' ? 'refused' : undefined,
       )}
       {step(
         6,
         'Require single sign-on',
         <>
-          <p>Once a test sign-in works, require single sign-on for a verified domain: its people can then no longer sign in with a password.</p>
+          <p>
+            Once a test sign-in works, require single sign-on for a verified domain: its people can then no longer sign in with a password.
+          </p>
           <Button kind="secondary" onClick={onDomains} disabled={!verified.length}>
             Choose domains to enforce
           </Button>
@@ -149,7 +193,17 @@ function Steps({ clients, tenantId, state, reload, onDomains }: { clients: Clien
 }
 
 /** What to register at the provider: the server's answer once a provider exists, else its URLs by pattern. */
-function ServiceProvider({ clients, tenantId, protocol, provider }: { clients: Clients; tenantId: string; protocol: Protocol; provider: IdentityProvider | null }) {
+function ServiceProvider({
+  clients,
+  tenantId,
+  protocol,
+  provider,
+}: {
+  clients: Clients;
+  tenantId: string;
+  protocol: Protocol;
+  provider: IdentityProvider | null;
+}) {
   const base = clients.baseUrl.replace(/\/+$/, '');
   const known = provider?.protocol === protocol ? provider.serviceProvider : undefined;
   if (protocol === 'saml')
@@ -186,7 +240,12 @@ function inputOf(provider: IdentityProvider): IdentityProviderInput {
   };
   if (saml.metadataUrl) return { protocol: 'saml', metadataUrl: saml.metadataUrl, ...switches, ...common };
   const { entityId, ssoUrl, sloUrl, certificate, certificateBackup, nameIdFormat, signedResponses } = saml;
-  return { protocol: 'saml', saml: { entityId, ssoUrl, sloUrl, certificate, certificateBackup, nameIdFormat, signedResponses }, ...switches, ...common };
+  return {
+    protocol: 'saml',
+    saml: { entityId, ssoUrl, sloUrl, certificate, certificateBackup, nameIdFormat, signedResponses },
+    ...switches,
+    ...common,
+  };
 }
 
 /** Saves `input`; the error of a field the server named is shown there, any other above the button. */
@@ -213,7 +272,19 @@ function useSave(clients: Clients, tenantId: string, onSaved: () => void) {
 
 type SamlSource = 'metadataUrl' | 'metadataXml' | 'fields';
 
-function Connection({ clients, tenantId, protocol, provider, onSaved }: { clients: Clients; tenantId: string; protocol: Protocol; provider: IdentityProvider | null; onSaved: () => void }) {
+function Connection({
+  clients,
+  tenantId,
+  protocol,
+  provider,
+  onSaved,
+}: {
+  clients: Clients;
+  tenantId: string;
+  protocol: Protocol;
+  provider: IdentityProvider | null;
+  onSaved: () => void;
+}) {
   const same = provider?.protocol === protocol ? provider : null;
   const saml = same?.saml;
   const [source, setSource] = useState<SamlSource>(saml ? (saml.metadataUrl ? 'metadataUrl' : 'fields') : 'metadataUrl');
@@ -234,10 +305,20 @@ function Connection({ clients, tenantId, protocol, provider, onSaved }: { client
   const submit = (event: Event) => {
     event.preventDefault();
     if (protocol === 'oidc') {
-      void save({ protocol: 'oidc', oidc: { issuer: issuer.trim(), clientId: clientId.trim(), ...(clientSecret ? { clientSecret } : {}) }, ...common });
+      void save({
+        protocol: 'oidc',
+        oidc: { issuer: issuer.trim(), clientId: clientId.trim(), ...(clientSecret ? { clientSecret } : {}) },
+        ...common,
+      });
       return;
     }
-    const switches = saml ? { allowIdpInitiated: saml.allowIdpInitiated, signAuthnRequests: saml.signAuthnRequests, requireEncryptedAssertions: saml.requireEncryptedAssertions } : {};
+    const switches = saml
+      ? {
+          allowIdpInitiated: saml.allowIdpInitiated,
+          signAuthnRequests: saml.signAuthnRequests,
+          requireEncryptedAssertions: saml.requireEncryptedAssertions,
+        }
+      : {};
     if (source === 'metadataUrl') void save({ protocol: 'saml', metadataUrl: metadataUrl.trim(), ...switches, ...common });
     else if (source === 'metadataXml') void save({ protocol: 'saml', metadataXml, ...switches, ...common });
     else void save({ protocol: 'saml', saml: { entityId: entityId.trim(), ssoUrl: ssoUrl.trim(), certificate }, ...switches, ...common });
@@ -267,21 +348,66 @@ function Connection({ clients, tenantId, protocol, provider, onSaved }: { client
               { value: 'fields', label: 'A sign-on URL and a certificate' },
             ]}
           />
-          {source === 'metadataUrl' ? <Field label="Metadata URL" type="url" name="metadataUrl" value={metadataUrl} onValue={setMetadataUrl} error={at('metadataUrl', true)} /> : null}
+          {source === 'metadataUrl' ? (
+            <Field
+              label="Metadata URL"
+              type="url"
+              name="metadataUrl"
+              value={metadataUrl}
+              onValue={setMetadataUrl}
+              error={at('metadataUrl', true)}
+            />
+          ) : null}
           {source === 'metadataXml' ? (
-            <Field label="Metadata XML" hint="Paste the whole file, starting with <EntityDescriptor" name="metadataXml" rows={8} value={metadataXml} onValue={setMetadataXml} error={at('metadataXml', true)} />
+            <Field
+              label="Metadata XML"
+              hint="Paste the whole file, starting with <EntityDescriptor"
+              name="metadataXml"
+              rows={8}
+              value={metadataXml}
+              onValue={setMetadataXml}
+              error={at('metadataXml', true)}
+            />
           ) : null}
           {source === 'fields' ? (
             <>
-              <Field label="Identity provider entity ID (issuer)" name="entityId" value={entityId} onValue={setEntityId} error={at('saml.entityId', false) ?? errors.saml} />
-              <Field label="Single sign-on URL" type="url" name="ssoUrl" value={ssoUrl} onValue={setSsoUrl} error={at('saml.ssoUrl', false)} />
-              <Field label="Signing certificate (PEM)" name="certificate" rows={6} value={certificate} onValue={setCertificate} error={at('saml.certificate', true)} />
+              <Field
+                label="Identity provider entity ID (issuer)"
+                name="entityId"
+                value={entityId}
+                onValue={setEntityId}
+                error={at('saml.entityId', false) ?? errors.saml}
+              />
+              <Field
+                label="Single sign-on URL"
+                type="url"
+                name="ssoUrl"
+                value={ssoUrl}
+                onValue={setSsoUrl}
+                error={at('saml.ssoUrl', false)}
+              />
+              <Field
+                label="Signing certificate (PEM)"
+                name="certificate"
+                rows={6}
+                value={certificate}
+                onValue={setCertificate}
+                error={at('saml.certificate', true)}
+              />
             </>
           ) : null}
         </>
       ) : (
         <>
-          <Field label="Issuer URL" type="url" hint="Such as https://login.example.com/tenant-id/v2.0" name="issuer" value={issuer} onValue={setIssuer} error={at('oidc.issuer', true) ?? errors.oidc} />
+          <Field
+            label="Issuer URL"
+            type="url"
+            hint="Such as https://login.example.com/tenant-id/v2.0"
+            name="issuer"
+            value={issuer}
+            onValue={setIssuer}
+            error={at('oidc.issuer', true) ?? errors.oidc}
+          />
           <Field label="Client ID" name="clientId" value={clientId} onValue={setClientId} error={at('oidc.clientId', false)} />
           <Field
             label="Client secret"
@@ -313,7 +439,19 @@ const MAPPED_FIELDS = [
   ['department', 'Department (optional)'],
 ] as const;
 
-function Attributes({ clients, tenantId, provider, lastTest, onSaved }: { clients: Clients; tenantId: string; provider: IdentityProvider; lastTest: LastTestSignIn | null; onSaved: () => void }) {
+function Attributes({
+  clients,
+  tenantId,
+  provider,
+  lastTest,
+  onSaved,
+}: {
+  clients: Clients;
+  tenantId: string;
+  provider: IdentityProvider;
+  lastTest: LastTestSignIn | null;
+  onSaved: () => void;
+}) {
   const [mapping, setMapping] = useState<Record<string, string>>({ ...provider.attributeMapping });
   const { busy, failure, saved, save, errors } = useSave(clients, tenantId, onSaved);
   const received = Object.entries(lastTest?.attributes ?? {});
@@ -323,13 +461,24 @@ function Attributes({ clients, tenantId, provider, lastTest, onSaved }: { client
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          const attributeMapping = Object.fromEntries(Object.entries(mapping).filter(([, value]) => value.trim()).map(([key, value]) => [key, value.trim()]));
+          const attributeMapping = Object.fromEntries(
+            Object.entries(mapping)
+              .filter(([, value]) => value.trim())
+              .map(([key, value]) => [key, value.trim()]),
+          );
           void save({ ...inputOf(provider), attributeMapping });
         }}
       >
         <p>Which attribute (SAML) or claim (OpenID Connect) of your provider holds each field:</p>
         {MAPPED_FIELDS.map(([key, label]) => (
-          <Field key={key} label={label} name={key} value={mapping[key] ?? ''} onValue={(value) => setMapping({ ...mapping, [key]: value })} error={errors[`attributeMapping.${key}`]} />
+          <Field
+            key={key}
+            label={label}
+            name={key}
+            value={mapping[key] ?? ''}
+            onValue={(value) => setMapping({ ...mapping, [key]: value })}
+            error={errors[`attributeMapping.${key}`]}
+          />
         ))}
         {failure && !Object.keys(errors).length ? <ErrorNotice error={failure} /> : null}
         {saved ? <Notice kind="success" title="Attribute mapping saved" /> : null}
@@ -369,27 +518,47 @@ function Attributes({ clients, tenantId, provider, lastTest, onSaved }: { client
   );
 }
 
-function Roles({ clients, tenantId, provider, onSaved }: { clients: Clients; tenantId: string; provider: IdentityProvider; onSaved: () => void }) {
+function Roles({
+  clients,
+  tenantId,
+  provider,
+  onSaved,
+}: {
+  clients: Clients;
+  tenantId: string;
+  provider: IdentityProvider;
+  onSaved: () => void;
+}) {
   const [rows, setRows] = useState<{ group: string; role: string }[]>(() => {
     const existing = Object.entries(provider.roleMapping).map(([group, role]) => ({ group, role }));
     return existing.length ? existing : [{ group: '', role: 'ADMIN' }];
   });
   const { busy, failure, saved, save, errors } = useSave(clients, tenantId, onSaved);
-  const update = (index: number, change: Partial<{ group: string; role: string }>) => setRows(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
+  const update = (index: number, change: Partial<{ group: string; role: string }>) =>
+    setRows(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
   return (
     <form
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
-        const roleMapping = Object.fromEntries(rows.filter((row) => row.group.trim()).map((row) => [row.group.trim(), row.role.trim().toUpperCase()]));
+        const roleMapping = Object.fromEntries(
+          rows.filter((row) => row.group.trim()).map((row) => [row.group.trim(), row.role.trim().toUpperCase()]),
+        );
         void save({ ...inputOf(provider), roleMapping });
       }}
     >
-      <p>Members of a group of your provider get the role beside it here. Everyone else signs in as a user.</p>
+      <p>Members of a group of your provider get the role beside it here (such as ADMIN). Everyone else signs in as a user.</p>
       {rows.map((row, index) => (
         <div class="mapping-row" key={index}>
           <Field label={`Group ${index + 1}`} name={`group-${index}`} value={row.group} onValue={(group) => update(index, { group })} />
-          <Field label={`Role of group ${index + 1}`} hint="Such as ADMIN" name={`role-${index}`} value={row.role} onValue={(role) => update(index, { role })} error={errors[`roleMapping.${row.group.trim()}`]} />
+          <Field
+            label={`Role of group ${index + 1}`}
+            hint="Such as ADMIN"
+            name={`role-${index}`}
+            value={row.role}
+            onValue={(role) => update(index, { role })}
+            error={errors[`roleMapping.${row.group.trim()}`]}
+          />
           <Button kind="secondary" onClick={() => setRows(rows.filter((_, i) => i !== index))} aria-label={`Remove group ${index + 1}`}>
             Remove
           </Button>
@@ -412,7 +581,17 @@ function Roles({ clients, tenantId, provider, onSaved }: { clients: Clients; ten
 const POLL_MS = 1500;
 const TEST_TTL_MS = 10 * 60_000;
 
-function TestSignIn({ clients, tenantId, lastTest, onResult }: { clients: Clients; tenantId: string; lastTest: LastTestSignIn | null; onResult: () => void }) {
+function TestSignIn({
+  clients,
+  tenantId,
+  lastTest,
+  onResult,
+}: {
+  clients: Clients;
+  tenantId: string;
+  lastTest: LastTestSignIn | null;
+  onResult: () => void;
+}) {
   const path = { params: { path: { tenantId } } };
   const [waiting, setWaiting] = useState<{ since: number; window: Window | null }>();
   const [failure, setFailure] = useState<ApiError>();
@@ -460,7 +639,10 @@ function TestSignIn({ clients, tenantId, lastTest, onResult }: { clients: Client
   };
   return (
     <div>
-      <p>Sign in at your provider as one of your people, in a new window. Nobody is signed in here: you see what the service received and what it would do.</p>
+      <p>
+        Sign in at your provider as one of your people, in a new window. Nobody is signed in here: you see what the service received and
+        what it would do.
+      </p>
       {failure ? <ErrorNotice error={failure} /> : null}
       <div class="actions">
         <Button busy={waiting !== undefined} onClick={start}>
