@@ -1,6 +1,7 @@
+// test-suite: once (it counts the statements the application sends, the same on both engines; the planner's SQL runs on both in planner.property.test.ts)
 /**
  * DataLoader batching: the statements of the issue's nested query do not grow with the number of
- * users, posts or comments. Runs on PGlite and, under `npm run test:suite`, on PostgreSQL.
+ * users, posts or comments. On PostgreSQL in `npm test`, on PGlite in the long tier.
  */
 import t, { type Test } from 'tap';
 import { sharedServer, type TestServer } from '../helpers/server.ts';

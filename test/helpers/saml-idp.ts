@@ -23,13 +23,31 @@ export interface SamlKeys {
   certificateBase64: string;
 }
 
-export async function makeSamlKeys(commonName: string): Promise<SamlKeys> {
+/**
+ * Keys made once per process and name: a 2048-bit RSA key costs about a quarter of a CPU-second, and
+ * the same names come back in a file's tests and in the files that share a test process (each test
+ * on data of its own). Distinct names are distinct keys, so a test that needs a key nobody else holds
+ * (an attacker's, a provider's next one) names it.
+ */
+const madeKeys = new Map<string, Promise<SamlKeys>>();
+
+export function makeSamlKeys(commonName: string): Promise<SamlKeys> {
+  let keys = madeKeys.get(commonName);
+  if (!keys) {
+    keys = generateSamlKeys(commonName);
+    madeKeys.set(commonName, keys);
+    keys.catch(() => madeKeys.delete(commonName));
+  }
+  return keys;
+}
+
+async function generateSamlKeys(commonName: string): Promise<SamlKeys> {
   const pems = await generate([{ name: 'commonName', value: commonName }], { keySize: 2048, algorithm: 'sha256' });
-  return {
+  return Object.freeze({
     certificatePem: pems.cert,
     privateKeyPem: pems.private,
     certificateBase64: pems.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, ''),
-  };
+  });
 }
 
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
