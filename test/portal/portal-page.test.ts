@@ -163,9 +163,14 @@ t.test('webhooks: add an endpoint, receive a test event, read the attempt, repla
   const verified = verifyWebhook(delivery!.rawBody, delivery!.headers as Record<string, string>, secret);
   t.ok(verified.ok, 'signed with the secret the portal showed (the SDK verifies it)');
 
-  await page.getByRole('button', { name: 'Refresh' }).click();
+  // The attempt is listed at once; the health counters follow when the worker's completions are
+  // written (batched): Refresh reloads both, as a person would press it again.
+  for (let tries = 0; !(await page.getByText('1 of 1 attempts').isVisible()); tries++) {
+    if (tries === 30) throw new Error('the health never showed the delivered attempt');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.waitForTimeout(500);
+  }
   await page.getByText('HTTP 200').first().waitFor();
-  await page.getByText('1 of 1 attempts').waitFor(); // Refresh reloads the health too
   await checkScreen(t, page, 'webhook-endpoint-attempts');
 
   await page
