@@ -9,7 +9,7 @@
 import t from 'tap';
 import { sql } from 'kysely';
 import { sweepScimActivity } from '../../src/identity/scim/scim-activity-sweep.ts';
-import { PATCH_OP, scimClient, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
+import { scimClient, scimTenant, USER_SCHEMA } from '../helpers/scim.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 import { bearer, dataOf } from '../helpers/typed-client.ts';
 
@@ -33,7 +33,10 @@ async function recorded(server: TestServer, tenantId: string, n: number): Promis
 async function activityClient(server: TestServer) {
   const root = bearer(await server.token('root', ['ADMIN']));
   return (tenantId: string, query: { page?: number; size?: number; outcome?: 'success' | 'failure' } = {}) =>
-    dataOf(200, server.admin.GET('/api/v1/admin/tenants/{tenantId}/scim-activity', { params: { path: { tenantId }, query }, headers: root }));
+    dataOf(
+      200,
+      server.admin.GET('/api/v1/admin/tenants/{tenantId}/scim-activity', { params: { path: { tenantId }, query }, headers: root }),
+    );
 }
 
 t.test('a provisioning session, as its administrator sees it', async (t) => {
@@ -201,7 +204,11 @@ t.test('the sweep keeps the newest 1,000 rows per tenant and nothing older than 
   const minutesAgo = (m: number) => new Date(now - m * 60_000);
   // acme: 1,005 recent rows (minute i ago), and 3 from 31 days ago; globex: 10 recent, 1 old.
   const acmeRows = Array.from({ length: 1005 }, (_, i) => row('acme', minutesAgo(i), `recent-${i}`));
-  for (let i = 0; i < acmeRows.length; i += 250) await db.insertInto('scim_activity').values(acmeRows.slice(i, i + 250)).execute();
+  for (let i = 0; i < acmeRows.length; i += 250)
+    await db
+      .insertInto('scim_activity')
+      .values(acmeRows.slice(i, i + 250))
+      .execute();
   await db
     .insertInto('scim_activity')
     .values([
@@ -225,7 +232,10 @@ t.test('the sweep keeps the newest 1,000 rows per tenant and nothing older than 
     (await db.selectFrom('scim_activity').select('resource_label').where('tenant_id', '=', 'acme').execute()).map((r) => r.resource_label),
   );
   t.ok(labels.has('recent-0') && labels.has('recent-999'), 'the newest thousand stay');
-  t.notOk([1000, 1001, 1002, 1003, 1004].some((i) => labels.has(`recent-${i}`)), 'the five oldest of them went');
+  t.notOk(
+    [1000, 1001, 1002, 1003, 1004].some((i) => labels.has(`recent-${i}`)),
+    'the five oldest of them went',
+  );
   t.equal(await rowCount(server, 'globex'), 11, "a small tenant keeps everything recent, not counted against another's");
   t.equal(await sweepScimActivity(db), 0, 'a second sweep has nothing to do');
 });

@@ -18,7 +18,7 @@ import { deleteBeyondRetention } from './scim-activity.repository.ts';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-export const SCIM_ACTIVITY_RETENTION = { keepPerTenant: 1000, maxAgeDays: 30 } as const;
+const SCIM_ACTIVITY_RETENTION = { keepPerTenant: 1000, maxAgeDays: 30 } as const;
 
 interface Sweep {
   /** No more ticks; resolves once a sweep under way has finished (the database may close then). */

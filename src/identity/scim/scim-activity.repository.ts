@@ -63,10 +63,7 @@ export async function deleteBeyondRetention(db: Executor, retention: { keepPerTe
         .selectFrom(
           eb
             .selectFrom('scim_activity')
-            .select([
-              'id',
-              sql<number>`row_number() over (partition by tenant_id order by at desc, position desc)`.as('rank'),
-            ])
+            .select(['id', sql<number>`row_number() over (partition by tenant_id order by at desc, position desc)`.as('rank')])
             .as('ranked'),
         )
         .select('ranked.id')

@@ -139,7 +139,10 @@ export function recordScimActivity(
     if (request.scimTenantId === null) return payload;
     const schemas = (payload as { schemas?: unknown } | null)?.schemas;
     if (Array.isArray(schemas) && schemas.includes(ERROR_SCHEMA)) {
-      request.scimAnswerFacts = { ...withValue('scimType', stringField(payload, 'scimType')), ...withValue('detail', stringField(payload, 'detail')) };
+      request.scimAnswerFacts = {
+        ...withValue('scimType', stringField(payload, 'scimType')),
+        ...withValue('detail', stringField(payload, 'detail')),
+      };
       return payload;
     }
     const [operation, resourceType] = operationOf(request);

@@ -29,7 +29,10 @@ export function adminHandlers(
     samlSpKeys,
     oidc,
     portal,
-  }: Pick<Services, 'tenants' | 'scimTokens' | 'scimActivity' | 'identityProviders' | 'domains' | 'saml' | 'samlSpKeys' | 'oidc' | 'portal'>,
+  }: Pick<
+    Services,
+    'tenants' | 'scimTokens' | 'scimActivity' | 'identityProviders' | 'domains' | 'saml' | 'samlSpKeys' | 'oidc' | 'portal'
+  >,
   baseUrl: string,
 ): OperationHandlers<operations> {
   return {
