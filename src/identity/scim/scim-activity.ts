@@ -92,7 +92,9 @@ function labelOf(resourceType: ScimResourceType | null, value: unknown): string 
 
 function operationOf(request: FastifyRequest): [ScimOperation, ScimResourceType | null] {
   const operationId = request.routeOptions.config.operationId;
-  return operationId !== undefined && operationId in OPERATIONS ? OPERATIONS[operationId as keyof operations] : ['other', null];
+  return operationId !== undefined && Object.hasOwn(OPERATIONS, operationId)
+    ? OPERATIONS[operationId as keyof operations]
+    : ['other', null];
 }
 
 /** The row of one answered request. */
