@@ -97,10 +97,10 @@ export async function buildApp({
   await http.register(ordersPlugin, { services: only('customers', 'orders'), authenticate });
   await http.register(filesPlugin, { services: only('files', 'configDocument'), authenticate });
   await http.register(postsPlugin, { services: only('postLists'), authenticate, cursorSecret });
-  const tenants = only('tenants', 'scimTokens', 'identityProviders', 'domains', 'saml', 'samlSpKeys', 'oidc', 'portal');
+  const tenants = only('tenants', 'scimTokens', 'scimActivity', 'identityProviders', 'domains', 'saml', 'samlSpKeys', 'oidc', 'portal');
   await http.register(tenantsPlugin, { services: tenants, authenticate, authenticatePortal, baseUrl: config.baseUrl });
   // A sibling of the tenants plugin: its own SCIM-token hook, error and not-found handlers under its prefix.
-  const scim = only('scimTokens', 'scimUsers', 'scimGroups');
+  const scim = only('scimTokens', 'scimUsers', 'scimGroups', 'scimActivity');
   await http.register(scimPlugin, { prefix: SCIM_PREFIX, services: scim, baseUrl: config.baseUrl });
   const signIn = only('accounts', 'identityProviders', 'sessions', 'saml', 'oidc');
   await http.register(signInPlugin, { services: signIn, authenticate, baseUrl: config.baseUrl, db: database.db });

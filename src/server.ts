@@ -18,6 +18,7 @@ import { startTracing, type Tracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
+import { startScimActivitySweep } from './identity/scim/scim-activity-sweep.ts';
 import { metadataRefreshFor, startMetadataRefresh } from './identity/providers/metadata-refresh-job.ts';
 import { sealPlainSecrets, unopenedSecretsWarning } from './webhooks/endpoint-secrets.ts';
 import type { EndpointNotifier } from './webhooks/webhook-observer.ts';
@@ -118,6 +119,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       : null;
     const metricsListener = config.metrics ? await startMetricsListener(app.metrics, config.metrics) : null;
     const ssoStateSweep = startSsoStateSweep(database.db, app.http.log);
+    const scimActivitySweep = startScimActivitySweep(database.db, app.http.log);
     const metadataRefresh = startMetadataRefresh(
       metadataRefreshFor(database.db, secretBox, config),
       app.http.log,
@@ -131,6 +133,7 @@ export async function createServer(config: Config, options: ServerOptions = {}):
       tracing,
       close: async () => {
         await ssoStateSweep.stop();
+        await scimActivitySweep.stop();
         await metadataRefresh.stop();
         await worker?.stop();
         await metricsListener?.close();

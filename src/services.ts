@@ -13,6 +13,7 @@ import { PostListsService } from './content/post-lists.service.ts';
 import { SignUpBudget } from './users/sign-up-budget.ts';
 import { ScimTokensService } from './identity/tenants/scim-tokens.service.ts';
 import { SessionsService } from './identity/sign-in/sessions.service.ts';
+import { ScimActivityService } from './identity/scim/scim-activity.service.ts';
 import { ScimGroupsService } from './identity/scim/scim-groups.service.ts';
 import { ScimUsersService } from './identity/scim/scim-users.service.ts';
 import { TenantsService } from './identity/tenants/tenants.service.ts';
@@ -64,6 +65,8 @@ export interface Services {
   /** SCIM 2.0 users and groups, always within the tenant the caller names. */
   scimUsers: ScimUsersService;
   scimGroups: ScimGroupsService;
+  /** What each tenant's SCIM requests were and how they ended (recorded by /scim/v2, listed by the admin API). */
+  scimActivity: ScimActivityService;
   /** Webhook endpoints: registration (address-checked), rotation, test, replay, attempts, health. */
   webhookEndpoints: WebhookEndpointsService;
   /** Each tenant's identity provider (SAML or OpenID Connect) and its mappings. */
@@ -140,6 +143,7 @@ export function createServices(
     sessions,
     scimUsers: new ScimUsersService(db),
     scimGroups: new ScimGroupsService(db),
+    scimActivity: new ScimActivityService(db),
     webhookEndpoints: new WebhookEndpointsService(db, {
       resolve: createNameResolver(config.dnsResolver),
       allowPrivateTargets: config.webhookAllowPrivateTargets,

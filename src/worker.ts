@@ -6,7 +6,8 @@
  * Migrations are applied as the server applies them, so a worker may start first. With METRICS_PORT
  * it serves /metrics there as the server does (src/ops/metrics-listener.ts): its own attempt counters
  * and latencies, its statements and pool, and the shared queue's gauges. It also runs the
- * background jobs every process runs: the sign-in state sweep and the SAML metadata refresh.
+ * background jobs every process runs: the sign-in state sweep, the SCIM activity sweep and the SAML
+ * metadata refresh.
  */
 import type { Dialect } from 'kysely';
 import { pino } from 'pino';
@@ -23,6 +24,7 @@ import { startTracing } from './ops/tracing/tracing.ts';
 import { webhookSpans } from './ops/tracing/webhook-spans.ts';
 import { startDeliveryWorker } from './webhooks/delivery/delivery-worker.ts';
 import { startSsoStateSweep } from './identity/sign-in/sso-state-sweep.ts';
+import { startScimActivitySweep } from './identity/scim/scim-activity-sweep.ts';
 import { metadataRefreshFor, startMetadataRefresh } from './identity/providers/metadata-refresh-job.ts';
 import { sealPlainSecrets, unopenedSecretsWarning } from './webhooks/endpoint-secrets.ts';
 
@@ -67,11 +69,13 @@ else log.info('METRICS_PORT is unset (or 0): this webhook worker serves no /metr
 const aroundAttempt = tracing && config.tracing ? { aroundAttempt: webhookSpans(tracing, config.tracing) } : {};
 const worker = await startDeliveryWorker({ config, database, log, metrics: metrics.webhooks, secretBox, ...aroundAttempt });
 const ssoStateSweep = startSsoStateSweep(database.db, log);
+const scimActivitySweep = startScimActivitySweep(database.db, log);
 const metadataRefresh = startMetadataRefresh(metadataRefreshFor(database.db, secretBox, config), log, config.samlMetadataRefreshS);
 
 stopOnSignals(async (signal) => {
   log.info({ signal, workerId: worker.id }, 'webhook worker stopping');
   await ssoStateSweep.stop();
+  await scimActivitySweep.stop();
   await metadataRefresh.stop();
   await worker.stop();
   await metricsListener?.close();

@@ -388,6 +388,29 @@ export type NewSamlSpKeysRow = Insertable<SamlSpKeysTable>;
 /** Changes to a saml_sp_keys row: every column optional. */
 export type SamlSpKeysRowChanges = Updateable<SamlSpKeysTable>;
 
+export interface ScimActivityTable {
+  id: Generated<string>;
+  position: Generated<number>;
+  tenant_id: string;
+  at: Date;
+  method: string;
+  operation: string;
+  resource_type: string | null;
+  resource_id: string | null;
+  resource_label: string | null;
+  status: number;
+  outcome: string;
+  scim_type: string | null;
+  detail: string | null;
+}
+
+/** A scim_activity row as selected. */
+export type ScimActivityRow = Selectable<ScimActivityTable>;
+/** A scim_activity row to insert: columns with a default (`Generated<>`) or that take null are optional. */
+export type NewScimActivityRow = Insertable<ScimActivityTable>;
+/** Changes to a scim_activity row: every column optional. */
+export type ScimActivityRowChanges = Updateable<ScimActivityTable>;
+
 export interface ScimTokensTable {
   id: Generated<string>;
   tenant_id: string;
@@ -683,6 +706,7 @@ export interface DB {
   products: ProductsTable;
   rate_limit_windows: RateLimitWindowsTable;
   saml_sp_keys: SamlSpKeysTable;
+  scim_activity: ScimActivityTable;
   scim_tokens: ScimTokensTable;
   sessions: SessionsTable;
   sso_requests: SsoRequestsTable;
@@ -724,6 +748,7 @@ export const tableColumns = {
   products: ['id', 'name', 'description', 'price', 'sku', 'category', 'stock_quantity', 'created_at', 'updated_at', 'version'],
   rate_limit_windows: ['key', 'window_start', 'count'],
   saml_sp_keys: ['id', 'tenant_id', 'use', 'generation', 'certificate_pem', 'private_key_sealed', 'created_at', 'retires_at'],
+  scim_activity: ['id', 'position', 'tenant_id', 'at', 'method', 'operation', 'resource_type', 'resource_id', 'resource_label', 'status', 'outcome', 'scim_type', 'detail'],
   scim_tokens: ['id', 'tenant_id', 'token_sha256', 'created_at', 'last_used_at', 'revoked_at'],
   sessions: ['id', 'user_id', 'tenant_id', 'token_sha256', 'roles', 'created_at', 'expires_at', 'last_seen_at', 'revoked_at', 'auth_method', 'idp_session_id', 'idp_subject', 'idp_id_token_sealed'],
   sso_requests: ['id', 'tenant_id', 'protocol', 'return_to', 'relay_state', 'code_verifier', 'nonce', 'test', 'expires_at', 'browser_binding'],

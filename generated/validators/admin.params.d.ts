@@ -23,6 +23,8 @@ export declare const listDomains_path: ValidateFunction;
 export declare const listDomains_query: ValidateFunction;
 export declare const listSamlKeys_path: ValidateFunction;
 export declare const listSamlKeys_query: ValidateFunction;
+export declare const listScimActivity_path: ValidateFunction;
+export declare const listScimActivity_query: ValidateFunction;
 export declare const listScimTokens_path: ValidateFunction;
 export declare const listScimTokens_query: ValidateFunction;
 export declare const listTenants_query: ValidateFunction;

@@ -25,6 +25,7 @@ import * as m0023 from './0023_saml_metadata_refresh.ts';
 import * as m0024 from './0024_portal.ts';
 import * as m0025 from './0025_saml_sp_keys.ts';
 import * as m0027 from './0027_single_logout.ts';
+import * as m0028 from './0028_scim_activity.ts';
 import * as m0029 from './0029_last_test_sign_in.ts';
 
 /** Every migration, in order. Names sort lexically; add new files here. */
@@ -55,5 +56,6 @@ export const migrations: Record<string, Migration> = {
   '0024_portal': m0024,
   '0025_saml_sp_keys': m0025,
   '0027_single_logout': m0027,
+  '0028_scim_activity': m0028,
   '0029_last_test_sign_in': m0029,
 };

@@ -14,6 +14,7 @@ import { boundedJsonParser } from '../../http/json-body.ts';
 import { registerOperations, type OperationHandlers } from '../../http/openapi-routes.ts';
 import { answerUnroutedRequests } from '../../http/unrouted.ts';
 import type { Services } from '../../services.ts';
+import { recordScimActivity, type ScimActivityEntry } from './scim-activity.ts';
 import { rawScimError, scimError, sendScimError } from './scim-error-handler.ts';
 import { SCIM_MEDIA_TYPE } from './scim-media-type.ts';
 import { scimHandlers } from './scim.handlers.ts';
@@ -30,7 +31,7 @@ export const SCIM_PREFIX = '/scim/v2';
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 interface ScimPluginOptions {
-  services: Pick<Services, 'scimTokens' | 'scimUsers' | 'scimGroups'>;
+  services: Pick<Services, 'scimTokens' | 'scimUsers' | 'scimGroups' | 'scimActivity'>;
   baseUrl: string;
 }
 
@@ -39,6 +40,7 @@ export const scimPlugin: FastifyPluginAsync<ScimPluginOptions> = async (scim, { 
   registerScimScope(scim, {
     tenantForToken: (token) => services.scimTokens.tenantForToken(token),
     handlers: scimHandlers(services, baseUrl),
+    recordActivity: (tenantId, entry) => services.scimActivity.record(tenantId, entry),
   });
 };
 
@@ -46,14 +48,17 @@ interface ScimScopeParts {
   /** The tenant a SCIM token belongs to, or null for a token that is not one. */
   tenantForToken: (token: string) => Promise<string | null>;
   handlers: OperationHandlers<operations>;
+  /** Stores what a tenant's request was and how it ended (the mock server records nothing). */
+  recordActivity?: (tenantId: string, entry: ScimActivityEntry) => Promise<void>;
 }
 
 /**
  * Everything of the scope but its services, apart so that the mock server (scripts/mock/) serves its
  * example answers behind the same parser, authentication, error and not-found handling.
  */
-export function registerScimScope(scim: FastifyInstance, { tenantForToken, handlers }: ScimScopeParts): void {
+export function registerScimScope(scim: FastifyInstance, { tenantForToken, handlers, recordActivity }: ScimScopeParts): void {
   scim.decorateRequest('scimTenantId', null);
+  if (recordActivity) recordScimActivity(scim, recordActivity, scim.log);
 
   // Both media types, parsed alike. Provisioning clients send their Content-Type on every request,
   // GET and DELETE included, so an empty body is no body rather than malformed JSON.

@@ -13,6 +13,7 @@ import { TENANT_SORT_FIELDS } from './tenants.service.ts';
 import { LINK_TTL_MINUTES } from '../../portal/portal.service.ts';
 import { toPortalLink } from '../../portal/portal.representation.ts';
 import { principalOf } from '../../http/principal-of.ts';
+import { toScimActivityPage } from '../scim/scim-activity.representation.ts';
 
 /** A test sign-in URL works as long as the sign-in it starts (src/identity/saml, src/identity/oidc). */
 const TEST_SIGN_IN_TTL_MS = 10 * 60_000;
@@ -21,13 +22,17 @@ export function adminHandlers(
   {
     tenants,
     scimTokens,
+    scimActivity,
     identityProviders,
     domains,
     saml,
     samlSpKeys,
     oidc,
     portal,
-  }: Pick<Services, 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'samlSpKeys' | 'oidc' | 'portal'>,
+  }: Pick<
+    Services,
+    'tenants' | 'scimTokens' | 'scimActivity' | 'identityProviders' | 'domains' | 'saml' | 'samlSpKeys' | 'oidc' | 'portal'
+  >,
   baseUrl: string,
 ): OperationHandlers<operations> {
   return {
@@ -56,6 +61,12 @@ export function adminHandlers(
     listScimTokens: async (request) => {
       const { page = 0, size = 20 } = request.query;
       return toScimTokenPage(await scimTokens.list(request.params.tenantId, { page, size }), page, size);
+    },
+
+    listScimActivity: async (request) => {
+      const { page = 0, size = 20, outcome } = request.query;
+      const query = { page, size, ...(outcome ? { outcome } : {}) };
+      return toScimActivityPage(await scimActivity.list(request.params.tenantId, query), page, size);
     },
 
     issueScimToken: async (request, reply) => {

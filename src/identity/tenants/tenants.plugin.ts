@@ -15,7 +15,16 @@ import type { AreaOptions } from '../../services.ts';
 import { adminHandlers } from './admin.handlers.ts';
 
 /** The admin API's services. */
-type TenantsServices = 'tenants' | 'scimTokens' | 'identityProviders' | 'domains' | 'saml' | 'samlSpKeys' | 'oidc' | 'portal';
+type TenantsServices =
+  | 'tenants'
+  | 'scimTokens'
+  | 'scimActivity'
+  | 'identityProviders'
+  | 'domains'
+  | 'saml'
+  | 'samlSpKeys'
+  | 'oidc'
+  | 'portal';
 
 interface TenantsOptions extends AreaOptions<TenantsServices> {
   /** The public base address: the identity provider settings name its sign-in endpoints as absolute URLs. */

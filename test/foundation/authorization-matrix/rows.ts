@@ -162,6 +162,7 @@ function tenantAdministration(tenant: Tenant): RestRow[] {
     rest('getTenant', target, rule, 200, () => ({ path: base })),
     rest('createPortalLink', target, rule, 201, () => ({ path: `${base}/portal-links`, ...json({ intents: ['sso'] }) })),
     rest('listScimTokens', target, rule, 200, () => ({ path: `${base}/scim-tokens` })),
+    rest('listScimActivity', target, rule, 200, () => ({ path: `${base}/scim-activity` })),
     rest('issueScimToken', target, rule, 201, () => ({ path: `${base}/scim-tokens`, ...json({}) })),
     rest('revokeScimToken', target, rule, 204, (w) => ({ path: `${base}/scim-tokens/${w.spareScimTokenId[tenant]}` })),
     rest('getIdentityProvider', target, rule, 200, () => ({ path: `${base}/identity-provider` })),

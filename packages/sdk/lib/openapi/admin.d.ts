@@ -379,6 +379,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenantId}/scim-activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tenant's recent SCIM provisioning activity (paged)
+         * @description The requests the tenant's identity provider made to `/scim/v2` with
+         *     one of the tenant's SCIM tokens, newest first: when, which operation
+         *     on which resource, the HTTP status and, for a failure, the SCIM
+         *     error's `scimType` and `detail`. A request without a valid token is
+         *     not the tenant's and is not listed. Recorded after the response, so
+         *     a call appears a moment after its answer. Kept for 30 days, and at
+         *     most the newest 1,000 requests per tenant. No token, header,
+         *     password or body is recorded. 404 when the tenant does not exist.
+         */
+        get: operations["listScimActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants/{tenantId}/scim-tokens": {
         parameters: {
             query?: never;
@@ -884,6 +917,53 @@ export interface components {
         SamlKeyList: {
             /** @description Signing keys first, then encryption keys, each newest first. */
             data: components["schemas"]["SamlKey"][];
+        };
+        /** @description One SCIM request of the tenant's identity provider, as recorded after its answer. */
+        ScimActivity: {
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            at: string;
+            /** @description For a failure, the SCIM error's `detail`, cut to 300 characters; else null. */
+            detail: string | null;
+            /**
+             * Format: uuid
+             * @description The record's id.
+             */
+            id: string;
+            /** @description The HTTP method (`GET`, `POST`, `PUT`, `PATCH`, `DELETE`, …). */
+            method: string;
+            /**
+             * @description What the request asked: `list` (a list or filter query), `get`, `create`, `replace` (PUT), `patch`, `delete`; `other` for a request that matched no SCIM endpoint (its status says so).
+             * @enum {string}
+             */
+            operation: "list" | "get" | "create" | "replace" | "patch" | "delete" | "other";
+            outcome: components["schemas"]["ScimActivityOutcome"];
+            /** @description The resource's id: the one in the path, or the id a create answered with; null for a list, or a create that failed. */
+            resourceId: string | null;
+            /** @description A short label of the resource when the request or its answer named one: a user's `userName`, a group's `displayName`; else null. */
+            resourceLabel: string | null;
+            /**
+             * @description The resource type or discovery endpoint the request addressed; null for a request that matched no SCIM endpoint.
+             * @enum {string|null}
+             */
+            resourceType: "User" | "Group" | "ServiceProviderConfig" | "Schemas" | "ResourceTypes" | null;
+            /** @description For a failure, the SCIM error's `scimType` (`uniqueness`, `invalidFilter`, …) when it had one; else null. */
+            scimType: string | null;
+            /** @description The HTTP status of the answer. */
+            status: number;
+        };
+        /**
+         * @description `success` for a 2xx answer, else `failure`.
+         * @enum {string}
+         */
+        ScimActivityOutcome: "success" | "failure";
+        /** @description Paged list of a tenant's SCIM activity. */
+        ScimActivityPage: {
+            /** @description The requests on this page, newest first. */
+            content: components["schemas"]["ScimActivity"][];
+            page: components["schemas"]["PageMetadata"];
         };
         /** @description A SCIM token as listed; its value is never shown again. */
         ScimToken: {
@@ -2224,6 +2304,95 @@ export interface operations {
             413: components["responses"]["UnexpectedBodyTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScimActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the requests with this outcome (`failure`, the requests answered with an error).
+                 * @example failure
+                 */
+                outcome?: components["schemas"]["ScimActivityOutcome"];
+                /**
+                 * @description Zero-based page index. A page past the end returns an empty `content` list (200).
+                 * @example 0
+                 */
+                page?: components["parameters"]["page"];
+                /**
+                 * @description Page size. Values outside 1..100 are rejected with 400 (`query.size`); they are not clamped.
+                 * @example 20
+                 */
+                size?: components["parameters"]["size"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the tenant's SCIM activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "5b0c6f2e-8d1a-4e3b-9c7d-2f4a6b8c0d1e",
+                     *           "at": "2026-03-02T07:41:12.345Z",
+                     *           "method": "POST",
+                     *           "operation": "create",
+                     *           "resourceType": "User",
+                     *           "resourceId": null,
+                     *           "resourceLabel": "ada@acme.example",
+                     *           "status": 409,
+                     *           "outcome": "failure",
+                     *           "scimType": "uniqueness",
+                     *           "detail": "userName already exists in this tenant: ada@acme.example"
+                     *         },
+                     *         {
+                     *           "id": "0e9d8c7b-6a5f-4e3d-8c1b-0a9f8e7d6c5b",
+                     *           "at": "2026-03-02T07:41:11.020Z",
+                     *           "method": "PATCH",
+                     *           "operation": "patch",
+                     *           "resourceType": "Group",
+                     *           "resourceId": "7f3a9c1e-2b4d-4e6f-8a0b-1c2d3e4f5a6b",
+                     *           "resourceLabel": "Engineering",
+                     *           "status": 200,
+                     *           "outcome": "success",
+                     *           "scimType": null,
+                     *           "detail": null
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "number": 0,
+                     *         "size": 20,
+                     *         "totalElements": 2,
+                     *         "totalPages": 1,
+                     *         "first": true,
+                     *         "last": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScimActivityPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
