@@ -227,6 +227,23 @@ t.test('SCIM: a token made in the portal is used by a SCIM client, then revoked'
     }),
   });
   t.equal(created.status, 201, 'the SCIM client provisions a user with the token');
+  const again = await scim('/Users', {
+    method: 'POST',
+    body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'ada@initech.example' }),
+  });
+  t.equal(again.status, 409, 'and is refused a duplicate');
+
+  // The calls arrive in the activity (written after each response: Refresh until they show).
+  for (let tries = 0; !(await page.getByText('refused 409').isVisible()); tries++) {
+    if (tries === 30) throw new Error('the SCIM calls never showed in the activity');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.waitForTimeout(300);
+  }
+  const activity = await page.locator('.attempts').innerText();
+  t.match(activity, /Created User\s+ada@initech\.example/, 'the creation, with the user it made');
+  t.match(activity, /Could not create User\s+ada@initech\.example[\s\S]*uniqueness/, 'the refusal, with its scimType');
+  t.match(await page.locator('.card').first().innerText(), /last used (?!never)/, 'Refresh shows the token used');
+  await checkScreen(t, page, 'scim-activity');
 
   await page.getByRole('button', { name: /^Revoke token/ }).click();
   await page.getByRole('button', { name: 'Revoke now' }).click();

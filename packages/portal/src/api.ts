@@ -22,6 +22,7 @@ export type EventType = WebhooksComponents['schemas']['EventType'];
 export type ScimToken = AdminComponents['schemas']['ScimToken'];
 export type IssuedScimToken = AdminComponents['schemas']['IssuedScimToken'];
 export type Domain = AdminComponents['schemas']['Domain'];
+export type ScimActivity = AdminComponents['schemas']['ScimActivity'];
 export type IdentityProvider = AdminComponents['schemas']['IdentityProvider'];
 export type IdentityProviderInput = AdminComponents['schemas']['IdentityProviderInput'];
 export type LastTestSignIn = AdminComponents['schemas']['LastTestSignIn'];

@@ -3,7 +3,7 @@
  * tokens: issued and shown once, listed with their last use, revoked.
  */
 import { useState } from 'preact/hooks';
-import { call, type ApiError, type Clients, type IssuedScimToken, type ScimToken } from '../api.ts';
+import { call, type ApiError, type Clients, type IssuedScimToken, type ScimActivity, type ScimToken } from '../api.ts';
 import { asApiError, Badge, Button, Empty, ErrorNotice, Load, Notice, Secret, Time, useLoad } from '../ui.tsx';
 
 export function ScimScreen({ clients, tenantId }: { clients: Clients; tenantId: string }) {
@@ -59,6 +59,78 @@ export function ScimScreen({ clients, tenantId }: { clients: Clients; tenantId: 
                 <TokenRow key={token.id} clients={clients} tenantId={tenantId} token={token} onRevoked={reload} />
               ))}
             </ul>
+          )
+        }
+      </Load>
+      <Activity clients={clients} tenantId={tenantId} onRefresh={reload} />
+    </section>
+  );
+}
+
+/** What a call did, as done and as refused. */
+const OPERATION_LABELS: Record<ScimActivity['operation'], [string, string]> = {
+  list: ['Listed', 'Could not list'],
+  get: ['Read', 'Could not read'],
+  create: ['Created', 'Could not create'],
+  replace: ['Replaced', 'Could not replace'],
+  patch: ['Updated', 'Could not update'],
+  delete: ['Deleted', 'Could not delete'],
+  other: ['Called', 'Could not call'],
+};
+
+/** The identity provider's recent SCIM calls, newest first, so an administrator sees them arrive; Refresh also reloads the tokens' last use. */
+function Activity({ clients, tenantId, onRefresh }: { clients: Clients; tenantId: string; onRefresh: () => void }) {
+  const [loaded, reload] = useLoad(() =>
+    call(clients.admin.GET('/api/v1/admin/tenants/{tenantId}/scim-activity', { params: { path: { tenantId }, query: { size: 20 } } })),
+  );
+  return (
+    <section class="panel" aria-labelledby="activity-title">
+      <div class="section-head">
+        <h2 id="activity-title">Recent activity</h2>
+        <Button
+          kind="secondary"
+          onClick={() => {
+            reload();
+            onRefresh();
+          }}
+        >
+          Refresh
+        </Button>
+      </div>
+      <Load loaded={loaded} retry={reload}>
+        {(page) =>
+          page.content.length === 0 ? (
+            <Empty title="No calls yet">
+              <p>Once your identity provider uses a token, its calls appear here.</p>
+            </Empty>
+          ) : (
+            <ol class="attempts">
+              {page.content.map((entry) => (
+                <li key={entry.id} class="attempt">
+                  <div class="attempt-line">
+                    <Badge tone={entry.outcome === 'success' ? 'good' : 'bad'}>
+                      {entry.outcome === 'success' ? `HTTP ${entry.status}` : `refused ${entry.status}`}
+                    </Badge>
+                    <span>
+                      {OPERATION_LABELS[entry.operation][entry.outcome === 'success' ? 0 : 1]} {entry.resourceType ?? 'an unknown endpoint'}
+                      {entry.resourceLabel ? (
+                        <>
+                          {' '}
+                          <code>{entry.resourceLabel}</code>
+                        </>
+                      ) : null}
+                    </span>
+                    <Time value={entry.at} />
+                  </div>
+                  {entry.outcome === 'failure' && (entry.detail || entry.scimType) ? (
+                    <p class="muted">
+                      {entry.scimType ? `${entry.scimType}: ` : ''}
+                      {entry.detail}
+                    </p>
+                  ) : null}
+                </li>
+              ))}
+            </ol>
           )
         }
       </Load>
