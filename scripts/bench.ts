@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- products (or rest)|pagination|graphql|scim|auth|webhooks|sso ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`; `npm run bench -- generate [--rounds N]` times `npm run generate`
- *   (scripts/bench/generate-timing.ts).
+ *   (scripts/bench/generate-timing.ts); `npm run bench -- portal [--rounds N]` the portal page in Chromium.
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
  * generator in another, pinned to separate cores; warm-up; short rounds in a balanced random order;
@@ -43,6 +43,14 @@ if (process.argv[2] === 'generate') {
   process.exit(0);
 }
 
+// Not a comparison: the portal page's sizes and first paint in Chromium (scripts/bench/portal-timing.ts).
+if (process.argv[2] === 'portal') {
+  const { benchPortal } = await import('./bench/portal-timing.ts');
+  const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] ?? 20);
+  console.log(await benchPortal(process.argv.includes('--rounds') ? rounds : 20));
+  process.exit(0);
+}
+
 // Not a comparison either: a long mixed load on PostgreSQL (scripts/bench/soak.ts).
 if (process.argv[2] === 'load') {
   const { soak } = await import('./bench/soak.ts');
@@ -56,6 +64,7 @@ if (process.argv[2] === 'load') {
 
 const USAGE = `Usage: npm run bench [-- SECTION... ] [--db ${DB_CHOICES.join(',')}] [--quick] [--rounds N] [--seed N] [--write-doc] [--note TEXT]
        npm run bench -- generate [--rounds N]        time \`npm run generate\`
+       npm run bench -- portal [--rounds N]          the portal page's sizes and first paint in Chromium
        npm run bench -- load [--minutes N] [--concurrency N]   a long mixed load on PostgreSQL
 
 Sections: ${Object.keys(SECTIONS).join(', ')} (rest = products); none: all of them. Results go to
