@@ -178,6 +178,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{endpointId}/replay-range": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again the events this endpoint was sent in a time range
+         * @description Queues a new delivery, as `replay` does for one event, of every event
+         *     queued for this endpoint from `since` (inclusive) until `until`
+         *     (exclusive; now when omitted), oldest first, each once however many
+         *     deliveries it had; with `only_failed`, only the events whose latest
+         *     delivery failed, died or was skipped. At most 1,000 events a call:
+         *     `has_more` says there are more, and `next_since` is where the next
+         *     call starts. 409 `ENDPOINT_DISABLED` while the endpoint is disabled.
+         */
+        post: operations["replayWebhookRange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/{endpointId}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1378,6 +1410,41 @@ export interface components {
              */
             state: "pending";
         };
+        /** @description What a range replay queued. */
+        QueuedReplay: {
+            /**
+             * Format: uuid
+             * @description The endpoint.
+             */
+            endpoint_id: string;
+            /** @description Whether the range holds more events than this call queued. */
+            has_more: boolean;
+            /**
+             * Format: date-time
+             * @description Where the next call starts when `has_more`; null otherwise.
+             */
+            next_since: string | null;
+            /** @description How many events were queued again (at most 1,000). */
+            queued: number;
+        };
+        /** @description Which events to deliver again, by when they were queued for this endpoint. */
+        ReplayWebhookRangeRequest: {
+            /**
+             * @description Only the events whose latest delivery to this endpoint failed, died or was skipped.
+             * @default false
+             */
+            only_failed: boolean;
+            /**
+             * Format: date-time
+             * @description The start of the range (inclusive).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The end of the range (exclusive); now when omitted.
+             */
+            until?: string;
+        };
         /** @description Which event to deliver again. */
         ReplayWebhookRequest: {
             /**
@@ -2399,6 +2466,61 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    replayWebhookRange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-03T00:00:00.000Z",
+                 *       "until": "2026-03-03T12:00:00.000Z",
+                 *       "only_failed": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayWebhookRangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "queued": 42,
+                     *       "has_more": false,
+                     *       "next_since": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueuedReplay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -3404,6 +3526,6 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The operations tagged `deliveries` first: one area's handler map answers them all (registerOperations). */
-export type DeliveriesOperations = Pick<operations, "listWebhookDeadLetters" | "testWebhookEndpoint" | "replayWebhookEvent" | "listWebhookAttempts">;
+export type DeliveriesOperations = Pick<operations, "listWebhookDeadLetters" | "testWebhookEndpoint" | "replayWebhookEvent" | "replayWebhookRange" | "listWebhookAttempts">;
 /** The operations tagged `endpoints` first: one area's handler map answers them all (registerOperations). */
 export type EndpointsOperations = Pick<operations, "listWebhookEndpoints" | "createWebhookEndpoint" | "listWebhookEventTypes" | "getWebhookEndpoint" | "deleteWebhookEndpoint" | "updateWebhookEndpoint" | "enableWebhookEndpoint" | "rotateWebhookSecret" | "getWebhookHealth">;

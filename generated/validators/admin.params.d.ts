@@ -9,6 +9,8 @@ export declare const deleteDomain_path: ValidateFunction;
 export declare const deleteDomain_query: ValidateFunction;
 export declare const deleteIdentityProvider_path: ValidateFunction;
 export declare const deleteIdentityProvider_query: ValidateFunction;
+export declare const getDomainEnforcementImpact_path: ValidateFunction;
+export declare const getDomainEnforcementImpact_query: ValidateFunction;
 export declare const getDomain_path: ValidateFunction;
 export declare const getDomain_query: ValidateFunction;
 export declare const getIdentityProvider_path: ValidateFunction;

@@ -714,11 +714,11 @@ return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getDomain_path = validate29;
-const schema44 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getDomain_path"};
+export const getDomainEnforcementImpact_path = validate29;
+const schema44 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getDomainEnforcementImpact_path"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getDomain_path" */;
+/*# sourceURL="getDomainEnforcementImpact_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate29.evaluated;
@@ -885,11 +885,11 @@ return errors === 0;
 }
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getDomain_query = validate30;
-const schema46 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getDomain_query"};
+export const getDomainEnforcementImpact_query = validate30;
+const schema46 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getDomainEnforcementImpact_query"};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getDomain_query" */;
+/*# sourceURL="getDomainEnforcementImpact_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate30.evaluated;
@@ -926,11 +926,11 @@ return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getIdentityProvider_path = validate31;
-const schema47 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getIdentityProvider_path"};
+export const getDomain_path = validate31;
+const schema47 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getDomain_path"};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getIdentityProvider_path" */;
+/*# sourceURL="getDomain_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate31.evaluated;
@@ -948,6 +948,16 @@ vErrors = [err0];
 }
 else {
 vErrors.push(err0);
+}
+errors++;
+}
+if(data.domain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
 }
 errors++;
 }
@@ -971,12 +981,12 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err2];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err2);
 }
 errors++;
 }
@@ -990,17 +1000,7 @@ data["tenantId"] = coerced0;
 }
 if(typeof data0 === "string"){
 if(func1(data0) > 63){
-const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1009,8 +1009,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1019,11 +1019,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern4.test(data0)){
+const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1032,16 +1029,79 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+if(data.domain !== undefined){
+let data1 = data.domain;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["domain"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 253){
+const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 validate31.errors = vErrors;
 return errors === 0;
 }
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getIdentityProvider_query = validate32;
-const schema49 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getIdentityProvider_query"};
+export const getDomain_query = validate32;
+const schema49 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getDomain_query"};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getIdentityProvider_query" */;
+/*# sourceURL="getDomain_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate32.evaluated;
@@ -1078,11 +1138,11 @@ return errors === 0;
 }
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getLastTestSignIn_path = validate33;
-const schema50 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getLastTestSignIn_path"};
+export const getIdentityProvider_path = validate33;
+const schema50 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getIdentityProvider_path"};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getLastTestSignIn_path" */;
+/*# sourceURL="getIdentityProvider_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate33.evaluated;
@@ -1189,11 +1249,11 @@ return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getLastTestSignIn_query = validate34;
-const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getLastTestSignIn_query"};
+export const getIdentityProvider_query = validate34;
+const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getIdentityProvider_query"};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getLastTestSignIn_query" */;
+/*# sourceURL="getIdentityProvider_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate34.evaluated;
@@ -1230,11 +1290,11 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getTenant_path = validate35;
-const schema53 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getTenant_path"};
+export const getLastTestSignIn_path = validate35;
+const schema53 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getLastTestSignIn_path"};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getTenant_path" */;
+/*# sourceURL="getLastTestSignIn_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate35.evaluated;
@@ -1341,11 +1401,11 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getTenant_query = validate36;
-const schema55 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getTenant_query"};
+export const getLastTestSignIn_query = validate36;
+const schema55 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getLastTestSignIn_query"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getTenant_query" */;
+/*# sourceURL="getLastTestSignIn_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate36.evaluated;
@@ -1382,11 +1442,11 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const issueScimToken_path = validate37;
-const schema56 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"issueScimToken_path"};
+export const getTenant_path = validate37;
+const schema56 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"getTenant_path"};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="issueScimToken_path" */;
+/*# sourceURL="getTenant_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate37.evaluated;
@@ -1493,11 +1553,11 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const issueScimToken_query = validate38;
-const schema58 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"issueScimToken_query"};
+export const getTenant_query = validate38;
+const schema58 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getTenant_query"};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="issueScimToken_query" */;
+/*# sourceURL="getTenant_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate38.evaluated;
@@ -1534,11 +1594,11 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listDomains_path = validate39;
-const schema59 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listDomains_path"};
+export const issueScimToken_path = validate39;
+const schema59 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"issueScimToken_path"};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listDomains_path" */;
+/*# sourceURL="issueScimToken_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate39.evaluated;
@@ -1645,11 +1705,11 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listDomains_query = validate40;
-const schema61 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listDomains_query"};
+export const issueScimToken_query = validate40;
+const schema61 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"issueScimToken_query"};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listDomains_query" */;
+/*# sourceURL="issueScimToken_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
@@ -1686,11 +1746,11 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listSamlKeys_path = validate41;
-const schema62 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listSamlKeys_path"};
+export const listDomains_path = validate41;
+const schema62 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listDomains_path"};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listSamlKeys_path" */;
+/*# sourceURL="listDomains_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate41.evaluated;
@@ -1797,11 +1857,11 @@ return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listSamlKeys_query = validate42;
-const schema64 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listSamlKeys_query"};
+export const listDomains_query = validate42;
+const schema64 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listDomains_query"};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listSamlKeys_query" */;
+/*# sourceURL="listDomains_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate42.evaluated;
@@ -1838,11 +1898,11 @@ return errors === 0;
 }
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listScimActivity_path = validate43;
-const schema65 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listScimActivity_path"};
+export const listSamlKeys_path = validate43;
+const schema65 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listSamlKeys_path"};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listScimActivity_path" */;
+/*# sourceURL="listSamlKeys_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate43.evaluated;
@@ -1949,15 +2009,167 @@ return errors === 0;
 }
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listScimActivity_query = validate44;
-const schema67 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"outcome":{"$ref":"#/$defs/ScimActivityOutcome"}},"required":[],"additionalProperties":false,"$defs":{"ScimActivityOutcome":{"type":"string","description":"`success` for a 2xx answer, else `failure`.","enum":["success","failure"]}},"$id":"listScimActivity_query"};
-const schema68 = {"type":"string","description":"`success` for a 2xx answer, else `failure`.","enum":["success","failure"]};
+export const listSamlKeys_query = validate44;
+const schema67 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listSamlKeys_query"};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listScimActivity_query" */;
+/*# sourceURL="listSamlKeys_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listScimActivity_path = validate45;
+const schema68 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listScimActivity_path"};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listScimActivity_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listScimActivity_query = validate46;
+const schema70 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"outcome":{"$ref":"#/$defs/ScimActivityOutcome"}},"required":[],"additionalProperties":false,"$defs":{"ScimActivityOutcome":{"type":"string","description":"`success` for a 2xx answer, else `failure`.","enum":["success","failure"]}},"$id":"listScimActivity_query"};
+const schema71 = {"type":"string","description":"`success` for a 2xx answer, else `failure`.","enum":["success","failure"]};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listScimActivity_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2133,7 +2345,7 @@ data["outcome"] = coerced2;
 }
 }
 if(!((data2 === "success") || (data2 === "failure"))){
-const err8 = {instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ScimActivityOutcome/enum",keyword:"enum",params:{allowedValues: schema68.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/outcome",schemaPath:"#/$defs/ScimActivityOutcome/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2154,19 +2366,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listScimTokens_path = validate45;
-const schema69 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listScimTokens_path"};
+export const listScimTokens_path = validate47;
+const schema72 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"listScimTokens_path"};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listScimTokens_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2265,19 +2477,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listScimTokens_query = validate46;
-const schema71 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false,"$id":"listScimTokens_query"};
+export const listScimTokens_query = validate48;
+const schema74 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[],"additionalProperties":false,"$id":"listScimTokens_query"};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listScimTokens_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2426,20 +2638,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listTenants_query = validate47;
-const schema72 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"sort":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[A-Za-z]+,(asc|desc)$"},"default":["createdAt,desc"]}},"required":[],"additionalProperties":false,"$id":"listTenants_query"};
-const pattern17 = new RegExp("^[A-Za-z]+,(asc|desc)$", "u");
+export const listTenants_query = validate49;
+const schema75 = {"type":"object","properties":{"page":{"type":"integer","minimum":0,"maximum":2147483647,"default":0},"size":{"type":"integer","minimum":1,"maximum":100,"default":20},"sort":{"type":"array","maxItems":5,"items":{"type":"string","pattern":"^[A-Za-z]+,(asc|desc)$"},"default":["createdAt,desc"]}},"required":[],"additionalProperties":false,"$id":"listTenants_query"};
+const pattern18 = new RegExp("^[A-Za-z]+,(asc|desc)$", "u");
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listTenants_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2664,7 +2876,7 @@ data2[i0] = coerced3;
 }
 }
 if(typeof data3 === "string"){
-if(!pattern17.test(data3)){
+if(!pattern18.test(data3)){
 const err10 = {instancePath:instancePath+"/sort/" + i0,schemaPath:"#/properties/sort/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z]+,(asc|desc)$"},message:"must match pattern \""+"^[A-Za-z]+,(asc|desc)$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -2688,19 +2900,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const putIdentityProvider_path = validate48;
-const schema73 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_path"};
+export const putIdentityProvider_path = validate50;
+const schema76 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"putIdentityProvider_path"};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="putIdentityProvider_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2799,19 +3011,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const putIdentityProvider_query = validate49;
-const schema75 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"putIdentityProvider_query"};
+export const putIdentityProvider_query = validate51;
+const schema78 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"putIdentityProvider_query"};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="putIdentityProvider_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2840,20 +3052,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const revokeScimToken_path = validate50;
-const schema76 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"tokenId":{"type":"string","format":"uuid"}},"required":["tenantId","tokenId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"revokeScimToken_path"};
+export const revokeScimToken_path = validate52;
+const schema79 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"tokenId":{"type":"string","format":"uuid"}},"required":["tenantId","tokenId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"revokeScimToken_path"};
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="revokeScimToken_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3012,168 +3224,16 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const revokeScimToken_query = validate51;
-const schema78 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"revokeScimToken_query"};
-
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="revokeScimToken_query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate51.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate51.errors = vErrors;
-return errors === 0;
-}
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const rotateSamlKeys_path = validate52;
-const schema79 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"rotateSamlKeys_path"};
-
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateSamlKeys_path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate52.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.tenantId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["tenantId"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 63){
-const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
 validate52.errors = vErrors;
 return errors === 0;
 }
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const rotateSamlKeys_query = validate53;
-const schema81 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"rotateSamlKeys_query"};
+export const revokeScimToken_query = validate53;
+const schema81 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"revokeScimToken_query"};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateSamlKeys_query" */;
+/*# sourceURL="revokeScimToken_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate53.evaluated;
@@ -3210,226 +3270,14 @@ return errors === 0;
 }
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const sendDomainVerificationMail_path = validate54;
-const schema82 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"sendDomainVerificationMail_path"};
+export const rotateSamlKeys_path = validate54;
+const schema82 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"rotateSamlKeys_path"};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="sendDomainVerificationMail_path" */;
+/*# sourceURL="rotateSamlKeys_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate54.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.tenantId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.domain === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.tenantId !== undefined){
-let data0 = data.tenantId;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["tenantId"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 63){
-const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-if(data.domain !== undefined){
-let data1 = data.domain;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
-data1 = data1[0];
-dataType1 = typeof data1;
-if(typeof data1 === "string"){
-coerced1 = data1;
-}
-}
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["domain"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 253){
-const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate54.errors = vErrors;
-return errors === 0;
-}
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const sendDomainVerificationMail_query = validate55;
-const schema84 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"sendDomainVerificationMail_query"};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="sendDomainVerificationMail_query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate55.errors = vErrors;
-return errors === 0;
-}
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const startTestSignIn_path = validate56;
-const schema85 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"startTestSignIn_path"};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="startTestSignIn_path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3528,19 +3376,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const startTestSignIn_query = validate57;
-const schema87 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"startTestSignIn_query"};
+export const rotateSamlKeys_query = validate55;
+const schema84 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"rotateSamlKeys_query"};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="startTestSignIn_query" */;
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="rotateSamlKeys_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3569,19 +3417,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateDomain_path = validate58;
-const schema88 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"updateDomain_path"};
+export const sendDomainVerificationMail_path = validate56;
+const schema85 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"sendDomainVerificationMail_path"};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateDomain_path" */;
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="sendDomainVerificationMail_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3740,16 +3588,168 @@ vErrors.push(err8);
 }
 errors++;
 }
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const sendDomainVerificationMail_query = validate57;
+const schema87 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"sendDomainVerificationMail_query"};
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="sendDomainVerificationMail_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate57.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const startTestSignIn_path = validate58;
+const schema88 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"}},"required":["tenantId"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"startTestSignIn_path"};
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="startTestSignIn_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 validate58.errors = vErrors;
 return errors === 0;
 }
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateDomain_query = validate59;
-const schema90 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateDomain_query"};
+export const startTestSignIn_query = validate59;
+const schema90 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"startTestSignIn_query"};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateDomain_query" */;
+/*# sourceURL="startTestSignIn_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate59.evaluated;
@@ -3786,11 +3786,11 @@ return errors === 0;
 }
 validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const verifyDomain_path = validate60;
-const schema91 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"verifyDomain_path"};
+export const updateDomain_path = validate60;
+const schema91 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"updateDomain_path"};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="verifyDomain_path" */;
+/*# sourceURL="updateDomain_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate60.evaluated;
@@ -3957,11 +3957,11 @@ return errors === 0;
 }
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const verifyDomain_query = validate61;
-const schema93 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"verifyDomain_query"};
+export const updateDomain_query = validate61;
+const schema93 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateDomain_query"};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="verifyDomain_query" */;
+/*# sourceURL="updateDomain_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate61.evaluated;
@@ -3997,3 +3997,215 @@ validate61.errors = vErrors;
 return errors === 0;
 }
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const verifyDomain_path = validate62;
+const schema94 = {"type":"object","properties":{"tenantId":{"$ref":"#/$defs/TenantId"},"domain":{"type":"string","maxLength":253}},"required":["tenantId","domain"],"additionalProperties":true,"$defs":{"TenantId":{"type":"string","description":"A slug: 1 to 63 lower-case letters, digits and hyphens, starting and\nending with a letter or digit.\n","minLength":1,"maxLength":63,"pattern":"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$","examples":["acme"]}},"$id":"verifyDomain_path"};
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="verifyDomain_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tenantId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenantId"},message:"must have required property '"+"tenantId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.domain === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "domain"},message:"must have required property '"+"domain"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.tenantId !== undefined){
+let data0 = data.tenantId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["tenantId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 63){
+const err3 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/maxLength",keyword:"maxLength",params:{limit: 63},message:"must NOT have more than 63 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err5 = {instancePath:instancePath+"/tenantId",schemaPath:"#/$defs/TenantId/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.domain !== undefined){
+let data1 = data.domain;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["domain"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 253){
+const err7 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const verifyDomain_query = validate63;
+const schema96 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"verifyDomain_query"};
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="verifyDomain_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

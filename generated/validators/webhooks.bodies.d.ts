@@ -2,6 +2,7 @@
 import type { ValidateFunction } from 'ajv';
 export declare const createWebhookEndpoint_body: ValidateFunction;
 export declare const replayWebhookEvent_body: ValidateFunction;
+export declare const replayWebhookRange_body: ValidateFunction;
 export declare const rotateWebhookSecret_body: ValidateFunction;
 export declare const testWebhookEndpoint_body: ValidateFunction;
 export declare const updateWebhookEndpoint_body: ValidateFunction;

@@ -536,15 +536,133 @@ return errors === 0;
 }
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_body = validate26;
-const schema39 = {"$ref":"#/$defs/RotateWebhookSecretRequest","$defs":{"RotateWebhookSecretRequest":{"description":"Options of a secret rotation.","type":"object","additionalProperties":false,"properties":{"secret":{"type":["string","null"],"minLength":24,"maxLength":200,"description":"The new secret; generated when omitted or null."},"overlap_seconds":{"type":"integer","minimum":0,"maximum":2592000,"description":"How long, in seconds, the previous secret keeps signing (default the server's overlap, a day unless configured otherwise); 0 stops it at once."}}}},"$id":"rotateWebhookSecret_body"};
-const schema40 = {"description":"Options of a secret rotation.","type":"object","additionalProperties":false,"properties":{"secret":{"type":["string","null"],"minLength":24,"maxLength":200,"description":"The new secret; generated when omitted or null."},"overlap_seconds":{"type":"integer","minimum":0,"maximum":2592000,"description":"How long, in seconds, the previous secret keeps signing (default the server's overlap, a day unless configured otherwise); 0 stops it at once."}}};
+export const replayWebhookRange_body = validate26;
+const schema39 = {"$ref":"#/$defs/ReplayWebhookRangeRequest","$defs":{"ReplayWebhookRangeRequest":{"description":"Which events to deliver again, by when they were queued for this endpoint.","type":"object","required":["since"],"additionalProperties":false,"properties":{"since":{"description":"The start of the range (inclusive).","type":"string","format":"date-time"},"until":{"description":"The end of the range (exclusive); now when omitted.","type":"string","format":"date-time"},"only_failed":{"description":"Only the events whose latest delivery to this endpoint failed, died or was skipped.","type":"boolean","default":false}}}},"$id":"replayWebhookRange_body"};
+const schema40 = {"description":"Which events to deliver again, by when they were queued for this endpoint.","type":"object","required":["since"],"additionalProperties":false,"properties":{"since":{"description":"The start of the range (inclusive).","type":"string","format":"date-time"},"until":{"description":"The end of the range (exclusive); now when omitted.","type":"string","format":"date-time"},"only_failed":{"description":"Only the events whose latest delivery to this endpoint failed, died or was skipped.","type":"boolean","default":false}}};
+const formats4 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateWebhookSecret_body" */;
+/*# sourceURL="replayWebhookRange_body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.only_failed === undefined){
+data.only_failed = false;
+}
+if(data.since === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/ReplayWebhookRangeRequest/required",keyword:"required",params:{missingProperty: "since"},message:"must have required property '"+"since"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "since") || (key0 === "until")) || (key0 === "only_failed"))){
+const err1 = {instancePath,schemaPath:"#/$defs/ReplayWebhookRangeRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.since !== undefined){
+let data0 = data.since;
+if(typeof data0 === "string"){
+if(!(formats4.validate(data0))){
+const err2 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/ReplayWebhookRangeRequest/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/ReplayWebhookRangeRequest/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.until !== undefined){
+let data1 = data.until;
+if(typeof data1 === "string"){
+if(!(formats4.validate(data1))){
+const err4 = {instancePath:instancePath+"/until",schemaPath:"#/$defs/ReplayWebhookRangeRequest/properties/until/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/until",schemaPath:"#/$defs/ReplayWebhookRangeRequest/properties/until/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(typeof data.only_failed !== "boolean"){
+const err6 = {instancePath:instancePath+"/only_failed",schemaPath:"#/$defs/ReplayWebhookRangeRequest/properties/only_failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/$defs/ReplayWebhookRangeRequest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const rotateWebhookSecret_body = validate27;
+const schema41 = {"$ref":"#/$defs/RotateWebhookSecretRequest","$defs":{"RotateWebhookSecretRequest":{"description":"Options of a secret rotation.","type":"object","additionalProperties":false,"properties":{"secret":{"type":["string","null"],"minLength":24,"maxLength":200,"description":"The new secret; generated when omitted or null."},"overlap_seconds":{"type":"integer","minimum":0,"maximum":2592000,"description":"How long, in seconds, the previous secret keeps signing (default the server's overlap, a day unless configured otherwise); 0 stops it at once."}}}},"$id":"rotateWebhookSecret_body"};
+const schema42 = {"description":"Options of a secret rotation.","type":"object","additionalProperties":false,"properties":{"secret":{"type":["string","null"],"minLength":24,"maxLength":200,"description":"The new secret; generated when omitted or null."},"overlap_seconds":{"type":"integer","minimum":0,"maximum":2592000,"description":"How long, in seconds, the previous secret keeps signing (default the server's overlap, a day unless configured otherwise); 0 stops it at once."}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="rotateWebhookSecret_body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -567,7 +685,7 @@ errors++;
 if(data.secret !== undefined){
 let data0 = data.secret;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err1 = {instancePath:instancePath+"/secret",schemaPath:"#/$defs/RotateWebhookSecretRequest/properties/secret/type",keyword:"type",params:{type: schema40.properties.secret.type},message:"must be string,null"};
+const err1 = {instancePath:instancePath+"/secret",schemaPath:"#/$defs/RotateWebhookSecretRequest/properties/secret/type",keyword:"type",params:{type: schema42.properties.secret.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -645,19 +763,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const testWebhookEndpoint_body = validate27;
-const schema41 = {"$ref":"#/$defs/TestWebhookRequest","$defs":{"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed","identity_provider.activated","identity_provider.updated","identity_provider.deleted","domain.verified"]},"TestWebhookRequest":{"description":"Which event type to send a sample of.","type":"object","required":["event_type"],"additionalProperties":false,"properties":{"event_type":{"description":"The type of the sample event.","$ref":"#/$defs/EventType"}}}},"$id":"testWebhookEndpoint_body"};
-const schema42 = {"description":"Which event type to send a sample of.","type":"object","required":["event_type"],"additionalProperties":false,"properties":{"event_type":{"description":"The type of the sample event.","$ref":"#/$defs/EventType"}}};
+export const testWebhookEndpoint_body = validate28;
+const schema43 = {"$ref":"#/$defs/TestWebhookRequest","$defs":{"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed","identity_provider.activated","identity_provider.updated","identity_provider.deleted","domain.verified"]},"TestWebhookRequest":{"description":"Which event type to send a sample of.","type":"object","required":["event_type"],"additionalProperties":false,"properties":{"event_type":{"description":"The type of the sample event.","$ref":"#/$defs/EventType"}}}},"$id":"testWebhookEndpoint_body"};
+const schema44 = {"description":"Which event type to send a sample of.","type":"object","required":["event_type"],"additionalProperties":false,"properties":{"event_type":{"description":"The type of the sample event.","$ref":"#/$defs/EventType"}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -721,40 +839,40 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="testWebhookEndpoint_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
-validate27.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookEndpoint_body = validate30;
-const schema44 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed","identity_provider.activated","identity_provider.updated","identity_provider.deleted","domain.verified"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
-const schema45 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}};
+export const updateWebhookEndpoint_body = validate31;
+const schema46 = {"$ref":"#/$defs/UpdateWebhookEndpointRequest","$defs":{"ApiVersion":{"type":"string","description":"A payload format version (a date). Supported today - 2026-11-24.","enum":["2026-11-24"]},"EventType":{"description":"The type of an event: one of the event types of the `webhooks` section.","type":"string","enum":["order.created","order.updated","order.shipped","order.delivered","order.cancelled","product.created","product.updated","product.deleted","user.created","user.updated","user.deactivated","user.reactivated","user.deleted","group.created","group.updated","group.deleted","group.member_added","group.member_removed","identity_provider.activated","identity_provider.updated","identity_provider.deleted","domain.verified"]},"SubscribedEvent":{"description":"An event type, or `*` for every type.","anyOf":[{"$ref":"#/$defs/EventType"},{"type":"string","const":"*"}]},"UpdateWebhookEndpointRequest":{"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}},"WebhookUrl":{"description":"An `https://` URL without user information whose host resolves only to public unicast addresses.","type":"string","format":"uri","maxLength":2000,"pattern":"^https://"}},"$id":"updateWebhookEndpoint_body"};
+const schema47 = {"description":"Changes to an endpoint; at least one field. Fields left out are unchanged.","type":"object","additionalProperties":false,"minProperties":1,"properties":{"url":{"description":"New URL, checked like a registration.","$ref":"#/$defs/WebhookUrl"},"all_tenants":{"description":"A platform endpoint only: whether it also receives every tenant's events.","type":"boolean"},"events":{"description":"New event types, or `*` for all.","type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/SubscribedEvent"}},"description":{"description":"New description; null clears it.","type":["string","null"],"maxLength":500},"api_version":{"description":"New payload format version.","$ref":"#/$defs/ApiVersion"},"payload":{"description":"New payload form.","type":"string","enum":["fat","thin"]},"rate_limit_per_second":{"description":"New rate limit, deliveries started per second (1 to 10000); null clears it, and the server default (`WEBHOOK_RATE_PER_ENDPOINT`, 100 unless configured otherwise) applies again.","type":["integer","null"],"minimum":1,"maximum":10000}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -830,16 +948,16 @@ vErrors = null;
 }
 }
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -951,8 +1069,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate32(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate33(data2[i0], {instancePath:instancePath+"/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 }
@@ -971,7 +1089,7 @@ errors++;
 if(data.description !== undefined){
 let data4 = data.description;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema45.properties.description.type},message:"must be string,null"};
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema47.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1029,7 +1147,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data6 === "fat") || (data6 === "thin"))){
-const err15 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/enum",keyword:"enum",params:{allowedValues: schema45.properties.payload.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/enum",keyword:"enum",params:{allowedValues: schema47.properties.payload.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1042,7 +1160,7 @@ errors++;
 if(data.rate_limit_per_second !== undefined){
 let data7 = data.rate_limit_per_second;
 if((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)){
-const err16 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/type",keyword:"type",params:{type: schema45.properties.rate_limit_per_second.type},message:"must be integer,null"};
+const err16 = {instancePath:instancePath+"/rate_limit_per_second",schemaPath:"#/properties/rate_limit_per_second/type",keyword:"type",params:{type: schema47.properties.rate_limit_per_second.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1085,28 +1203,28 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateWebhookEndpoint_body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
-validate30.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

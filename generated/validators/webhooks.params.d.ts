@@ -16,6 +16,8 @@ export declare const listWebhookEndpoints_query: ValidateFunction;
 export declare const listWebhookEventTypes_query: ValidateFunction;
 export declare const replayWebhookEvent_path: ValidateFunction;
 export declare const replayWebhookEvent_query: ValidateFunction;
+export declare const replayWebhookRange_path: ValidateFunction;
+export declare const replayWebhookRange_query: ValidateFunction;
 export declare const rotateWebhookSecret_path: ValidateFunction;
 export declare const rotateWebhookSecret_query: ValidateFunction;
 export declare const testWebhookEndpoint_path: ValidateFunction;

@@ -1343,11 +1343,11 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_path = validate36;
-const schema47 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"rotateWebhookSecret_path"};
+export const replayWebhookRange_path = validate36;
+const schema47 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"replayWebhookRange_path"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateWebhookSecret_path" */;
+/*# sourceURL="replayWebhookRange_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate36.evaluated;
@@ -1434,11 +1434,11 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_query = validate37;
-const schema48 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"rotateWebhookSecret_query"};
+export const replayWebhookRange_query = validate37;
+const schema48 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"replayWebhookRange_query"};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateWebhookSecret_query" */;
+/*# sourceURL="replayWebhookRange_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate37.evaluated;
@@ -1475,11 +1475,11 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const testWebhookEndpoint_path = validate38;
-const schema49 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"testWebhookEndpoint_path"};
+export const rotateWebhookSecret_path = validate38;
+const schema49 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"rotateWebhookSecret_path"};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="testWebhookEndpoint_path" */;
+/*# sourceURL="rotateWebhookSecret_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate38.evaluated;
@@ -1566,11 +1566,11 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const testWebhookEndpoint_query = validate39;
-const schema50 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"testWebhookEndpoint_query"};
+export const rotateWebhookSecret_query = validate39;
+const schema50 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"rotateWebhookSecret_query"};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="testWebhookEndpoint_query" */;
+/*# sourceURL="rotateWebhookSecret_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate39.evaluated;
@@ -1607,11 +1607,11 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookEndpoint_path = validate40;
-const schema51 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"updateWebhookEndpoint_path"};
+export const testWebhookEndpoint_path = validate40;
+const schema51 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"testWebhookEndpoint_path"};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateWebhookEndpoint_path" */;
+/*# sourceURL="testWebhookEndpoint_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
@@ -1698,11 +1698,11 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookEndpoint_query = validate41;
-const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateWebhookEndpoint_query"};
+export const testWebhookEndpoint_query = validate41;
+const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"testWebhookEndpoint_query"};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateWebhookEndpoint_query" */;
+/*# sourceURL="testWebhookEndpoint_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate41.evaluated;
@@ -1738,3 +1738,135 @@ validate41.errors = vErrors;
 return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookEndpoint_path = validate42;
+const schema53 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"updateWebhookEndpoint_path"};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhookEndpoint_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpointId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointId"},message:"must have required property '"+"endpointId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpointId !== undefined){
+let data0 = data.endpointId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["endpointId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err2 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookEndpoint_query = validate43;
+const schema54 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateWebhookEndpoint_query"};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhookEndpoint_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

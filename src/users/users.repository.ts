@@ -132,3 +132,17 @@ export function deleteUser(db: Executor, id: string, scope: { tenantId: string |
   if (scope.version !== undefined) query = query.where('version', '=', scope.version);
   return query.returningAll().executeTakeFirst();
 }
+
+/**
+ * How many accounts with an address at `domain` (any tenant: enforcement goes by address) have a
+ * password. A scan of the users table, for an administrator's question, not a request's hot path.
+ */
+export async function countPasswordAccountsAt(db: Executor, domain: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('password_hash', 'is not', null)
+    .where(sql<string>`lower(split_part(email, '@', 2))`, '=', domain.toLowerCase())
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -181,6 +181,13 @@ t.test('webhooks: add an endpoint, receive a test event, read the attempt, repla
   const [, again] = await receiver.waitFor(2, 15_000);
   t.equal((JSON.parse(again!.rawBody) as { id: string }).id, body.id, 'the replay delivered the same event again');
 
+  // A time range: every event since yesterday (this endpoint had one), delivered again.
+  await page.getByLabel('Only events whose last delivery failed').uncheck();
+  await page.getByRole('button', { name: 'Replay range' }).click();
+  await page.getByText('1 event queued again').waitFor();
+  const [, , third] = await receiver.waitFor(3, 15_000);
+  t.equal((JSON.parse(third!.rawBody) as { id: string }).id, body.id, 'the range replay delivered it once more');
+
   await page.getByRole('button', { name: 'Rotate secret' }).click();
   await page.getByText('New signing secret').waitFor();
   t.not(await page.locator('.secret-value').last().innerText(), secret, 'a rotation shows the new secret');
@@ -276,9 +283,21 @@ t.test('domains: claim, check before and after the TXT record, enforce single si
   t.match(await page.locator('.notice-warning').innerText(), /\S/, 'the check says what it found');
   await checkScreen(t, page, 'domains-pending');
 
+  // An account at the domain with a password: the enforcement step says it will change its sign-in.
+  await server.database.db
+    .insertInto('users')
+    .values({
+      tenant_id: 'default',
+      username: 'pat-umbrella',
+      email: 'pat@umbrella-portal.example',
+      display_name: 'Pat',
+      password_hash: 'scrypt$not-used',
+    })
+    .execute();
   dns.setTxt(name!, [value!]);
   await page.getByRole('button', { name: 'Check now' }).click();
   await page.getByText('verified', { exact: true }).waitFor();
+  await page.getByText('1 account has a password').waitFor();
   // Refused while the tenant has no identity provider: the card says why.
   await page.getByRole('button', { name: 'Require single sign-on' }).click();
   await page

@@ -320,3 +320,68 @@ t.test('test sends a sample event; replay sends a delivered event again with its
     }),
   );
 });
+
+t.test('replay a time range: every event once, or only those whose latest delivery failed', async (t) => {
+  const server = await startWebhookServer(t);
+  // The receiver refuses the deletion of one product for good (a 4xx is final), takes the rest.
+  let refused = '';
+  const receiver = await startReceiver(t, {
+    respond: (request) => (refused && request.rawBody.includes(refused) ? { status: 422 } : { status: 200 }),
+  });
+  const endpoint = await registerEndpoint(server, `${receiver.origin}/range`, { events: ['product.deleted'] });
+  const endpointId = endpoint.id;
+  const admin = bearer(server.admin_token);
+  const since = new Date(Date.now() - 1000).toISOString();
+  const kept = await createProduct(server);
+  const lost = await createProduct(server);
+  refused = lost.id;
+  for (const product of [kept, lost])
+    await expectStatus(204, server.v1.DELETE('/api/v1/products/{id}', { params: { path: { id: product.id } }, headers: admin }));
+  await receiver.waitFor(2);
+  await eventually(
+    async () =>
+      (
+        await server.database.db
+          .selectFrom('webhook_deliveries')
+          .select('state')
+          .where('endpoint_id', '=', endpointId)
+          .where('state', '=', 'failed')
+          .execute()
+      ).length === 1
+        ? true
+        : undefined,
+    10_000,
+    'the refused delivery to end failed',
+  );
+
+  const range = (body: { since: string; until?: string; only_failed?: boolean }) =>
+    server.webhooks.POST('/api/webhooks/{endpointId}/replay-range', { params: { path: { endpointId } }, body, headers: admin });
+  refused = '';
+  t.same(
+    await dataOf(202, range({ since, only_failed: true })),
+    { endpoint_id: endpointId, queued: 1, has_more: false, next_since: null },
+    'only the failed one',
+  );
+  const [, , again] = await receiver.waitFor(3);
+  t.match(envelopeOf(again!), { type: 'product.deleted', data: { object: { id: lost.id } } }, 'the refused deletion arrives again');
+
+  t.match(await dataOf(202, range({ since, only_failed: true })), { queued: 0 }, 'its latest delivery succeeded: nothing failed is left');
+  t.match(await dataOf(202, range({ since })), { queued: 2 }, 'the whole range: each event once, however many deliveries it had');
+  const replayed = (await receiver.waitFor(5)).slice(3).map((request) => envelopeOf(request).data.object!.id);
+  t.same(replayed.sort(), [kept.id, lost.id].sort());
+  const later = Date.now() + 60_000;
+  t.match(
+    await dataOf(202, range({ since: new Date(later).toISOString(), until: new Date(later + 60_000).toISOString() })),
+    { queued: 0 },
+    'an empty range',
+  );
+  await errorOf(400, range({ since, until: since }));
+  await errorOf(
+    404,
+    server.webhooks.POST('/api/webhooks/{endpointId}/replay-range', {
+      params: { path: { endpointId: '3f1d0f3e-1c2b-4a5d-9e8f-0a1b2c3d4e5f' } },
+      body: { since },
+      headers: admin,
+    }),
+  );
+});

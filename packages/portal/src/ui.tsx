@@ -104,7 +104,7 @@ interface FieldProps {
   onValue: (value: string) => void;
   hint?: string;
   error?: string | undefined;
-  type?: 'text' | 'url' | 'email' | 'password';
+  type?: 'text' | 'url' | 'email' | 'password' | 'datetime-local';
   required?: boolean;
   autoComplete?: string;
   /** A text area of this many rows (metadata XML, a certificate) instead of a one-line input. */

@@ -20,6 +20,7 @@ import * as repo from './domains.repository.ts';
 import { recordDomainVerified } from './domain-events.ts';
 import type { MailTransport } from './mail-transport.ts';
 import { txtRecordName, txtRecordValue, type TxtLookup } from './txt-records.ts';
+import { countPasswordAccountsAt } from '../../users/users.repository.ts';
 
 const MAIL_CODE_TTL_S = 30 * 60;
 const MAIL_CODE_MAX_ATTEMPTS = 5;
@@ -136,6 +137,12 @@ export class DomainsService {
       text: `Someone asked to use ${row.domain} for single sign-on (tenant ${tenantId}). If that was your organisation, the verification code is ${code}. It expires in 30 minutes. If not, ignore this message.`,
     });
     return { sentTo: address, expiresAt: updated.mail_code_expires_at! };
+  }
+
+  /** What requiring single sign-on for a claimed domain would change: its password accounts. */
+  async enforcementImpact(tenantId: string, domain: string): Promise<{ domain: string; passwordAccounts: number }> {
+    const row = await this.get(tenantId, domain);
+    return { domain: row.domain, passwordAccounts: await countPasswordAccountsAt(this.db, row.domain) };
   }
 
   async setEnforceSso(tenantId: string, domain: string, enforce: boolean, hasProvider: boolean): Promise<repo.DomainRow> {

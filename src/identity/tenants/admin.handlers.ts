@@ -121,6 +121,8 @@ export function adminHandlers(
 
     rotateSamlKeys: async (request) => toSamlKeyList(await samlSpKeys.rotate(request.params.tenantId)),
 
+    getDomainEnforcementImpact: async (request) => domains.enforcementImpact(request.params.tenantId, request.params.domain),
+
     listDomains: async (request) => ({ content: (await domains.list(request.params.tenantId)).map(toDomain) }),
 
     addDomain: async (request, reply) => {

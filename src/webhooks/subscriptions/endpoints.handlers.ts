@@ -104,6 +104,14 @@ export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret
       return view.toQueued(await service.replay(scopeOf(request.principal), request.params.endpointId, request.body.event_id));
     },
 
+    replayWebhookRange: async (request, reply) => {
+      const { since, until, only_failed: onlyFailed = false } = request.body;
+      const range = { since: new Date(since), until: until ? new Date(until) : new Date(), onlyFailed };
+      const { queued, nextSince } = await service.replayRange(scopeOf(request.principal), request.params.endpointId, range);
+      reply.code(202);
+      return { endpoint_id: request.params.endpointId, queued, has_more: nextSince !== null, next_since: nextSince?.toISOString() ?? null };
+    },
+
     listWebhookAttempts: (request) =>
       page(
         `webhooks.attempts:${request.params.endpointId}`,

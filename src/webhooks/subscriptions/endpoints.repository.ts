@@ -196,6 +196,45 @@ export function pageDeadLetters(
  * Queues the event for the endpoint again when it was ever queued for it: a new `pending` delivery
  * with the original's ordering key and position and a fresh set of attempts. Undefined otherwise.
  */
+/** The most events one range replay queues (`replayWebhookRange`); the answer says where to go on. */
+export const REPLAY_RANGE_LIMIT = 1000;
+
+/**
+ * Queues again, oldest first, the events of `endpointId` created in [since, until), each once (its
+ * first delivery's ordering columns), at most REPLAY_RANGE_LIMIT; with `onlyFailed`, the events whose
+ * latest delivery ended failed, dead or skipped. Returns how many, and the created_at of the first
+ * event left over (null when none is).
+ */
+export async function requeueRange(
+  db: Executor,
+  endpointId: string,
+  range: { since: Date; until: Date; onlyFailed: boolean },
+): Promise<{ queued: number; nextSince: Date | null }> {
+  const { rows } = await sql<{ queued: number; next_since: Date | null }>`
+    with candidates as (
+      select distinct on (e.position) e.position, e.created_at, d.event_id, d.event_position, d.ordering_key
+      from webhook_deliveries d
+      join webhook_events e on e.id = d.event_id
+      where d.endpoint_id = ${endpointId} and e.created_at >= ${range.since} and e.created_at < ${range.until}
+        and (not ${range.onlyFailed} or (
+          select last.state from webhook_deliveries last
+          where last.endpoint_id = d.endpoint_id and last.event_id = d.event_id
+          order by last.created_at desc limit 1
+        ) in ('failed', 'dead', 'skipped'))
+      order by e.position, d.created_at
+      limit ${REPLAY_RANGE_LIMIT + 1}
+    ), chosen as (
+      select * from candidates order by position limit ${REPLAY_RANGE_LIMIT}
+    ), inserted as (
+      insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+      select ${endpointId}, event_id, event_position, ordering_key, 'pending' from chosen order by position
+      returning 1
+    )
+    select (select count(*)::int from inserted) as queued,
+      (select created_at from candidates order by position offset ${REPLAY_RANGE_LIMIT} limit 1) as next_since`.execute(db);
+  return { queued: rows[0]!.queued, nextSince: rows[0]!.next_since };
+}
+
 export async function requeue(db: Executor, endpointId: string, eventId: string): Promise<{ delivery_id: string } | undefined> {
   const { rows } = await sql<{ delivery_id: string }>`
     insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)

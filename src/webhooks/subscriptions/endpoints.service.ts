@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { AppError, conflict, isForeignKeyViolation, notFound } from '../../errors.ts';
+import { AppError, conflict, isForeignKeyViolation, notFound, validationFailed } from '../../errors.ts';
 import { addressRefusal } from '../../http/outbound/address-policy.ts';
 import { sealEndpointSecret } from '../endpoint-secrets.ts';
 import { ALL_EVENTS, CURRENT_API_VERSION, isApiVersion, isEventType, receivableBy, type EventType } from '../event-types.ts';
@@ -250,6 +250,19 @@ export class WebhookEndpointsService {
       const queued = await repo.requeue(trx, id, eventId);
       if (!queued) throw notFound(`Event ${eventId} was never queued for webhook endpoint ${id}`, 'WEBHOOK_EVENT_NOT_FOUND');
       return { deliveryId: queued.delivery_id, eventId, endpointId: id };
+    });
+  }
+
+  /** Queues again the events of a time range (`repo.requeueRange`), under the same rules as `replay`. */
+  async replayRange(scope: EndpointScope, id: string, range: { since: Date; until: Date; onlyFailed: boolean }) {
+    if (range.until.getTime() <= range.since.getTime()) {
+      throw validationFailed([{ field: ['until'], message: 'must be later than since' }]);
+    }
+    return inTransaction(this.db, async (trx) => {
+      const endpoint = await repo.findEndpoint(trx, scope, id);
+      if (!endpoint) throw endpointNotFound(id);
+      if (endpoint.status === 'disabled') throw conflict(`Webhook endpoint ${id} is disabled; enable it first`, 'ENDPOINT_DISABLED');
+      return repo.requeueRange(trx, id, range);
     });
   }
 

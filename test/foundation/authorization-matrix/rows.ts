@@ -181,6 +181,7 @@ function tenantAdministration(tenant: Tenant): RestRow[] {
       ...json({ domain: `${mine(caller, 'new')}.${tenant}.example` }),
     })),
     rest('getDomain', target, rule, 200, () => ({ path: `${base}/domains/pending.${tenant}.example` })),
+    rest('getDomainEnforcementImpact', target, rule, 200, () => ({ path: `${base}/domains/pending.${tenant}.example/enforcement-impact` })),
     rest('deleteDomain', target, rule, 204, () => ({ path: `${base}/domains/pending.${tenant}.example` })),
     rest('updateDomain', target, rule, 200, () => ({ path: `${base}/domains/${tenant}.example`, ...json({ enforceSso: true }) })),
     rest('verifyDomain', target, rule, 200, () => ({
@@ -213,6 +214,10 @@ function webhookEndpointRows(
     rest('rotateWebhookSecret', target, rule, 200, (w) => ({ path: `${endpoint(w)}/rotate-secret`, ...json({}) })),
     rest('testWebhookEndpoint', target, rule, 202, (w) => ({ path: `${endpoint(w)}/test`, ...json({ event_type: testType }) })),
     rest('replayWebhookEvent', target, rule, 202, (w) => ({ path: `${endpoint(w)}/replay`, ...json({ event_id: pick(w).event }) })),
+    rest('replayWebhookRange', target, rule, 202, (w) => ({
+      path: `${endpoint(w)}/replay-range`,
+      ...json({ since: '2000-01-01T00:00:00Z' }),
+    })),
     rest('listWebhookAttempts', target, rule, 200, (w) => ({ path: `${endpoint(w)}/attempts` })),
     rest('getWebhookHealth', target, rule, 200, (w) => ({ path: `${endpoint(w)}/health` })),
   ];

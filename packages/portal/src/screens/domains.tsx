@@ -121,7 +121,7 @@ function DomainCard({
               <Badge tone="good">single sign-on required</Badge> People of {domain.domain} sign in through your identity provider only.
             </p>
           ) : (
-            <p>People of {domain.domain} may still sign in with a password. Require single sign-on once a test sign-in has worked.</p>
+            <EnforcementImpact clients={clients} tenantId={tenantId} domain={domain.domain} />
           )}
           <div class="actions">
             <Button
@@ -228,5 +228,31 @@ function DomainCard({
         )
       ) : null}
     </li>
+  );
+}
+
+/** Before enforcement: how many accounts at the domain sign in with a password today. */
+function EnforcementImpact({ clients, tenantId, domain }: { clients: Clients; tenantId: string; domain: string }) {
+  const [loaded, reload] = useLoad(
+    () =>
+      call(
+        clients.admin.GET('/api/v1/admin/tenants/{tenantId}/domains/{domain}/enforcement-impact', {
+          params: { path: { tenantId, domain } },
+        }),
+      ),
+    [domain],
+  );
+  return (
+    <Load loaded={loaded} retry={reload}>
+      {({ passwordAccounts }) => (
+        <p>
+          People of {domain} may still sign in with a password.{' '}
+          {passwordAccounts === 0
+            ? 'No account there has a password: requiring single sign-on changes nobody’s sign-in.'
+            : `${passwordAccounts} account${passwordAccounts === 1 ? ' has' : 's have'} a password: requiring single sign-on makes ${passwordAccounts === 1 ? 'it' : 'them'} sign in through your provider.`}{' '}
+          Require it once a test sign-in has worked.
+        </p>
+      )}
+    </Load>
   );
 }

@@ -274,6 +274,7 @@ function EndpointDetail({
             <TestEvent clients={clients} endpoint={endpoint} />
             <RotateSecret clients={clients} endpoint={endpoint} onRotated={reload} />
             <Attempts clients={clients} endpointId={endpoint.id} onRefresh={reload} />
+            <ReplayRange clients={clients} endpointId={endpoint.id} />
           </>
         )}
       </Load>
@@ -469,6 +470,67 @@ function Attempts({ clients, endpointId, onRefresh }: { clients: Clients; endpoi
           )
         }
       </Load>
+    </section>
+  );
+}
+
+/** `YYYY-MM-DDTHH:mm` in local time, what a datetime-local input holds. */
+function localInputValue(date: Date): string {
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+/** Delivers again every event of a time range (or only the failed ones): after an outage of the receiver. */
+function ReplayRange({ clients, endpointId }: { clients: Clients; endpointId: string }) {
+  const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 24 * 3600_000)));
+  const [onlyFailed, setOnlyFailed] = useState(true);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ queued: number; hasMore: boolean } | { failure: ApiError }>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setOutcome(undefined);
+    try {
+      const start = new Date(since);
+      const body = { since: Number.isNaN(start.getTime()) ? since : start.toISOString(), only_failed: onlyFailed };
+      const queued = await call(
+        clients.webhooks.POST('/api/webhooks/{endpointId}/replay-range', { params: { path: { endpointId } }, body }),
+      );
+      setOutcome({ queued: queued.queued, hasMore: queued.has_more });
+    } catch (error) {
+      setOutcome({ failure: asApiError(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const failure = outcome && 'failure' in outcome ? outcome.failure : undefined;
+  return (
+    <section class="panel" aria-labelledby="range-title">
+      <h2 id="range-title">Replay a time range</h2>
+      <p>After your endpoint was down, deliver again what it missed: the events since a time, each once, in order.</p>
+      <form class="inline-form" onSubmit={submit} noValidate>
+        <Field
+          label="Since"
+          type="datetime-local"
+          name="since"
+          value={since}
+          onValue={setSince}
+          error={failure?.fieldErrors().since ?? failure?.fieldErrors().until}
+        />
+        <label class="check">
+          <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.currentTarget.checked)} />
+          <span>Only events whose last delivery failed</span>
+        </label>
+        <Button type="submit" kind="secondary" busy={busy}>
+          Replay range
+        </Button>
+      </form>
+      {outcome && 'queued' in outcome ? (
+        <Notice kind="success" title={`${outcome.queued} event${outcome.queued === 1 ? '' : 's'} queued again`}>
+          {outcome.hasMore ? <p>The range holds more: replay again from the last one delivered to go on.</p> : null}
+        </Notice>
+      ) : null}
+      {failure && !Object.keys(failure.fieldErrors()).length ? <ErrorNotice error={failure} /> : null}
     </section>
   );
 }

@@ -126,6 +126,41 @@ export interface paths {
         patch: operations["updateDomain"];
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenantId}/domains/{domain}/enforcement-impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Who requiring single sign-on for a domain would affect
+         * @description How many accounts with an address at the domain can sign in with a
+         *     password today: requiring single sign-on for the domain
+         *     (`PATCH .../domains/{domain}` `{enforceSso: true}`) refuses their
+         *     password sign-in from then on, and they sign in through the tenant's
+         *     provider instead. 404 unless the tenant has claimed the domain.
+         */
+        get: operations["getDomainEnforcementImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants/{tenantId}/domains/{domain}/verification-mail": {
         parameters: {
             query?: never;
@@ -538,6 +573,13 @@ export interface components {
         DomainList: {
             /** @description The tenant's domains, oldest first. */
             content: components["schemas"]["Domain"][];
+        };
+        /** @description What requiring single sign-on for a domain would change. */
+        EnforcementImpact: {
+            /** @description The domain. */
+            domain: string;
+            /** @description Accounts with an address at the domain that have a password, whose password sign-in enforcement refuses. */
+            passwordAccounts: number;
         };
         /** @description One validation violation. */
         FieldError: {
@@ -1704,6 +1746,50 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDomainEnforcementImpact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A domain the tenant claimed.
+                 * @example acme.example
+                 */
+                domain: components["parameters"]["domain"];
+                /**
+                 * @description The tenant's id (a slug; anything else is a 400).
+                 * @example acme
+                 */
+                tenantId: components["parameters"]["tenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What enforcement would change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "domain": "acme.example",
+                     *       "passwordAccounts": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EnforcementImpact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
