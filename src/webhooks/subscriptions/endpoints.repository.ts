@@ -197,7 +197,7 @@ export function pageDeadLetters(
  * with the original's ordering key and position and a fresh set of attempts. Undefined otherwise.
  */
 /** The most events one range replay queues (`replayWebhookRange`); the answer says where to go on. */
-export const REPLAY_RANGE_LIMIT = 1000;
+const REPLAY_RANGE_LIMIT = 1000;
 
 /**
  * Queues again, oldest first, the events of `endpointId` created in [since, until), each once (its
