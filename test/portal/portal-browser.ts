@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { Test } from 'tap';
+import tap, { type Test } from 'tap';
 
 const CHROMIUM = '/usr/bin/chromium';
 export const noBrowser = fs.existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}`;
@@ -28,22 +28,31 @@ const shot = (name: string, width: number) =>
       : undefined
     : { path: path.join(SHOTS, `${name}-${width}.png`) };
 
-export async function launchBrowser(t: Test): Promise<Browser> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  t.teardown(() => browser.close());
-  return browser;
+let launched: Promise<Browser> | undefined;
+
+/**
+ * The file's one Chromium (each test opens a context of its own, an empty profile), launched on the
+ * first call and closed when the file ends: a launch costs a CPU-second or two.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  if (!launched) {
+    launched = chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const browser = launched;
+    tap.teardown(async () => (await browser).close());
+  }
+  return launched;
 }
 
 interface AxeViolation {

@@ -16,7 +16,7 @@ import { makeSamlKeys } from '../helpers/saml-idp.ts';
 import { pageSecurityProblems, watchCspViolations } from '../helpers/page-security.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { startReceiver, testCa } from '../helpers/webhook-receiver.ts';
-import { checkScreen, launchBrowser, noBrowser } from './portal-browser.ts';
+import { checkScreen, sharedBrowser, noBrowser } from './portal-browser.ts';
 
 type Intent = 'sso' | 'domains' | 'scim' | 'webhooks';
 
@@ -47,7 +47,7 @@ async function linkFor(tenantId: string, intents: Intent[]): Promise<string> {
 }
 
 async function newPage(
-  browser: Awaited<ReturnType<typeof launchBrowser>>,
+  browser: Awaited<ReturnType<typeof sharedBrowser>>,
 ): Promise<{ page: Page; violations: string[]; external: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
@@ -84,7 +84,7 @@ t.test('the page and its assets: strict CSP, hashed assets, sizes', async (t) =>
 });
 
 t.test('links that cannot open the portal say why', { skip: noBrowser }, async (t) => {
-  const browser = await launchBrowser(t);
+  const browser = await sharedBrowser();
   const tenant = await freshTenant('Globex');
   const { page, violations } = await newPage(browser);
 
@@ -113,7 +113,7 @@ t.test('links that cannot open the portal say why', { skip: noBrowser }, async (
 });
 
 t.test('webhooks: add an endpoint, receive a test event, read the attempt, replay it', { skip: noBrowser }, async (t) => {
-  const browser = await launchBrowser(t);
+  const browser = await sharedBrowser();
   const receiver = await startReceiver(t);
   const tenant = await freshTenant('Acme Corporation');
   const { page, violations, external } = await newPage(browser);
@@ -200,7 +200,7 @@ t.test('webhooks: add an endpoint, receive a test event, read the attempt, repla
 });
 
 t.test('SCIM: a token made in the portal is used by a SCIM client, then revoked', { skip: noBrowser }, async (t) => {
-  const browser = await launchBrowser(t);
+  const browser = await sharedBrowser();
   const tenant = await freshTenant('Initech');
   const { page, violations } = await newPage(browser);
   await page.goto(await linkFor(tenant, ['scim']));
@@ -260,7 +260,7 @@ t.test('SCIM: a token made in the portal is used by a SCIM client, then revoked'
 });
 
 t.test('domains: claim, check before and after the TXT record, enforce single sign-on', { skip: noBrowser }, async (t) => {
-  const browser = await launchBrowser(t);
+  const browser = await sharedBrowser();
   const tenant = await freshTenant('Umbrella');
   const { page, violations } = await newPage(browser);
   await page.goto(await linkFor(tenant, ['domains']));

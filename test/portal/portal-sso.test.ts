@@ -15,7 +15,7 @@ import { startOidcProvider } from '../helpers/oidc-idp.ts';
 import { makeSamlKeys, TestSamlIdp } from '../helpers/saml-idp.ts';
 import { watchCspViolations } from '../helpers/page-security.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { checkScreen, launchBrowser, noBrowser } from './portal-browser.ts';
+import { checkScreen, sharedBrowser, noBrowser } from './portal-browser.ts';
 
 let server: TestServer;
 let admin: string;
@@ -33,7 +33,7 @@ async function freshTenant(name: string): Promise<string> {
 }
 
 async function openPortal(
-  browser: Awaited<ReturnType<typeof launchBrowser>>,
+  browser: Awaited<ReturnType<typeof sharedBrowser>>,
   tenantId: string,
 ): Promise<{ page: Page; violations: string[] }> {
   const created = await server.api.post(`/api/v1/admin/tenants/${tenantId}/portal-links`, {
@@ -83,7 +83,7 @@ async function browserSamlIdp(tenantId: string) {
 }
 
 t.test('SAML: connect by metadata, test sign-in in its own window, a refused test shows why', { skip: noBrowser }, async (t) => {
-  const browser = await launchBrowser(t);
+  const browser = await sharedBrowser();
   const tenant = await freshTenant('Hopper Industries');
   const { idp, state } = await browserSamlIdp(tenant);
   const { page, violations } = await openPortal(browser, tenant);
@@ -146,7 +146,7 @@ t.test(
   'OpenID Connect: an issuer that does not answer is refused at its field; a test sign-in at oidc-provider',
   { skip: noBrowser },
   async (t) => {
-    const browser = await launchBrowser(t);
+    const browser = await sharedBrowser();
     const tenant = await freshTenant('Lovelace Labs');
     const oidc = await startOidcProvider(t);
     await oidc.setClient({

@@ -23,9 +23,13 @@ import { adminToken, sessionCookie, sessionCount, sessionOf } from './sso-fixtur
 
 const RSA_1_5 = 'http://www.w3.org/2001/04/xmlenc#rsa-1_5';
 
-/** A tenant whose provider encrypts to the tenant's published encryption certificate. */
+/**
+ * A tenant whose provider encrypts to the tenant's published encryption certificate. Every test's
+ * provider signs with the same keys (made once per process): what differs between them is the
+ * tenant's, and each tenant has service provider keys of its own.
+ */
 async function encryptingTenant(t: Test, tenantId: string) {
-  const tenant = await samlTenant(t, await TestSamlIdp.create(`${tenantId}-idp`), tenantId);
+  const tenant = await samlTenant(t, await TestSamlIdp.create('enc-idp'), tenantId);
   return { tenant, encryption: { certificatePem: await spEncryptionCertificate(tenant) } satisfies AssertionEncryption };
 }
 
