@@ -148,6 +148,7 @@ export function createServices(
       resolve: createNameResolver(config.dnsResolver),
       allowPrivateTargets: config.webhookAllowPrivateTargets,
       secretOverlapS: config.webhookSecretOverlapS,
+      baseUrl: config.baseUrl,
       secretBox,
       samples: {
         ...productEventSamples,

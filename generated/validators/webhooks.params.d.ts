@@ -7,6 +7,8 @@ export declare const enableWebhookEndpoint_path: ValidateFunction;
 export declare const enableWebhookEndpoint_query: ValidateFunction;
 export declare const getWebhookEndpoint_path: ValidateFunction;
 export declare const getWebhookEndpoint_query: ValidateFunction;
+export declare const getWebhookEvent_path: ValidateFunction;
+export declare const getWebhookEvent_query: ValidateFunction;
 export declare const getWebhookHealth_path: ValidateFunction;
 export declare const getWebhookHealth_query: ValidateFunction;
 export declare const listWebhookAttempts_path: ValidateFunction;

@@ -440,11 +440,11 @@ return errors === 0;
 }
 validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getWebhookHealth_path = validate27;
-const schema38 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"getWebhookHealth_path"};
+export const getWebhookEvent_path = validate27;
+const schema38 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"},"eventId":{"type":"string","format":"uuid"}},"required":["endpointId","eventId"],"additionalProperties":true,"$id":"getWebhookEvent_path"};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getWebhookHealth_path" */;
+/*# sourceURL="getWebhookEvent_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate27.evaluated;
@@ -462,6 +462,16 @@ vErrors = [err0];
 }
 else {
 vErrors.push(err0);
+}
+errors++;
+}
+if(data.eventId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "eventId"},message:"must have required property '"+"eventId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
 }
 errors++;
 }
@@ -485,12 +495,12 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err2];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err2);
 }
 errors++;
 }
@@ -504,20 +514,7 @@ data["endpointId"] = coerced0;
 }
 if(typeof data0 === "string"){
 if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -526,16 +523,79 @@ vErrors.push(err3);
 }
 errors++;
 }
+}
+}
+if(data.eventId !== undefined){
+let data1 = data.eventId;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err4 = {instancePath:instancePath+"/eventId",schemaPath:"#/properties/eventId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["eventId"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err5 = {instancePath:instancePath+"/eventId",schemaPath:"#/properties/eventId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate27.errors = vErrors;
 return errors === 0;
 }
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getWebhookHealth_query = validate28;
-const schema39 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getWebhookHealth_query"};
+export const getWebhookEvent_query = validate28;
+const schema39 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getWebhookEvent_query"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="getWebhookHealth_query" */;
+/*# sourceURL="getWebhookEvent_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate28.evaluated;
@@ -572,11 +632,11 @@ return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookAttempts_path = validate29;
-const schema40 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"listWebhookAttempts_path"};
+export const getWebhookHealth_path = validate29;
+const schema40 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"getWebhookHealth_path"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listWebhookAttempts_path" */;
+/*# sourceURL="getWebhookHealth_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate29.evaluated;
@@ -663,15 +723,147 @@ return errors === 0;
 }
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookAttempts_query = validate30;
-const schema41 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"cursor":{"type":"string","maxLength":1000}},"required":[],"additionalProperties":false,"$id":"listWebhookAttempts_query"};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+export const getWebhookHealth_query = validate30;
+const schema41 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"getWebhookHealth_query"};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listWebhookAttempts_query" */;
+/*# sourceURL="getWebhookHealth_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate30.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listWebhookAttempts_path = validate31;
+const schema42 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"listWebhookAttempts_path"};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listWebhookAttempts_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpointId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointId"},message:"must have required property '"+"endpointId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpointId !== undefined){
+let data0 = data.endpointId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["endpointId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err2 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listWebhookAttempts_query = validate32;
+const schema43 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"cursor":{"type":"string","maxLength":1000}},"required":[],"additionalProperties":false,"$id":"listWebhookAttempts_query"};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listWebhookAttempts_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -811,19 +1003,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeadLetters_query = validate31;
-const schema42 = {"type":"object","properties":{"endpoint_id":{"type":"string","format":"uuid"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"cursor":{"type":"string","maxLength":1000}},"required":[],"additionalProperties":false,"$id":"listWebhookDeadLetters_query"};
+export const listWebhookDeadLetters_query = validate33;
+const schema44 = {"type":"object","properties":{"endpoint_id":{"type":"string","format":"uuid"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"cursor":{"type":"string","maxLength":1000}},"required":[],"additionalProperties":false,"$id":"listWebhookDeadLetters_query"};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listWebhookDeadLetters_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1013,19 +1205,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookEndpoints_query = validate32;
-const schema43 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"cursor":{"type":"string","maxLength":1000}},"required":[],"additionalProperties":false,"$id":"listWebhookEndpoints_query"};
+export const listWebhookEndpoints_query = validate34;
+const schema45 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"cursor":{"type":"string","maxLength":1000}},"required":[],"additionalProperties":false,"$id":"listWebhookEndpoints_query"};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listWebhookEndpoints_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1165,148 +1357,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const listWebhookEventTypes_query = validate33;
-const schema44 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listWebhookEventTypes_query"};
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listWebhookEventTypes_query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const replayWebhookEvent_path = validate34;
-const schema45 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"replayWebhookEvent_path"};
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="replayWebhookEvent_path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.endpointId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointId"},message:"must have required property '"+"endpointId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.endpointId !== undefined){
-let data0 = data.endpointId;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["endpointId"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(!(formats0.test(data0))){
-const err2 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
 validate34.errors = vErrors;
 return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replayWebhookEvent_query = validate35;
-const schema46 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"replayWebhookEvent_query"};
+export const listWebhookEventTypes_query = validate35;
+const schema46 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"listWebhookEventTypes_query"};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="replayWebhookEvent_query" */;
+/*# sourceURL="listWebhookEventTypes_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate35.evaluated;
@@ -1343,11 +1403,11 @@ return errors === 0;
 }
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replayWebhookRange_path = validate36;
-const schema47 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"replayWebhookRange_path"};
+export const replayWebhookEvent_path = validate36;
+const schema47 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"replayWebhookEvent_path"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="replayWebhookRange_path" */;
+/*# sourceURL="replayWebhookEvent_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate36.evaluated;
@@ -1434,11 +1494,11 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replayWebhookRange_query = validate37;
-const schema48 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"replayWebhookRange_query"};
+export const replayWebhookEvent_query = validate37;
+const schema48 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"replayWebhookEvent_query"};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="replayWebhookRange_query" */;
+/*# sourceURL="replayWebhookEvent_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate37.evaluated;
@@ -1475,11 +1535,11 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_path = validate38;
-const schema49 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"rotateWebhookSecret_path"};
+export const replayWebhookRange_path = validate38;
+const schema49 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"replayWebhookRange_path"};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateWebhookSecret_path" */;
+/*# sourceURL="replayWebhookRange_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate38.evaluated;
@@ -1566,11 +1626,11 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_query = validate39;
-const schema50 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"rotateWebhookSecret_query"};
+export const replayWebhookRange_query = validate39;
+const schema50 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"replayWebhookRange_query"};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateWebhookSecret_query" */;
+/*# sourceURL="replayWebhookRange_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate39.evaluated;
@@ -1607,11 +1667,11 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const testWebhookEndpoint_path = validate40;
-const schema51 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"testWebhookEndpoint_path"};
+export const rotateWebhookSecret_path = validate40;
+const schema51 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"rotateWebhookSecret_path"};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="testWebhookEndpoint_path" */;
+/*# sourceURL="rotateWebhookSecret_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
@@ -1698,11 +1758,11 @@ return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const testWebhookEndpoint_query = validate41;
-const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"testWebhookEndpoint_query"};
+export const rotateWebhookSecret_query = validate41;
+const schema52 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"rotateWebhookSecret_query"};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="testWebhookEndpoint_query" */;
+/*# sourceURL="rotateWebhookSecret_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate41.evaluated;
@@ -1739,11 +1799,11 @@ return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookEndpoint_path = validate42;
-const schema53 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"updateWebhookEndpoint_path"};
+export const testWebhookEndpoint_path = validate42;
+const schema53 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"testWebhookEndpoint_path"};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateWebhookEndpoint_path" */;
+/*# sourceURL="testWebhookEndpoint_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate42.evaluated;
@@ -1830,11 +1890,11 @@ return errors === 0;
 }
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookEndpoint_query = validate43;
-const schema54 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateWebhookEndpoint_query"};
+export const testWebhookEndpoint_query = validate43;
+const schema54 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"testWebhookEndpoint_query"};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateWebhookEndpoint_query" */;
+/*# sourceURL="testWebhookEndpoint_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate43.evaluated;
@@ -1870,3 +1930,135 @@ validate43.errors = vErrors;
 return errors === 0;
 }
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookEndpoint_path = validate44;
+const schema55 = {"type":"object","properties":{"endpointId":{"type":"string","format":"uuid"}},"required":["endpointId"],"additionalProperties":true,"$id":"updateWebhookEndpoint_path"};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhookEndpoint_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpointId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointId"},message:"must have required property '"+"endpointId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpointId !== undefined){
+let data0 = data.endpointId;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["endpointId"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err2 = {instancePath:instancePath+"/endpointId",schemaPath:"#/properties/endpointId/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookEndpoint_query = validate45;
+const schema56 = {"type":"object","properties":{},"required":[],"additionalProperties":false,"$id":"updateWebhookEndpoint_query"};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhookEndpoint_query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -133,6 +133,22 @@ t.test('single sign-on settings', async (t) => {
   t.equal(loadConfig({ SAML_METADATA_REFRESH_S: '21600' }).samlMetadataRefreshS, 21_600);
 });
 
+t.test('the origins that may frame the portal', async (t) => {
+  t.same(loadConfig({}).portalFrameAncestors, [], 'none by default');
+  t.same(loadConfig({ PORTAL_FRAME_ANCESTORS: 'https://app.example.com, http://localhost:5173' }).portalFrameAncestors, [
+    'https://app.example.com',
+    'http://localhost:5173',
+  ]);
+  for (const bad of [
+    'app.example.com',
+    'https://app.example.com/settings',
+    "https://a.example 'unsafe-inline'",
+    'ftp://files.example',
+    '*',
+  ])
+    t.throws(() => loadConfig({ PORTAL_FRAME_ANCESTORS: bad }), { name: 'ConfigError', message: /PORTAL_FRAME_ANCESTORS/ }, bad);
+});
+
 t.test('logs are pretty under development and JSON otherwise, unless LOG_FORMAT says', async (t) => {
   const format = (env: Record<string, string>) => loadConfig(env).logFormat;
   t.equal(format({ NODE_ENV: 'development' }), 'pretty', 'npm run dev');

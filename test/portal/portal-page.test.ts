@@ -83,6 +83,17 @@ t.test('the page and its assets: strict CSP, hashed assets, sizes', async (t) =>
   t.equal((await fetch(`${server.baseUrl}/portal/assets/portal-000000000000.js`)).status, 404, 'only the built assets');
 });
 
+t.test('framed only by the origins PORTAL_FRAME_ANCESTORS names', async (t) => {
+  const framed = await startServer(t, { env: { PORTAL_FRAME_ANCESTORS: 'https://app.example.com,https://admin.example.com' } });
+  const page = await fetch(`${framed.baseUrl}/portal`);
+  const policy = page.headers.get('content-security-policy') ?? '';
+  t.match(policy, /frame-ancestors https:\/\/app\.example\.com https:\/\/admin\.example\.com(;|$)/, 'the listed origins');
+  t.equal(page.headers.get('x-frame-options'), null, 'no X-Frame-Options, whose DENY would overrule them');
+  t.match(policy, /script-src 'self';/, 'the rest of the policy unchanged');
+  const others = await fetch(`${framed.baseUrl}/graphiql`);
+  t.equal(others.headers.get('x-frame-options'), 'DENY', 'other pages still refuse every frame');
+});
+
 t.test('links that cannot open the portal say why', { skip: noBrowser }, async (t) => {
   const browser = await sharedBrowser();
   const tenant = await freshTenant('Globex');
@@ -171,6 +182,10 @@ t.test('webhooks: add an endpoint, receive a test event, read the attempt, repla
     await page.waitForTimeout(500);
   }
   await page.getByText('HTTP 200').first().waitFor();
+  // The attempt's request: the body its deliveries post, read when the details open.
+  await page.locator('.attempt summary').first().click();
+  await page.locator('.attempt pre').first().waitFor();
+  t.match(await page.locator('.attempt pre').first().innerText(), /"type": "group\.created"/, 'the request body of the attempt');
   await checkScreen(t, page, 'webhook-endpoint-attempts');
 
   await page
@@ -213,7 +228,14 @@ t.test('SCIM: a token made in the portal is used by a SCIM client, then revoked'
   );
   await checkScreen(t, page, 'scim-empty');
 
-  await page.getByRole('button', { name: 'Create token' }).click();
+  // By keyboard only: Tab from the top of the page to Create token, Enter.
+  await page.locator('body').focus();
+  for (let tabs = 0; (await page.evaluate<string>('document.activeElement?.textContent?.trim() ?? ""')) !== 'Create token'; tabs++) {
+    if (tabs === 30) throw new Error('Create token is not reachable with Tab');
+    await page.keyboard.press('Tab');
+  }
+  t.ok(await page.evaluate<boolean>('document.activeElement.matches(":focus-visible")'), 'the focused control shows its focus');
+  await page.keyboard.press('Enter');
   await page.getByText('Token created').waitFor();
   const token = await page.locator('.notice .secret-value').innerText();
   await page.locator('.notice').getByRole('button', { name: 'Copy' }).click();

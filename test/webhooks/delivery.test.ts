@@ -299,6 +299,22 @@ t.test('test sends a sample event; replay sends a delivered event again with its
     }),
   );
   t.equal(replay.event_id, deleted.id);
+  const shown = await dataOf(
+    200,
+    server.webhooks.GET('/api/webhooks/{endpointId}/events/{eventId}', {
+      params: { path: { endpointId, eventId: deleted.id } },
+      headers: admin,
+    }),
+  );
+  t.same(shown, { event_id: deleted.id, type: 'product.deleted', body: deleted }, 'the event as this endpoint received it');
+  const elsewhere = await registerEndpoint(server, `${receiver.origin}/other`, { events: ['order.created'] });
+  await errorOf(
+    404,
+    server.webhooks.GET('/api/webhooks/{endpointId}/events/{eventId}', {
+      params: { path: { endpointId: elsewhere.id, eventId: deleted.id } },
+      headers: admin,
+    }),
+  );
   const replayed = (await receiver.waitFor(3))[2]!;
   t.equal(replayed.headers['x-webhook-id'], deleted.id, 'the replay carries the same event id');
   t.same(envelopeOf(replayed), deleted, 'and the same envelope');

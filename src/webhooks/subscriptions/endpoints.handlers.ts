@@ -112,6 +112,11 @@ export function endpointsHandlers(service: WebhookEndpointsService, cursorSecret
       return { endpoint_id: request.params.endpointId, queued, has_more: nextSince !== null, next_since: nextSince?.toISOString() ?? null };
     },
 
+    getWebhookEvent: async (request) => {
+      const { eventId, type, body } = await service.event(scopeOf(request.principal), request.params.endpointId, request.params.eventId);
+      return { event_id: eventId, type, body: JSON.parse(body) as Record<string, unknown> };
+    },
+
     listWebhookAttempts: (request) =>
       page(
         `webhooks.attempts:${request.params.endpointId}`,

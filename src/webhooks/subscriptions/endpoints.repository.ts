@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type {
+  WebhookEventsRow,
   NewWebhookEndpointsRow,
   WebhookAttemptsRow,
   WebhookEndpointsRow,
@@ -196,6 +197,20 @@ export function pageDeadLetters(
  * Queues the event for the endpoint again when it was ever queued for it: a new `pending` delivery
  * with the original's ordering key and position and a fresh set of attempts. Undefined otherwise.
  */
+/** An event, when it was ever queued for `endpointId` (the stored event its deliveries render). */
+export function findEndpointEvent(db: Executor, endpointId: string, eventId: string): Promise<WebhookEventsRow | undefined> {
+  return db
+    .selectFrom('webhook_events as e')
+    .selectAll('e')
+    .where('e.id', '=', eventId)
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id').where('d.endpoint_id', '=', endpointId),
+      ),
+    )
+    .executeTakeFirst();
+}
+
 /** The most events one range replay queues (`replayWebhookRange`); the answer says where to go on. */
 const REPLAY_RANGE_LIMIT = 1000;
 

@@ -15,6 +15,7 @@ import { NameResolutionError, type NameResolver } from '../../http/outbound/name
 import { recordTestEvent, type NewEvent } from '../outbox.repository.ts';
 import * as repo from './endpoints.repository.ts';
 import type { EndpointScope } from './endpoints.repository.ts';
+import { renderEnvelope } from '../events/envelope.ts';
 
 export type { EndpointScope, PageAfter } from './endpoints.repository.ts';
 
@@ -24,6 +25,8 @@ interface EndpointsServiceOptions {
   allowPrivateTargets: boolean;
   /** WEBHOOK_SECRET_OVERLAP_S: how long a rotated-out secret still signs. */
   secretOverlapS: number;
+  /** BASE_URL: the `url` of the objects an event's body names, rendered as deliveries render it. */
+  baseUrl: string;
   /** Seals the signing secrets at rest (SECRETS_KEY). */
   secretBox: SecretBox;
   /**
@@ -264,6 +267,14 @@ export class WebhookEndpointsService {
       if (endpoint.status === 'disabled') throw conflict(`Webhook endpoint ${id} is disabled; enable it first`, 'ENDPOINT_DISABLED');
       return repo.requeueRange(trx, id, range);
     });
+  }
+
+  /** An event as this endpoint's deliveries post it: rendered for its api_version and payload form. */
+  async event(scope: EndpointScope, id: string, eventId: string): Promise<{ eventId: string; type: string; body: string }> {
+    const endpoint = await this.get(scope, id);
+    const event = await repo.findEndpointEvent(this.db, id, eventId);
+    if (!event) throw notFound(`Event ${eventId} was never queued for webhook endpoint ${id}`, 'WEBHOOK_EVENT_NOT_FOUND');
+    return { eventId: event.id, type: event.type, body: renderEnvelope(event, endpoint, this.options.baseUrl) };
   }
 
   async attempts(scope: EndpointScope, id: string, limit: number, after?: repo.PageAfter) {

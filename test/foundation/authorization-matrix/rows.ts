@@ -214,6 +214,7 @@ function webhookEndpointRows(
     rest('rotateWebhookSecret', target, rule, 200, (w) => ({ path: `${endpoint(w)}/rotate-secret`, ...json({}) })),
     rest('testWebhookEndpoint', target, rule, 202, (w) => ({ path: `${endpoint(w)}/test`, ...json({ event_type: testType }) })),
     rest('replayWebhookEvent', target, rule, 202, (w) => ({ path: `${endpoint(w)}/replay`, ...json({ event_id: pick(w).event }) })),
+    rest('getWebhookEvent', target, rule, 200, (w) => ({ path: `${endpoint(w)}/events/${pick(w).event}` })),
     rest('replayWebhookRange', target, rule, 202, (w) => ({
       path: `${endpoint(w)}/replay-range`,
       ...json({ since: '2000-01-01T00:00:00Z' }),

@@ -296,6 +296,11 @@ function Connection({
   const [issuer, setIssuer] = useState(same?.oidc?.issuer ?? '');
   const [clientId, setClientId] = useState(same?.oidc?.clientId ?? '');
   const [clientSecret, setClientSecret] = useState('');
+  const [discoveryUrl, setDiscoveryUrl] = useState(
+    same?.oidc && same.oidc.discoveryUrl !== `${same.oidc.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
+      ? same.oidc.discoveryUrl
+      : '',
+  );
   const { busy, failure, saved, save, errors } = useSave(clients, tenantId, onSaved);
   const common = provider ? { attributeMapping: provider.attributeMapping, roleMapping: provider.roleMapping } : {};
   // A refusal that names no field (the provider did not answer, the metadata does not parse) is about
@@ -406,7 +411,7 @@ function Connection({
             name="issuer"
             value={issuer}
             onValue={setIssuer}
-            error={at('oidc.issuer', true) ?? errors.oidc}
+            error={at('oidc.issuer', true) ?? (discoveryUrl.trim() ? undefined : errors['oidc.discoveryUrl'])}
           />
           <Field label="Client ID" name="clientId" value={clientId} onValue={setClientId} error={at('oidc.clientId', false)} />
           <Field
@@ -418,6 +423,16 @@ function Connection({
             value={clientSecret}
             onValue={setClientSecret}
             error={at('oidc.clientSecret', false)}
+          />
+          <Field
+            label="Discovery URL (optional)"
+            type="url"
+            hint="Only if your provider's discovery document is not at the issuer's /.well-known/openid-configuration"
+            name="discoveryUrl"
+            value={discoveryUrl}
+            onValue={setDiscoveryUrl}
+            // The server names the discovery URL it used; only one typed here is this field's.
+            error={discoveryUrl.trim() ? at('oidc.discoveryUrl', false) : undefined}
           />
         </>
       )}

@@ -182,7 +182,9 @@ function AddEndpoint({
                       </label>
                       <details>
                         <summary>Example</summary>
-                        <pre>{JSON.stringify(info.example, null, 2)}</pre>
+                        <pre tabIndex={0} aria-label={`Example of ${info.type}`}>
+                          {JSON.stringify(info.example, null, 2)}
+                        </pre>
                       </details>
                     </div>
                   ))}
@@ -388,6 +390,55 @@ function RotateSecret({ clients, endpoint, onRotated }: { clients: Clients; endp
   );
 }
 
+/** One attempt's request (the event's body, read when opened) and response. */
+function AttemptDetails({ clients, endpointId, attempt }: { clients: Clients; endpointId: string; attempt: Attempt }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>Event {attempt.event_id}</summary>
+      <h3 class="detail-title">Request</h3>
+      {open ? <RequestBody clients={clients} endpointId={endpointId} eventId={attempt.event_id} /> : null}
+      <h3 class="detail-title">Response</h3>
+      {attempt.error ? <p>Error: {attempt.error}</p> : null}
+      {attempt.response_body ? (
+        <pre tabIndex={0} aria-label="Response body">
+          {attempt.response_body}
+        </pre>
+      ) : (
+        <p class="muted">The response body is kept for failed attempts only.</p>
+      )}
+      {attempt.next_retry_at ? (
+        <p>
+          Next retry <Time value={attempt.next_retry_at} />
+        </p>
+      ) : null}
+    </details>
+  );
+}
+
+/** The request body this endpoint's deliveries of the event post (`GET /api/webhooks/{id}/events/{eventId}`). */
+function RequestBody({ clients, endpointId, eventId }: { clients: Clients; endpointId: string; eventId: string }) {
+  const [loaded, reload] = useLoad(
+    () => call(clients.webhooks.GET('/api/webhooks/{endpointId}/events/{eventId}', { params: { path: { endpointId, eventId } } })),
+    [eventId],
+  );
+  return (
+    <Load loaded={loaded} retry={reload}>
+      {(event) => (
+        <>
+          <p class="muted">
+            POST with <code>X-Webhook-Id: {event.event_id}</code> and its signature headers; the body:
+          </p>
+          {/* Focusable: a long body scrolls, and a keyboard must be able to scroll it. */}
+          <pre tabIndex={0} aria-label="Request body">
+            {JSON.stringify(event.body, null, 2)}
+          </pre>
+        </>
+      )}
+    </Load>
+  );
+}
+
 /** The attempts log; its Refresh also reloads the endpoint's health above it (`onRefresh`). */
 function Attempts({ clients, endpointId, onRefresh }: { clients: Clients; endpointId: string; onRefresh: () => void }) {
   const [loaded, reload] = useLoad(() =>
@@ -448,20 +499,7 @@ function Attempts({ clients, endpointId, onRefresh }: { clients: Clients; endpoi
                         {state === 'queued' ? 'Queued again' : 'Replay'}
                       </Button>
                     </div>
-                    <details>
-                      <summary>Event {attempt.event_id}</summary>
-                      {attempt.error ? <p>Error: {attempt.error}</p> : null}
-                      {attempt.response_body ? (
-                        <pre>{attempt.response_body}</pre>
-                      ) : (
-                        <p class="muted">The response body is kept for failed attempts only.</p>
-                      )}
-                      {attempt.next_retry_at ? (
-                        <p>
-                          Next retry <Time value={attempt.next_retry_at} />
-                        </p>
-                      ) : null}
-                    </details>
+                    <AttemptDetails clients={clients} endpointId={endpointId} attempt={attempt} />
                     {state && typeof state === 'object' ? <ErrorNotice error={state} /> : null}
                   </li>
                 );

@@ -120,6 +120,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{endpointId}/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
+                endpointId: components["parameters"]["endpointId"];
+                /**
+                 * @description The event's id (`event_id` of an attempt; the `webhook-id` a receiver got).
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An event as this endpoint receives it
+         * @description The request body of this endpoint's deliveries of an event: the
+         *     envelope rendered for the endpoint's `api_version` and `payload` form,
+         *     byte for byte what a delivery posts (only the signature headers differ
+         *     per attempt). 404 when the event was never queued for this endpoint.
+         */
+        get: operations["getWebhookEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/{endpointId}/health": {
         parameters: {
             query?: never;
@@ -884,6 +918,20 @@ export interface components {
             data: components["schemas"]["DeadLetter"][];
             /** @description Where the next page starts. */
             pagination: components["schemas"]["Pagination"];
+        };
+        /** @description An event and the request body this endpoint's deliveries of it post. */
+        DeliveredEvent: {
+            /** @description The envelope as posted to this endpoint (its api_version and payload form). */
+            body: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The event's id.
+             */
+            event_id: string;
+            /** @description The event type. */
+            type: string;
         };
         /** @description One HTTP attempt to deliver an event. */
         DeliveryAttempt: {
@@ -2365,6 +2413,61 @@ export interface operations {
             413: components["responses"]["UnexpectedBodyTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnexpectedBodyType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b
+                 */
+                endpointId: components["parameters"]["endpointId"];
+                /**
+                 * @description The event's id (`event_id` of an attempt; the `webhook-id` a receiver got).
+                 * @example 2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and the body its deliveries post. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *       "type": "user.created",
+                     *       "body": {
+                     *         "id": "2a9f8e7d-6c5b-4a39-8d2e-1f0a9b8c7d6e",
+                     *         "type": "user.created",
+                     *         "created_at": "2026-03-02T10:00:00.000Z",
+                     *         "api_version": "2026-11-24",
+                     *         "sequence": 1,
+                     *         "data": {
+                     *           "object_id": "4d2c8e1f-7a3b-4c5d-9e6f-0a1b2c3d4e5f",
+                     *           "object_type": "user"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveredEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
