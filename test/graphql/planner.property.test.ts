@@ -16,6 +16,8 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { buildContentSchema } from '../../src/content/content.graph.ts';
 import { createContentContext, type ContentServices } from '../../src/content/content.context.ts';
 import { ContentPlanner } from '../../src/content/planner/operation-plan.ts';
+import { CONTENT_EVENTS_CHANNEL } from '../../src/content/content.events.ts';
+import { listenToChannel } from '../../src/db/notifications.ts';
 import { assertProperty } from '../helpers/random.ts';
 import { sharedServer, type TestServer } from '../helpers/server.ts';
 
@@ -493,4 +495,146 @@ t.test('page numbers up to the largest Int: answered by the plans, as the resolv
   }
   const last = (await graphql({ schema, source: covered[0]!, contextValue: createContentContext(null, unplanned) })).data;
   t.match(last, { users: { content: [], hasNext: false, totalElements: USERS - 1, totalPages: USERS - 1 } }, 'an empty page, the totals');
+});
+
+// ---------------------------------------------------------------------------------------------
+// A planned mutation: `addComment` writes, notifies and answers in one statement.
+
+/** Users and posts as a mutation's answer may select them (not reaching a page of comments: see operation-shape.ts). */
+const answeredUser = fc
+  .tuple(subset(coveredOfUser), fc.option(mostlyValidPageArg, { nil: null }))
+  .map(([scalars, page]) => [...scalars, ...(page === null ? [] : [`posts${page} { totalElements content { id title } }`])].join(' '));
+const answeredPost = fc
+  .tuple(subset(coveredOfPost), fc.option(answeredUser, { nil: null }), fc.boolean())
+  .map(([scalars, author, tags]) =>
+    [...scalars, ...(author ? [`author { ${author} }`] : []), ...(tags ? ['tags { id name }'] : [])].join(' '),
+  );
+const answeredComment = fc
+  .tuple(
+    subset(['id', 'content', 'createdAt', '__typename']),
+    fc.option(answeredUser, { nil: null }),
+    fc.option(answeredPost, { nil: null }),
+  )
+  .map(([scalars, author, post]) =>
+    [...scalars, ...(author ? [`author { ${author} }`] : []), ...(post ? [`post { ${post} }`] : [])].join(' '),
+  );
+/** Comment text: mostly valid, with what JSON and PostgreSQL make hard (PostgreSQL text holds no NUL), some out of the 1–5000 rule. */
+const commentText = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map((s) => s.replaceAll('\u0000', '0')) },
+  { weight: 2, arbitrary: fc.constantFrom('"quoted" \\ \u0001\u001f \u2028\u2029 é 😀 </script>', 'x'.repeat(5000), 'plain') },
+  { weight: 1, arbitrary: fc.constantFrom('', 'y'.repeat(5001)) },
+);
+
+t.test('a planned mutation: the bytes, the stored row and the event the resolvers give', async (t) => {
+  const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000000000', GRAPHQL_MAX_DEPTH: '100' } });
+  const db = server.database.db;
+  const ids = await seed(server);
+  const { others, postIds } = await seedOtherTenant(server, ids);
+  // One timestamp for every new comment (microseconds included): both ways then store and answer the same one.
+  await sql`alter table comments alter column created_at set default '2024-05-06 07:08:09.123987+00'`.execute(db);
+  t.teardown(() => sql`alter table comments alter column created_at set default now()`.execute(db));
+  const events: string[] = [];
+  const listener = await listenToChannel(server.database, CONTENT_EVENTS_CHANNEL, (payload) => events.push(payload), {
+    log: { error: () => undefined },
+  });
+  t.teardown(() => listener.close());
+  let markers = 0;
+  /** The events since the last call: a marker sent after them arrives after them (commit order). */
+  const eventsSent = async (): Promise<string[]> => {
+    const marker = `marker-${++markers}`;
+    await sql`select pg_notify(${CONTENT_EVENTS_CHANNEL}, ${marker})`.execute(db);
+    const deadline = Date.now() + 5000;
+    while (!events.includes(marker)) {
+      if (Date.now() > deadline) throw new Error(`no ${marker} in 5 s`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    return events.splice(0).filter((e) => e !== marker);
+  };
+  const sequence = async () =>
+    (await sql<{ last_value: string; is_called: boolean }>`select last_value, is_called from comments_id_seq`.execute(db)).rows[0]!;
+  const newComments = async (after: number) => db.selectFrom('comments').selectAll().where('id', '>', after).execute();
+
+  const schema = buildContentSchema();
+  const services = server.app.services as unknown as ContentServices;
+  const planner = services.planner!;
+  const unplanned: ContentServices = { ...services, planner: null };
+  const otherTenant = (userId: string, tenantRoles: string[]): Principal => ({ ...principal(userId, []), tenantId: 'other', tenantRoles });
+  const viewers = [
+    null,
+    principal(ids[1]!, []),
+    principal(ids[2]!, ['ADMIN']),
+    principal(ids[4]!, []),
+    otherTenant(others[0]!, []),
+    otherTenant(others[1]!, ['ADMIN']),
+    principal('no-such-user', []),
+  ];
+  const tally = { planned: 0, steppedAside: 0 };
+  await assertProperty(
+    fc.asyncProperty(
+      answeredComment,
+      fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...postIds) }, { weight: 1, arbitrary: fc.constantFrom('abc', '999999', '') }),
+      commentText,
+      fc.integer({ min: 0, max: viewers.length - 1 }),
+      async (selection, postId, content, v) => {
+        const viewer = viewers[v]!;
+        const source = `mutation Add($postId: ID!, $content: String!) { r0: addComment(postId: $postId, content: $content) { ${selection} } }`;
+        const variables = { postId, content };
+        const as = `${source} ${JSON.stringify(variables).slice(0, 200)} as ${viewer?.userId ?? 'anonymous'}`;
+        const plan = planner.planOperation(schema, parse(source), undefined);
+        if (!plan) throw new Error(`not planned: ${source}`);
+        const before = await sequence();
+        const last = Number(before.is_called ? before.last_value : Number(before.last_value) - 1);
+
+        const text = await plan.run(viewer, variables);
+        const plannedRows = await newComments(last);
+        const plannedEvents = await eventsSent();
+        if (text === undefined) {
+          if (plannedRows.length || plannedEvents.length)
+            throw new Error(`stepped aside having written ${JSON.stringify(plannedRows)}: ${as}`);
+          tally.steppedAside++;
+        } else {
+          // Undone, and the sequence put back: the resolvers' insert takes the same id.
+          await db.deleteFrom('comments').where('id', '>', last).execute();
+          await sql`select setval('comments_id_seq', ${before.last_value}::bigint, ${before.is_called})`.execute(db);
+        }
+
+        const expected = await graphql({
+          schema,
+          source,
+          variableValues: variables,
+          contextValue: createContentContext(viewer, unplanned),
+        });
+        const resolverRows = await newComments(last);
+        const resolverEvents = await eventsSent();
+        await db.deleteFrom('comments').where('id', '>', last).execute();
+        if (text === undefined) return;
+        if (expected.errors?.length)
+          throw new Error(`planned where the resolvers answer with errors ${JSON.stringify(expected.errors)}: ${as}`);
+        const written = JSON.stringify(expected.data);
+        if (text !== written) throw new Error(`differs for ${as}:\nplanner:   ${text}\nresolvers: ${written}`);
+        if (JSON.stringify(plannedRows) !== JSON.stringify(resolverRows) || plannedRows.length !== 1)
+          throw new Error(
+            `stored rows differ for ${as}:\nplanner:   ${JSON.stringify(plannedRows)}\nresolvers: ${JSON.stringify(resolverRows)}`,
+          );
+        if (JSON.stringify(plannedEvents) !== JSON.stringify(resolverEvents) || plannedEvents.length !== 1)
+          throw new Error(
+            `events differ for ${as}:\nplanner:   ${JSON.stringify(plannedEvents)}\nresolvers: ${JSON.stringify(resolverEvents)}`,
+          );
+        tally.planned++;
+      },
+    ),
+    150,
+  );
+  t.comment(`${tally.planned} planned and identical (bytes, row, event), ${tally.steppedAside} left to the resolvers`);
+  t.ok(tally.planned >= 40, 'a good part of the mutations were planned');
+  t.ok(
+    tally.steppedAside > 0,
+    'some (no viewer, a post not readable or archived, a bad argument, no such user) were left to the resolvers',
+  );
+
+  // A selection reaching a page of comments would miss the new one (the statement's snapshot): not planned.
+  for (const reaching of ['post { comments { totalElements } }', 'author { posts { content { comments { content { id } } } } }']) {
+    const source = `mutation { addComment(postId: "${postIds[0]}", content: "x") { id ${reaching} } }`;
+    t.equal(planner.planOperation(schema, parse(source), undefined), null, `not planned: ${reaching}`);
+  }
 });

@@ -55,6 +55,8 @@ export class StatementNames {
 export class OperationPlan {
   /** The statement per viewer kind: a handful at most (anonymous, member, ADMIN; with or without a tenant). */
   private readonly statements = new Map<string, Statement>();
+  /** A mutation: its root is `@authenticated`. */
+  private readonly writes: boolean;
 
   constructor(
     private readonly db: Database,
@@ -62,10 +64,14 @@ export class OperationPlan {
     private readonly shape: OperationShape,
     private readonly log: OperationPlanLog | null,
     private readonly names: StatementNames,
-  ) {}
+  ) {
+    this.writes = shape.roots.some(([, value]) => value.kind === 'addComment');
+  }
 
   /** The response's `data` as JSON text, or undefined: run the operation through its resolvers. */
   async run(viewer: Principal | null, variables: Record<string, unknown> | null | undefined): Promise<string | undefined> {
+    // `@authenticated` (a mutation's root): without a viewer, the resolvers give UNAUTHENTICATED.
+    if (this.writes && !viewer) return undefined;
     const values = this.argumentValues(variables);
     if (!values) return undefined;
     const tenant = directoryTenant(viewer);
@@ -102,8 +108,18 @@ export class OperationPlan {
         id?: string;
         query?: string;
         limit?: number | null;
+        postId?: string;
+        content?: string;
       };
       if (!constraintsAccept(field, args)) return null;
+      if (field.name === 'addComment') {
+        // Not an integer id: the service's POST_NOT_FOUND.
+        const id = parseIntegerId(args.postId!);
+        if (id === null) return null;
+        values.set(`id:${index}`, id);
+        values.set(`content:${index}`, args.content);
+        continue;
+      }
       if (field.name === 'user') {
         values.set(`id:${index}`, args.id);
         continue;

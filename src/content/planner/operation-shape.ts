@@ -1,6 +1,7 @@
 /**
- * Whether a whole query operation is covered by the planner, and its shape if it is: every root
- * field `users`, `user`, `searchUsers` or `post` (alone: it counts a read), and every field under
+ * Whether a whole operation is covered by the planner, and its shape if it is: a query whose every
+ * root field is `users`, `user`, `searchUsers` or `post` (alone: it counts a read), or a mutation
+ * whose one root field is `addComment` (decision 215), and every field under
  * them one the database can answer as GraphQL would (a column, a count, a nested page of posts or
  * comments, an author, tags). Such an operation is answered by one statement
  * that builds the response's `data` itself (operation-sql.ts), so neither graphql-jit nor the JSON
@@ -61,7 +62,12 @@ export type PostShape = readonly Entry<PostValue>[];
 type TagValue = Typename | Column | { readonly kind: 'postCount' };
 export type TagShape = readonly Entry<TagValue>[];
 
-type CommentValue = Typename | Column | { readonly kind: 'author'; readonly user: UserShape };
+type CommentValue =
+  | Typename
+  | Column
+  | { readonly kind: 'author'; readonly user: UserShape }
+  /** Its post: only in a planned mutation's answer (a comment listed under a post is that post's). */
+  | { readonly kind: 'post'; readonly post: PostShape };
 export type CommentShape = readonly Entry<CommentValue>[];
 
 type ConnectionValue<Item> =
@@ -75,7 +81,9 @@ export type RootValue =
   | { readonly kind: 'users'; readonly args: ArgumentsOf; readonly connection: ConnectionShape<UserShape> }
   | { readonly kind: 'user'; readonly args: ArgumentsOf; readonly user: UserShape }
   | { readonly kind: 'searchUsers'; readonly args: ArgumentsOf; readonly user: UserShape }
-  | { readonly kind: 'post'; readonly args: ArgumentsOf; readonly post: PostShape };
+  | { readonly kind: 'post'; readonly args: ArgumentsOf; readonly post: PostShape }
+  /** The mutation `addComment(postId, content)`: the comment inserted, its event, and the answer. */
+  | { readonly kind: 'addComment'; readonly args: ArgumentsOf; readonly comment: CommentShape };
 
 export interface OperationShape {
   readonly operation: OperationDefinitionNode;
@@ -251,15 +259,40 @@ class ShapeBuilder {
     });
   }
 
-  /** A comment of `Post.comments` (top-level: its parent and replies are left to the resolvers). */
-  private comment(sets: readonly SelectionSetNode[]): CommentShape {
+  /**
+   * A comment of `Post.comments` (top-level: its parent and replies are left to the resolvers); in a
+   * mutation's answer (`withPost`), its `post` too.
+   */
+  private comment(sets: readonly SelectionSetNode[], withPost = false): CommentShape {
     const type = this.type('Comment');
     return this.collect(sets, type).map(([key, field, nodes]): Entry<CommentValue> => {
       if (!field) return [key, { kind: 'typename', name: type.name }];
       const column = columnOf('Comment', field);
       if (column) return [key, column];
       if (field.name === 'author') return [key, { kind: 'author', user: this.user(selectionSets(nodes)) }];
+      if (withPost && field.name === 'post') return [key, { kind: 'post', post: this.post(selectionSets(nodes)) }];
       return notCovered();
+    });
+  }
+
+  /**
+   * The root of a covered mutation: `addComment` alone (besides `__typename`). Its definition's one
+   * directive, `@authenticated`, is applied by the plan (no viewer: the resolvers answer). The
+   * answer is read in the statement's snapshot, from before its own insert: a selection that
+   * lists comments anywhere would miss the new one, where the resolvers (insert, commit, then
+   * read) show it, so such a selection is left to the resolvers.
+   */
+  mutationRoots(sets: readonly SelectionSetNode[], mutation: GraphQLObjectType): Entry<RootValue>[] {
+    const fields = collect(sets, mutation.name, this.fragments) ?? notCovered();
+    return [...fields].map(([key, nodes]): Entry<RootValue> => {
+      const name = nodes[0]!.name.value;
+      if (name === '__typename') return [key, { kind: 'typename', name: mutation.name }];
+      const field = mutation.getFields()[name];
+      const directives = field?.astNode?.directives?.map((d) => d.name.value) ?? [];
+      if (name !== 'addComment' || !field || nodes.length > 1 || directives.some((d) => d !== 'authenticated')) notCovered();
+      const comment = this.comment(selectionSets(nodes), true);
+      if (commentReadsComments(comment)) notCovered();
+      return [key, { kind: 'addComment', args: this.argumentsOf(field!, nodes), comment }];
     });
   }
 }
@@ -275,29 +308,44 @@ function readsPostPages(post: PostShape): boolean {
   });
 }
 
+/** Whether a mutation's answer reaches a page of comments (through its post, an author's posts). */
+function commentReadsComments(comment: CommentShape): boolean {
+  const ofUser = (user: UserShape): boolean =>
+    user.some(([, value]) => value.kind === 'posts' && value.connection.some(([, c]) => c.kind === 'content' && ofPost(c.item)));
+  const ofPost = (post: PostShape): boolean =>
+    post.some(([, value]) => value.kind === 'comments' || (value.kind === 'author' && ofUser(value.user)));
+  return comment.some(([, value]) => (value.kind === 'author' && ofUser(value.user)) || (value.kind === 'post' && ofPost(value.post)));
+}
+
 const selectionSets = (nodes: readonly FieldNode[]): SelectionSetNode[] => nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
 
-/** The shape of a query operation the planner answers whole, or null. */
+/** The shape of a query or mutation operation the planner answers whole, or null. */
 export function operationShape(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
 ): OperationShape | null {
   const operation = getOperationAST(document, operationName);
-  const query = schema.getQueryType();
-  if (!operation || operation.operation !== OperationTypeNode.QUERY || !query || operation.directives?.length) return null;
+  const root =
+    operation?.operation === OperationTypeNode.QUERY
+      ? schema.getQueryType()
+      : operation?.operation === OperationTypeNode.MUTATION
+        ? schema.getMutationType()
+        : null;
+  if (!operation || !root || operation.directives?.length) return null;
   const fragments: Fragments = {};
   for (const definition of document.definitions)
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   const builder = new ShapeBuilder(schema, fragments);
   try {
-    const roots = builder.roots([operation.selectionSet], query);
+    const mutation = operation.operation === OperationTypeNode.MUTATION;
+    const roots = mutation ? builder.mutationRoots([operation.selectionSet], root) : builder.roots([operation.selectionSet], root);
     const reads = roots.filter(([, value]) => value.kind !== 'typename');
     // `{ __typename }` alone needs no database.
     if (!reads.length) return null;
-    // `post(id)` counts a read (it writes): planned only alone, so that a plan that steps aside
-    // (another root naming nobody) has written nothing the resolvers would write again.
-    if (reads.length > 1 && reads.some(([, value]) => value.kind === 'post')) return null;
+    // `post(id)` counts a read and a mutation writes: planned only alone, so that a plan that steps
+    // aside (another root naming nobody) has written nothing the resolvers would write again.
+    if (reads.length > 1 && reads.some(([, value]) => value.kind === 'post' || value.kind === 'addComment')) return null;
     return { operation, roots, arguments: builder.arguments };
   } catch (error) {
     if (error instanceof NotCovered) return null;

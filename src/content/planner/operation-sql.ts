@@ -19,6 +19,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { PostsRow } from '../../../generated/db/types.ts';
 import type { Database } from '../../db/database.ts';
 import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
+import { CONTENT_EVENTS_CHANNEL } from '../content.events.ts';
 import { directory, searchUsersQuery } from '../../users/users.repository.ts';
 import type {
   ArgumentsOf,
@@ -43,7 +44,8 @@ export const slots = {
   viewer: new Slot('viewer'),
 };
 /** The per-request values of one field with arguments: its page, size and offset, or its id. */
-const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit') => new Slot(`${name}:${args.index}`);
+const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit' | 'content') =>
+  new Slot(`${name}:${args.index}`);
 
 const ISO_8601 = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
@@ -216,18 +218,67 @@ class StatementBuilder {
         .orderBy('comments.id', 'asc')
         .offset(sql<number>`${argumentSlot(args, 'offset')}`)
         .limit(sql<number>`${argumentSlot(args, 'size')}`);
-      const comment = this.object(item, (value): Sql => {
-        switch (value.kind) {
-          case 'typename':
-            return text(JSON.stringify(value.name));
-          case 'column':
-            return this.column(m, value);
-          case 'author':
-            return this.author(value.user, sql.ref(`${m}.author_id`));
-        }
-      });
-      return this.array(comment, sql`(${page}) as ${sql.raw(m)}`, sql`${sql.ref(`${m}.created_at`)}, ${sql.ref(`${m}.id`)}`);
+      return this.array(this.comment(item, m), sql`(${page}) as ${sql.raw(m)}`, sql`${sql.ref(`${m}.created_at`)}, ${sql.ref(`${m}.id`)}`);
     });
+  }
+
+  private comment(shape: CommentShape, m: string): Sql {
+    return this.object(shape, (value): Sql => {
+      switch (value.kind) {
+        case 'typename':
+          return text(JSON.stringify(value.name));
+        case 'column':
+          return this.column(m, value);
+        case 'author':
+          return this.author(value.user, sql.ref(`${m}.author_id`));
+        case 'post': {
+          // The post commented on: readable (the insert required it), so never null.
+          const p = this.alias('p');
+          return sql`(select ${this.post(value.post, p)} from posts as ${sql.raw(p)} where ${sql.ref(`${p}.id`)} = ${sql.ref(`${m}.post_id`)})`;
+        }
+      }
+    });
+  }
+
+  /**
+   * `addComment(postId, content)` as comments.service.ts `add` does it, in common table expressions:
+   * the insert only when the post is readable by the viewer and not ARCHIVED and the viewer is a
+   * user (the service's checks), and the `commentAdded` NOTIFY of content.events.ts for the row it
+   * inserted, delivered when the statement commits. Nothing inserted: the resolvers run and give
+   * the error (POST_NOT_FOUND, POST_ARCHIVED, USER_NOT_FOUND), having nothing to undo.
+   */
+  addedComment(shape: CommentShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+    const r = this.alias('r');
+    const n = this.alias('r');
+    const viewer = sql`${slots.viewer}::text`;
+    const insert = this.db
+      .insertInto('comments')
+      .columns(['post_id', 'author_id', 'parent_id', 'content'])
+      .expression(
+        this.db
+          .selectFrom('posts')
+          .select([
+            'posts.id',
+            sql<string>`${viewer}`.as('author_id'),
+            sql<null>`null::integer`.as('parent_id'),
+            sql<string>`${argumentSlot(args, 'content')}::text`.as('content'),
+          ])
+          .where('posts.id', '=', argumentSlot(args, 'id') as unknown as number)
+          .where(visibilityCondition(this.visibility))
+          .where('posts.status', '<>', 'ARCHIVED')
+          .where(sql<boolean>`exists (select 1 from users where users.id = ${viewer})`),
+      )
+      .returningAll();
+    this.ctes.push(sql`${sql.raw(r)} as (${insert})`);
+    // The payload JSON.stringify writes for the event (content.events.ts `publishContentEvent`).
+    const payload = sql`'{"type":"commentAdded","commentId":' || ${sql.ref(`${r}.id`)} || ',"postId":' || ${sql.ref(`${r}.post_id`)} || '}'`;
+    this.ctes.push(sql`${sql.raw(n)} as (select pg_notify(${CONTENT_EVENTS_CHANNEL}, ${payload}) from ${sql.raw(r)})`);
+    const m = this.alias('m');
+    return {
+      data: sql`coalesce((select ${this.comment(shape, m)} from ${sql.raw(r)} as ${sql.raw(m)}), 'null')`,
+      // Counting the NOTIFY's rows is what makes PostgreSQL run it (an unreferenced CTE that does not write is skipped).
+      found: sql`(select count(*) from ${sql.raw(n)}) = 1`,
+    };
   }
 
   /** The operation's `data` object. */
@@ -310,10 +361,10 @@ export function operationStatement(db: Database, shape: OperationShape, visibili
     if (value.kind === 'typename') return text(JSON.stringify(value.name));
     if (value.kind === 'users') return builder.users(value.connection, value.args);
     if (value.kind === 'searchUsers') return builder.searchUsers(value.user, value.args);
-    if (value.kind === 'post') {
-      const read = builder.countedPost(value.post, value.args);
-      found.push(read.found);
-      return read.data;
+    if (value.kind === 'post' || value.kind === 'addComment') {
+      const written = value.kind === 'post' ? builder.countedPost(value.post, value.args) : builder.addedComment(value.comment, value.args);
+      found.push(written.found);
+      return written.data;
     }
     found.push(sql`exists (select 1 from users where users.id = ${argumentSlot(value.args, 'id')})`);
     return builder.oneUser(value.user, value.args);
