@@ -525,7 +525,7 @@ const commentText = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('', 'y'.repeat(5001)) },
 );
 
-t.test('a planned mutation: the bytes, the stored row and the event the resolvers give', async (t) => {
+t.test('planned mutations: the bytes, the stored rows and the events the resolvers give', async (t) => {
   const server = await sharedServer({ env: { GRAPHQL_MAX_COMPLEXITY: '1000000000000', GRAPHQL_MAX_DEPTH: '100' } });
   const db = server.database.db;
   const ids = await seed(server);
@@ -631,6 +631,88 @@ t.test('a planned mutation: the bytes, the stored row and the event the resolver
     tally.steppedAside > 0,
     'some (no viewer, a post not readable or archived, a bad argument, no such user) were left to the resolvers',
   );
+
+  // likePost: the post with its likeCount counting the like, the like stored once, no event.
+  await sql`alter table post_likes alter column created_at set default '2024-05-06 07:08:09.123987+00'`.execute(db);
+  t.teardown(() => sql`alter table post_likes alter column created_at set default now()`.execute(db));
+  const likesOf = async (postId: string, userId: string | undefined) =>
+    /^\d+$/.test(postId) && userId
+      ? await db.selectFrom('post_likes').selectAll().where('post_id', '=', Number(postId)).where('user_id', '=', userId).execute()
+      : [];
+  const likes = { planned: 0, steppedAside: 0, already: 0 };
+  await assertProperty(
+    fc.asyncProperty(
+      answeredPost,
+      fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...postIds) }, { weight: 1, arbitrary: fc.constantFrom('abc', '999999', '') }),
+      fc.integer({ min: 0, max: viewers.length - 1 }),
+      fc.boolean(),
+      async (selection, postId, v, likedBefore) => {
+        const viewer = viewers[v]!;
+        const source = `mutation Like($postId: ID!) { r0: likePost(postId: $postId) { ${selection} } }`;
+        const variables = { postId };
+        const as = `${source} ${JSON.stringify(variables)} as ${viewer?.userId ?? 'anonymous'}${likedBefore ? ', liked before' : ''}`;
+        const plan = planner.planOperation(schema, parse(source), undefined);
+        if (!plan) throw new Error(`not planned: ${source}`);
+        // Liked already or not: the like is then kept, or inserted once.
+        const userExists = viewer && viewer.userId !== 'no-such-user';
+        if (likedBefore && userExists && /^\d+$/.test(postId))
+          await db
+            .insertInto('post_likes')
+            .values({ post_id: Number(postId), user_id: viewer.userId })
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+        const before = await likesOf(postId, viewer?.userId);
+
+        const text = await plan.run(viewer, variables);
+        const plannedRows = await likesOf(postId, viewer?.userId);
+        const plannedEvents = await eventsSent();
+        const undo = async () => {
+          if (!before.length && /^\d+$/.test(postId) && viewer)
+            await db.deleteFrom('post_likes').where('post_id', '=', Number(postId)).where('user_id', '=', viewer.userId).execute();
+        };
+        if (text === undefined) {
+          if (JSON.stringify(plannedRows) !== JSON.stringify(before) || plannedEvents.length)
+            throw new Error(`stepped aside having written ${JSON.stringify(plannedRows)}: ${as}`);
+          likes.steppedAside++;
+        } else await undo();
+
+        const expected = await graphql({
+          schema,
+          source,
+          variableValues: variables,
+          contextValue: createContentContext(viewer, unplanned),
+        });
+        const resolverRows = await likesOf(postId, viewer?.userId);
+        const resolverEvents = await eventsSent();
+        await undo();
+        if (text === undefined) return;
+        if (expected.errors?.length)
+          throw new Error(`planned where the resolvers answer with errors ${JSON.stringify(expected.errors)}: ${as}`);
+        const written = JSON.stringify(expected.data);
+        if (text !== written) throw new Error(`differs for ${as}:\nplanner:   ${text}\nresolvers: ${written}`);
+        if (JSON.stringify(plannedRows) !== JSON.stringify(resolverRows) || plannedRows.length !== 1)
+          throw new Error(
+            `stored likes differ for ${as}:\nplanner:   ${JSON.stringify(plannedRows)}\nresolvers: ${JSON.stringify(resolverRows)}`,
+          );
+        if (plannedEvents.length || resolverEvents.length) throw new Error(`an event for a like: ${as}`);
+        likes.planned++;
+        if (before.length) likes.already++;
+      },
+    ),
+    100,
+  );
+  t.comment(
+    `likePost: ${likes.planned} planned and identical (${likes.already} liked before), ${likes.steppedAside} left to the resolvers`,
+  );
+  t.ok(likes.planned >= 25 && likes.already > 0, 'a good part of the likes were planned, some of a post liked before');
+  t.ok(likes.steppedAside > 0, 'some were left to the resolvers');
+  for (const below of [
+    'author { posts { content { likeCount } } }',
+    'comments { content { author { posts { content { likeCount } } } } }',
+  ]) {
+    const source = `mutation { likePost(postId: "${postIds[0]}") { likeCount ${below} } }`;
+    t.equal(planner.planOperation(schema, parse(source), undefined), null, `not planned: ${below}`);
+  }
 
   // A selection reaching a page of comments would miss the new one (the statement's snapshot): not planned.
   for (const reaching of ['post { comments { totalElements } }', 'author { posts { content { comments { content { id } } } } }']) {

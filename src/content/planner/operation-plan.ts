@@ -65,7 +65,7 @@ export class OperationPlan {
     private readonly log: OperationPlanLog | null,
     private readonly names: StatementNames,
   ) {
-    this.writes = shape.roots.some(([, value]) => value.kind === 'addComment');
+    this.writes = shape.roots.some(([, value]) => value.kind === 'addComment' || value.kind === 'likePost');
   }
 
   /** The response's `data` as JSON text, or undefined: run the operation through its resolvers. */
@@ -112,12 +112,12 @@ export class OperationPlan {
         content?: string;
       };
       if (!constraintsAccept(field, args)) return null;
-      if (field.name === 'addComment') {
+      if (field.name === 'addComment' || field.name === 'likePost') {
         // Not an integer id: the service's POST_NOT_FOUND.
         const id = parseIntegerId(args.postId!);
         if (id === null) return null;
         values.set(`id:${index}`, id);
-        values.set(`content:${index}`, args.content);
+        if (field.name === 'addComment') values.set(`content:${index}`, args.content);
         continue;
       }
       if (field.name === 'user') {

@@ -1,7 +1,7 @@
 /**
  * Whether a whole operation is covered by the planner, and its shape if it is: a query whose every
  * root field is `users`, `user`, `searchUsers` or `post` (alone: it counts a read), or a mutation
- * whose one root field is `addComment` (decision 215), and every field under
+ * whose one root field is `addComment` or `likePost` (decision 215), and every field under
  * them one the database can answer as GraphQL would (a column, a count, a nested page of posts or
  * comments, an author, tags). Such an operation is answered by one statement
  * that builds the response's `data` itself (operation-sql.ts), so neither graphql-jit nor the JSON
@@ -83,7 +83,9 @@ export type RootValue =
   | { readonly kind: 'searchUsers'; readonly args: ArgumentsOf; readonly user: UserShape }
   | { readonly kind: 'post'; readonly args: ArgumentsOf; readonly post: PostShape }
   /** The mutation `addComment(postId, content)`: the comment inserted, its event, and the answer. */
-  | { readonly kind: 'addComment'; readonly args: ArgumentsOf; readonly comment: CommentShape };
+  | { readonly kind: 'addComment'; readonly args: ArgumentsOf; readonly comment: CommentShape }
+  /** The mutation `likePost(postId)`: the like inserted (once), and the post with it counted. */
+  | { readonly kind: 'likePost'; readonly args: ArgumentsOf; readonly post: PostShape };
 
 export interface OperationShape {
   readonly operation: OperationDefinitionNode;
@@ -276,7 +278,7 @@ class ShapeBuilder {
   }
 
   /**
-   * The root of a covered mutation: `addComment` alone (besides `__typename`). Its definition's one
+   * The root of a covered mutation: `addComment` or `likePost` alone (besides `__typename`). Its definition's one
    * directive, `@authenticated`, is applied by the plan (no viewer: the resolvers answer). The
    * answer is read in the statement's snapshot, from before its own insert: a selection that
    * lists comments anywhere would miss the new one, where the resolvers (insert, commit, then
@@ -289,10 +291,18 @@ class ShapeBuilder {
       if (name === '__typename') return [key, { kind: 'typename', name: mutation.name }];
       const field = mutation.getFields()[name];
       const directives = field?.astNode?.directives?.map((d) => d.name.value) ?? [];
-      if (name !== 'addComment' || !field || nodes.length > 1 || directives.some((d) => d !== 'authenticated')) notCovered();
+      if (!field || nodes.length > 1 || directives.some((d) => d !== 'authenticated')) return notCovered();
+      if (name === 'likePost') {
+        // The liked post's own likeCount is counted with the new like; any other would be read
+        // from before it (the statement's snapshot), so the answer may count likes at its top only.
+        const post = this.post(selectionSets(nodes));
+        if (postReadsLikeCountBelow(post)) notCovered();
+        return [key, { kind: 'likePost', args: this.argumentsOf(field, nodes), post }];
+      }
+      if (name !== 'addComment') notCovered();
       const comment = this.comment(selectionSets(nodes), true);
       if (commentReadsComments(comment)) notCovered();
-      return [key, { kind: 'addComment', args: this.argumentsOf(field!, nodes), comment }];
+      return [key, { kind: 'addComment', args: this.argumentsOf(field, nodes), comment }];
     });
   }
 }
@@ -315,6 +325,21 @@ function commentReadsComments(comment: CommentShape): boolean {
   const ofPost = (post: PostShape): boolean =>
     post.some(([, value]) => value.kind === 'comments' || (value.kind === 'author' && ofUser(value.user)));
   return comment.some(([, value]) => (value.kind === 'author' && ofUser(value.user)) || (value.kind === 'post' && ofPost(value.post)));
+}
+
+/** Whether a post's selection counts likes of a post below it (through an author's posts, a comment's author). */
+function postReadsLikeCountBelow(post: PostShape): boolean {
+  const ofUser = (user: UserShape): boolean =>
+    user.some(([, value]) => value.kind === 'posts' && value.connection.some(([, c]) => c.kind === 'content' && ofPost(c.item)));
+  const ofPost = (shape: PostShape): boolean => shape.some(([, value]) => value.kind === 'likeCount') || below(shape);
+  const below = (shape: PostShape): boolean =>
+    shape.some(([, value]) => {
+      if (value.kind === 'author') return ofUser(value.user);
+      if (value.kind === 'comments')
+        return value.connection.some(([, c]) => c.kind === 'content' && c.item.some(([, v]) => v.kind === 'author' && ofUser(v.user)));
+      return false;
+    });
+  return below(post);
 }
 
 const selectionSets = (nodes: readonly FieldNode[]): SelectionSetNode[] => nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
@@ -345,7 +370,8 @@ export function operationShape(
     if (!reads.length) return null;
     // `post(id)` counts a read and a mutation writes: planned only alone, so that a plan that steps
     // aside (another root naming nobody) has written nothing the resolvers would write again.
-    if (reads.length > 1 && reads.some(([, value]) => value.kind === 'post' || value.kind === 'addComment')) return null;
+    if (reads.length > 1 && reads.some(([, value]) => value.kind !== 'users' && value.kind !== 'user' && value.kind !== 'searchUsers'))
+      return null;
     return { operation, roots, arguments: builder.arguments };
   } catch (error) {
     if (error instanceof NotCovered) return null;

@@ -166,15 +166,18 @@ class StatementBuilder {
     });
   }
 
-  post(shape: PostShape, p: string): Sql {
+  /** A post; `likesAdded`: a count of likes this statement inserted, which its snapshot does not see. */
+  post(shape: PostShape, p: string, likesAdded?: Sql): Sql {
     return this.object(shape, (value): Sql => {
       switch (value.kind) {
         case 'typename':
           return text(JSON.stringify(value.name));
         case 'column':
           return this.column(p, value);
-        case 'likeCount':
-          return sql`(select count(*) from post_likes where post_likes.post_id = ${sql.ref(`${p}.id`)})::text`;
+        case 'likeCount': {
+          const counted = sql`(select count(*) from post_likes where post_likes.post_id = ${sql.ref(`${p}.id`)})`;
+          return likesAdded ? sql`(${counted} + ${likesAdded})::text` : sql`${counted}::text`;
+        }
         case 'author':
           return this.author(value.user, sql.ref(`${p}.author_id`));
         case 'tags':
@@ -333,6 +336,33 @@ class StatementBuilder {
     };
   }
 
+  /**
+   * `likePost(postId)` as posts.service.ts `like` does it: the post readable by the viewer (any
+   * status: likes are reactions), the viewer a user, then the like inserted unless it is there
+   * already. The answer's `likeCount` adds the row inserted, if any, to the snapshot's count.
+   * No readable post or no user: nothing inserted, and the resolvers give the error.
+   */
+  likedPost(shape: PostShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+    const r = this.alias('r');
+    const l = this.alias('r');
+    const viewer = sql`${slots.viewer}::text`;
+    const post = this.db
+      .selectFrom('posts')
+      .selectAll()
+      .where('posts.id', '=', argumentSlot(args, 'id') as unknown as number)
+      .where(visibilityCondition(this.visibility));
+    const user = sql`exists (select 1 from users where users.id = ${viewer})`;
+    this.ctes.push(sql`${sql.raw(r)} as (${post})`);
+    this.ctes.push(
+      sql`${sql.raw(l)} as (insert into post_likes (post_id, user_id) select ${sql.ref(`${r}.id`)}, ${viewer} from ${sql.raw(r)} where ${user} on conflict do nothing returning post_id)`,
+    );
+    const p = this.alias('p');
+    return {
+      data: sql`coalesce((select ${this.post(shape, p, sql`(select count(*) from ${sql.raw(l)})`)} from ${sql.raw(r)} as ${sql.raw(p)}), 'null')`,
+      found: sql`exists (select 1 from ${sql.raw(r)}) and ${user}`,
+    };
+  }
+
   /** `user(id)`: the user (deactivated ones too, as `findUserById`), null when there is none. */
   oneUser(shape: UserShape, args: ArgumentsOf): Sql {
     const u = this.alias('u');
@@ -361,8 +391,13 @@ export function operationStatement(db: Database, shape: OperationShape, visibili
     if (value.kind === 'typename') return text(JSON.stringify(value.name));
     if (value.kind === 'users') return builder.users(value.connection, value.args);
     if (value.kind === 'searchUsers') return builder.searchUsers(value.user, value.args);
-    if (value.kind === 'post' || value.kind === 'addComment') {
-      const written = value.kind === 'post' ? builder.countedPost(value.post, value.args) : builder.addedComment(value.comment, value.args);
+    if (value.kind === 'post' || value.kind === 'addComment' || value.kind === 'likePost') {
+      const written =
+        value.kind === 'post'
+          ? builder.countedPost(value.post, value.args)
+          : value.kind === 'addComment'
+            ? builder.addedComment(value.comment, value.args)
+            : builder.likedPost(value.post, value.args);
       found.push(written.found);
       return written.data;
     }
