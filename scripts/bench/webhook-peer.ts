@@ -67,8 +67,9 @@ const deliver: Task = async (payload) => {
   if (status < 200 || status >= 300) throw new Error(`receiver answered ${status}`);
 };
 
+const SHOWN: string[] = ['error', 'warning'];
 const logger = new Logger(() => (level, message) => {
-  if (level === 'error' || level === 'warning') console.error(`[peer ${level}] ${message}`);
+  if (SHOWN.includes(level)) console.error(`[peer ${level}] ${message}`);
 });
 
 const events: WorkerEvents = new EventEmitter();
