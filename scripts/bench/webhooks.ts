@@ -16,7 +16,21 @@
  * figures measure the queue and the worker, not the REST handlers that usually cause events. On
  * PGlite (the embedded default, which belongs to the server process) the burst's 200 events are
  * product updates through the REST API instead, 20 at a time.
+ *
+ * The peer (PostgreSQL only, issue 47 item 4): the same 10,000 deliveries as a bare graphile-worker
+ * 0.16 queue would send them (scripts/bench/webhook-peer.ts): one job per delivery (url, the body
+ * rendered by src's pure `renderEnvelope` as ours renders it, the endpoint's secret, the event id),
+ * all 10,000 enqueued by one `graphile_worker.add_jobs` statement (one commit), worked by a pool of
+ * WEBHOOK_CONCURRENCY jobs in its own Node process, pinned as our server is, on the same PostgreSQL
+ * database in its own schema (graphile_worker), signing with src's `signatureHeader` at send time
+ * and POSTing over a keep-alive agent with ours' sockets per receiver (a fifth of the concurrency).
+ * Five rounds, the order alternating (ours first in odd rounds): each side gets a warm-up burst of
+ * its own (20 events) and then a fresh 10,000-delivery burst, measured the same way (first commit
+ * to last receiver acknowledgement); the ratio is ours/peer per round. The peer process runs only
+ * for its own slot and its job table is truncated after it, so nothing of it is left in the
+ * database while ours is measured (ours stays up, idle, while the peer runs).
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -31,9 +45,12 @@ import { serverCertificate, testCa } from '../../test/helpers/webhook-receiver.t
 import { startOurs, type BenchContext, type SectionResult } from './context.ts';
 import { seedPostgres } from './databases.ts';
 import { JWT_SECRET, productRecord } from './fixtures.ts';
-import type { Server } from './procs.ts';
+import { spawnNode, stopChild, tsx, type Server } from './procs.ts';
 import { productPath, toProductResponse } from '../../src/catalog/products.v1.representation.ts';
-import { quantile } from './stats.ts';
+import { renderEnvelope } from '../../src/webhooks/events/envelope.ts';
+import { CURRENT_API_VERSION } from '../../src/webhooks/event-types.ts';
+import { median, quantile } from './stats.ts';
+import type { PeerJob } from './webhook-peer.ts';
 
 const RECEIVERS = 50;
 const BURST_EVENTS = 200;
@@ -48,6 +65,11 @@ const TARGETS = { throughput: 2000, statements: 0.15, cpuMs: 0.3 };
 const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
 /** PGlite's burst: product updates through REST, this many at a time. */
 const PGLITE_WRITERS = 20;
+/** Rounds of ours against the peer (one with --quick), the order alternating. */
+const PEER_ROUNDS = 5;
+/** Ours' worker concurrency (the server inherits this environment) and its sockets per receiver (delivery-worker.ts). */
+const CONCURRENCY = Number(process.env.WEBHOOK_CONCURRENCY ?? 50);
+const SOCKETS_PER_HOST = Math.max(1, Math.ceil(CONCURRENCY / 5));
 
 interface Arrival {
   id: string;
@@ -218,10 +240,170 @@ async function burst(server: Server, receivers: Receivers, commitAll: () => Prom
   };
 }
 
+interface PeerBurst {
+  throughput: number;
+  /** The one add_jobs statement (all 10,000 jobs, one commit), ms: inside the measured time. */
+  enqueueMs: number;
+  /** The peer process's CPU per delivery, ms. */
+  cpuPerDelivery: number;
+  idle: number;
+  connections: number;
+  duplicates: number;
+}
+
+interface Peer {
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+/** The graphile-worker peer (scripts/bench/webhook-peer.ts) in its own process, pinned as our server is; resolves once it listens. */
+async function startGraphilePeer(url: string, caFile: string, cpu: string | null): Promise<Peer> {
+  const child = spawnNode(tsx('scripts/bench/webhook-peer.ts'), {
+    cpu,
+    ipc: true,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: url,
+      NODE_EXTRA_CA_CERTS: caFile,
+      PEER_CONCURRENCY: String(CONCURRENCY),
+      PEER_SOCKETS_PER_HOST: String(SOCKETS_PER_HOST),
+    },
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('webhooks bench: the graphile-worker peer was not ready within 60 s')), 60_000);
+      child.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`webhooks bench: the graphile-worker peer exited (code ${code}) before it was ready`));
+      });
+    });
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { pid: child.pid, stop: () => stopChild(child) };
+}
+
+/**
+ * The peer's jobs for `events` events fanned out to every receiver: the body ours sends for such an
+ * event (the same envelope, rendered by the same function with ours' default BASE_URL), one job per
+ * delivery, event by event as ours queues them.
+ */
+function peerJobs(events: number, baseUrl: string, receivers: Receivers, secrets: string[]): PeerJob[] {
+  const jobs: PeerJob[] = [];
+  for (let e = 0; e < events; e++) {
+    const product = productRecord((e % 1000) + 1);
+    const eventId = randomUUID();
+    const body = renderEnvelope(
+      {
+        id: eventId,
+        type: 'product.updated',
+        resource_type: 'product',
+        resource_id: `${product.id}-${e}`,
+        sequence: 1,
+        object: toProductResponse(product),
+        previous_attributes: { price: 1.99 },
+        resource_path: productPath(product.id),
+        tenant_id: null,
+        created_at: new Date(),
+      },
+      { api_version: CURRENT_API_VERSION, payload: 'fat' },
+      baseUrl,
+    );
+    receivers.urls.forEach((url, i) => jobs.push({ url, body, secret: secrets[i]!, eventId }));
+  }
+  return jobs;
+}
+
+/** All the jobs in one statement, one commit: graphile-worker's batch API (add_jobs) as SQL. */
+async function enqueue(client: pg.Client, jobs: PeerJob[]): Promise<void> {
+  await client.query(
+    `select count(*) from graphile_worker.add_jobs(array(
+       select s from json_populate_recordset(null::graphile_worker.job_spec, $1::json) s))`,
+    [JSON.stringify(jobs.map((payload) => ({ identifier: 'deliver', payload })))],
+  );
+}
+
+async function peerJobsLeft(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: string }>('select count(*) as n from graphile_worker._private_jobs');
+  return Number(rows[0]!.n);
+}
+
+/** One peer slot: start the process, warm it up, measure a fresh burst, stop it, empty its tables. */
+async function peerRound(
+  url: string,
+  caFile: string,
+  cpu: string | null,
+  client: pg.Client,
+  receivers: Receivers,
+  make: (events: number) => PeerJob[],
+): Promise<{ result: PeerBurst; waited: string }> {
+  const peer = await startGraphilePeer(url, caFile, cpu);
+  try {
+    const drained = async (what: string) => {
+      const deadline = Date.now() + 30_000;
+      while ((await peerJobsLeft(client)) > 0) {
+        if (Date.now() > deadline) throw new Error(`webhooks bench: the peer's jobs were not all completed after ${what}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await enqueue(client, make(WARM_UP_EVENTS));
+    await waitFor(() => receivers.arrivals.length >= WARM_UP_EVENTS * RECEIVERS, 30_000, "the peer's warm-up");
+    await drained('the warm-up');
+    await new Promise((r) => setTimeout(r, 1500));
+    receivers.arrivals.length = 0;
+
+    const jobs = make(BURST_EVENTS);
+    const waits = sampleWaits(url);
+    const cpuBefore = cpuMs(peer.pid);
+    const machineBefore = machineTimes();
+    const connectionsBefore = receivers.connections();
+    const started = Date.now();
+    await enqueue(client, jobs);
+    const enqueueMs = Date.now() - started;
+    await waitFor(() => receivers.arrivals.length >= jobs.length, 180_000, "the peer's burst");
+    const seconds = (Date.now() - started) / 1000;
+    const cpu = cpuMs(peer.pid) - cpuBefore;
+    const machine = machineTimes();
+    const waited = await waits.stop();
+    const duplicates = jobs.length - new Set(receivers.arrivals.map((a) => a.id)).size;
+    receivers.arrivals.length = 0;
+    await drained('the burst');
+    return {
+      result: {
+        throughput: jobs.length / seconds,
+        enqueueMs,
+        cpuPerDelivery: cpu / jobs.length,
+        idle: (machine.idle - machineBefore.idle) / (machine.total - machineBefore.total),
+        connections: receivers.connections() - connectionsBefore,
+        duplicates,
+      },
+      waited,
+    };
+  } finally {
+    await peer.stop();
+    // Nothing of the peer's stays in the database ours is measured on: its jobs and queues go.
+    await client.query('truncate graphile_worker._private_jobs, graphile_worker._private_job_queues');
+  }
+}
+
+/** The index of the median of `values` (the lower middle for an even count). */
+function medianIndex(values: number[]): number {
+  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
+  return order[(order.length - 1) >> 1]![1];
+}
+
 async function onPostgres(ctx: BenchContext, caFile: string, receivers: Receivers): Promise<string[]> {
   const url = await seedPostgres(await ctx.postgres(), 'bench_webhooks', async () => {});
   const server = await startOurs(ctx, { kind: 'postgres', url }, 'ours-memory', SERVER_ENV(caFile));
   const database = await openDatabase({ kind: 'postgres', url });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
     await registerReceivers(server, receivers.urls);
     let n = 0;
@@ -240,16 +422,39 @@ async function onPostgres(ctx: BenchContext, caFile: string, receivers: Receiver
 
     // Warm-up: a small burst of its own, so the worker holds the connections to the receivers that a
     // burst uses (as a running worker does: they are kept alive) and the server's statements are prepared.
-    await Promise.all(Array.from({ length: WARM_UP_EVENTS }, commitEvent));
-    await waitFor(() => receivers.arrivals.length >= WARM_UP_EVENTS * RECEIVERS, 30_000, 'the warm-up');
-    await new Promise((r) => setTimeout(r, 1500));
-    receivers.arrivals.length = 0;
+    const warmUp = async () => {
+      await Promise.all(Array.from({ length: WARM_UP_EVENTS }, commitEvent));
+      await waitFor(() => receivers.arrivals.length >= WARM_UP_EVENTS * RECEIVERS, 30_000, 'the warm-up');
+      await new Promise((r) => setTimeout(r, 1500));
+      receivers.arrivals.length = 0;
+    };
 
-    ctx.log('webhooks/throughput (PostgreSQL)');
-    const waits = sampleWaits(url);
-    const result = await burst(server, receivers, () => Promise.all(Array.from({ length: BURST_EVENTS }, commitEvent)), BURST_EVENTS);
-    const waited = await waits.stop();
+    // The peer: the same bodies (ours' default BASE_URL), each receiver with a secret of ours' format.
+    const baseUrl = `http://localhost:${new URL(server.url).port}`;
+    const secrets = receivers.urls.map(() => `whsec_${randomBytes(32).toString('base64url')}`);
+    const make = (events: number) => peerJobs(events, baseUrl, receivers, secrets);
 
+    const rounds = ctx.quick ? 1 : PEER_ROUNDS;
+    const ours: { result: Burst; waited: string }[] = [];
+    const peer: { result: PeerBurst; waited: string }[] = [];
+    const orders: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const oursFirst = round % 2 === 0;
+      orders.push(oursFirst ? 'ours, peer' : 'peer, ours');
+      for (const side of oursFirst ? ['ours', 'peer'] : ['peer', 'ours']) {
+        ctx.log(`webhooks/throughput (PostgreSQL) round ${round + 1}/${rounds}: ${side}`);
+        if (side === 'ours') {
+          await warmUp();
+          const waits = sampleWaits(url);
+          const result = await burst(server, receivers, () => Promise.all(Array.from({ length: BURST_EVENTS }, commitEvent)), BURST_EVENTS);
+          ours.push({ result, waited: await waits.stop() });
+        } else {
+          peer.push(await peerRound(url, caFile, ctx.pinning.server, client, receivers, make));
+        }
+      }
+    }
+
+    await warmUp();
     const steady: string[] = [];
     for (const phase of STEADY) {
       ctx.log(`webhooks/latency at ${phase.deliveriesPerSecond}/s`);
@@ -272,12 +477,37 @@ async function onPostgres(ctx: BenchContext, caFile: string, receivers: Receiver
       );
       await new Promise((r) => setTimeout(r, 1500));
     }
+
+    const ratios = ours.map((o, i) => o.result.throughput / peer[i]!.result.throughput);
+    const held = ratios.filter((r) => r >= 1).length;
+    const middle = medianIndex(ours.map((o) => o.result.throughput));
+    const peerMiddle = medianIndex(peer.map((p) => p.result.throughput));
+    const worst = Math.min(...ratios);
+    const goal =
+      rounds < PEER_ROUNDS
+        ? `not judged: a \`--quick\` run has ${rounds} round, the goal is ≥ 1.0× in each of ${PEER_ROUNDS}`
+        : held === rounds
+          ? `**met**: ≥ 1.0× in each of the ${rounds} rounds`
+          : `**missed**: ≥ 1.0× in ${held} of ${rounds} rounds; the lowest round ${worst.toFixed(2)}× (${((1 - worst) * 100).toFixed(0)} % short), the median ${median(ratios).toFixed(2)}× (${(Math.max(0, 1 - median(ratios)) * 100).toFixed(0)} % short)`;
     return [
       `PostgreSQL ${(await ctx.postgres()).version}; events committed by the harness with the server's \`recordEvent\` (one statement: the event and its fan-out to the 50 endpoints), so these figures are the queue's and the worker's.`,
-      ['| figure | value | target | verdict |', '|---|---:|---:|---|', ...burstRows(result), ...steady].join('\n'),
-      `What PostgreSQL's client backends were doing during the burst (pg_stat_activity every 20 ms; \`CPU\` is active with no wait event): ${waited}.`,
+      `**Against a bare graphile-worker queue** (issue 47 item 4; scripts/bench/webhook-peer.ts): the same ${(BURST_EVENTS * RECEIVERS).toLocaleString('en')} signed POSTs as graphile-worker jobs (one \`add_jobs\` statement), concurrency ${CONCURRENCY}, maxPoolSize ${CONCURRENCY + 1}, ${SOCKETS_PER_HOST} keep-alive sockets per receiver, in its own process pinned as ours is; ${rounds} round(s), the order alternating, each side warmed up and then given a fresh burst. Deliveries per second from the first commit to the last receiver acknowledgement:`,
+      [
+        '| round | order | ours deliveries/s | peer deliveries/s | ours / peer | ≥ 1.0× | ours CPU ms/delivery | peer CPU ms/delivery | peer add_jobs ms | TLS connections ours / peer |',
+        '|---:|---|---:|---:|---:|---|---:|---:|---:|---:|',
+        ...ratios.map((r, i) => {
+          const o = ours[i]!.result;
+          const p = peer[i]!.result;
+          return `| ${i + 1} | ${orders[i]} | ${o.throughput.toFixed(0)} | ${p.throughput.toFixed(0)} | ${r.toFixed(2)}× | ${r >= 1 ? 'yes' : '**no**'} | ${o.cpuPerDelivery.toFixed(3)} | ${p.cpuPerDelivery.toFixed(3)} | ${p.enqueueMs} | ${o.connections} / ${p.connections} |`;
+        }),
+      ].join('\n'),
+      `Median ratio ours / peer: **${median(ratios).toFixed(2)}×**. Goal (≥ 1.0× in each of ${PEER_ROUNDS} runs): ${goal}. Duplicate deliveries: ours ${ours.reduce((a, o) => a + o.result.duplicates, 0)}, peer ${peer.reduce((a, p) => a + p.result.duplicates, 0)}.`,
+      `Ours in its median round (round ${middle + 1}) and the latency phases after the rounds:`,
+      ['| figure | value | target | verdict |', '|---|---:|---:|---|', ...burstRows(ours[middle]!.result), ...steady].join('\n'),
+      `What PostgreSQL's client backends were doing during ours' median burst (pg_stat_activity every 20 ms; \`CPU\` is active with no wait event): ${ours[middle]!.waited}. During the peer's median burst (round ${peerMiddle + 1}, machine idle ${(peer[peerMiddle]!.result.idle * 100).toFixed(0)} %): ${peer[peerMiddle]!.waited}.`,
     ];
   } finally {
+    await client.end();
     await database.close();
     await server.stop();
   }
@@ -352,7 +582,7 @@ export async function run(ctx: BenchContext): Promise<SectionResult> {
   const receivers = await startReceivers(RECEIVERS);
   try {
     const notes = [
-      `${RECEIVERS} HTTPS receivers on loopback (in the harness process, answering 204 at once), each an endpoint subscribed to \`product.updated\`; ours with its in-process worker and the defaults (WEBHOOK_CONCURRENCY 50, WEBHOOK_RATE_PER_ENDPOINT 100 per second, WEBHOOK_FLUSH_MS 20). Every figure is one run, not a ratio: there is no peer to interleave with.`,
+      `${RECEIVERS} HTTPS receivers on loopback (in the harness process, answering 204 at once), each an endpoint subscribed to \`product.updated\`; ours with its in-process worker and the defaults (WEBHOOK_CONCURRENCY 50, WEBHOOK_RATE_PER_ENDPOINT 100 per second, WEBHOOK_FLUSH_MS 20). On PostgreSQL the burst's throughput is also a ratio to a bare graphile-worker queue delivering the same requests, interleaved round by round; every other figure is ours alone.`,
     ];
     if (ctx.runs('postgres')) notes.push(...(await onPostgres(ctx, caFile, receivers)));
     if (ctx.runs('pglite')) notes.push(...(await onPglite(ctx, caFile, receivers)));
