@@ -7,8 +7,8 @@
  * generator in another, pinned to separate cores; warm-up; short rounds in a balanced random order;
  * ratios as the median of per-round ratios with a bootstrap 95 % interval. Writes
  * bench-results/<run>/raw.json and summary.md; --write-doc also writes the summary to
- * docs/benchmarks.md: the whole file after a full run, or, with section names, a part of its own at
- * the end (replacing that part from an earlier run of the same sections). --quick is a short smoke run.
+ * docs/benchmarks.md, on top (under the title), replacing an earlier run of the same sections
+ * wherever it was (report.ts `withRun`). --quick is a short smoke run.
  */
 import { execFileSync, execSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,7 +21,7 @@ import type { Postgres } from './bench/databases.ts';
 import { startPostgres } from './bench/databases.ts';
 import { LoadGenerator } from './bench/load.ts';
 import { choosePinning, ROOT } from './bench/procs.ts';
-import { renderSummary, withPartialRun, type RunMeta } from './bench/report.ts';
+import { renderSummary, withRun, type RunMeta } from './bench/report.ts';
 import { seededRandom } from './bench/stats.ts';
 
 const SECTIONS = {
@@ -111,7 +111,9 @@ if (unknownDb.length) {
 const selected = (named.length ? named : Object.keys(SECTIONS)) as SectionName[];
 const fullRun = selected.length === Object.keys(SECTIONS).length && dbs.length === DB_CHOICES.length;
 if (values['write-doc'] && (values.quick || (!fullRun && dbs.length !== DB_CHOICES.length))) {
-  console.error('--write-doc needs every database (no --db) and no --quick; with section names it updates only their part of the file');
+  console.error(
+    '--write-doc needs every database (no --db) and no --quick; the run goes on top of the file, replacing an earlier run of the same sections',
+  );
   process.exit(2);
 }
 
@@ -215,7 +217,7 @@ fs.writeFileSync(path.join(dir, 'raw.json'), JSON.stringify({ meta, settings, pi
 fs.writeFileSync(path.join(dir, 'summary.md'), summary);
 if (values['write-doc']) {
   const doc = path.join(ROOT, 'docs/benchmarks.md');
-  fs.writeFileSync(doc, fullRun ? summary : withPartialRun(fs.readFileSync(doc, 'utf8'), selected, summary));
+  fs.writeFileSync(doc, withRun(fs.readFileSync(doc, 'utf8'), selected, summary));
 }
 console.log(summary);
 log(`raw data and summary in ${path.relative(ROOT, dir)}`);

@@ -87,7 +87,7 @@ export function renderSummary(meta: RunMeta, sections: SectionResult[]): string 
     `- Each target is warmed up for ${meta.warmupSeconds} s, then measured in ${meta.rounds} round(s) of ${meta.seconds} s, rounded up to whole blocks of the design (the rounds of each case are in the raw data). The order within a round is random and balanced: the rounds are blocks of a Williams design with the targets relabelled and the rows shuffled at random, so within a block every target runs in every position equally often and right after every other target (seed ${meta.seed}).`,
     "- A ratio is the median of the per-round ratios (both sides measured seconds apart in the same round), with a 95 % percentile-bootstrap interval (2,000 resamples of the rounds). req/s and latency percentiles are each target's median round; server RSS is the largest seen after a round (from /proc).",
     '- Our server on a database is the compiled `dist/src/main.js` (scripts/build.mjs runs first) started as `npm start` starts it: NODE_ENV=production, LOG_LEVEL=info with stdout to /dev/null, the auth hook live. Stand-in servers (in-memory resolvers, stubbed repository) and the peers run through tsx (`scripts/bench/serve.ts`).',
-    '- Raw per-round data: `bench-results/<run>/raw.json` beside `summary.md` (the folder is gitignored; the full run this file comes from is the one recorded here). Options: section names (`graphql`, `products`, `pagination`, `scim`, `auth`, `webhooks`, `sso`), `--db stand-in,pglite,postgres`, `--rounds N`, `--seed N`, `--quick` (one block of 0.3 s rounds on small data: a smoke test, not a measurement), `--write-doc` (writes this file after a full run; with section names, a part of its own at the end).',
+    '- Raw per-round data: `bench-results/<run>/raw.json` beside `summary.md` (the folder is gitignored). Options: section names (`graphql`, `products`, `pagination`, `scim`, `auth`, `webhooks`, `sso`), `--db stand-in,pglite,postgres`, `--rounds N`, `--seed N`, `--quick` (one block of 0.3 s rounds on small data: a smoke test, not a measurement), `--write-doc` (writes the run on top of docs/benchmarks.md, replacing an earlier run of the same sections).',
     '',
     '## Targets and ratios',
     '',
@@ -102,22 +102,26 @@ export function renderSummary(meta: RunMeta, sections: SectionResult[]): string 
 }
 
 /**
- * docs/benchmarks.md after a run of some sections only: the full run's text stays as it is, and the
- * partial run's summary (its own commit, date and machine, headings one level down) goes in a block
- * of its own at the end, replacing the block of an earlier run of the same sections.
+ * docs/benchmarks.md after a run (all sections or some): its summary (its own commit, date and
+ * machine, headings one level down) goes in a block of its own right under the title, so the first
+ * table a reader sees is the newest run's, and the block of an earlier run of the same sections is
+ * removed wherever it was. Runs of other sections and the hand-written sections stay below it, as
+ * they were (newest on top).
  */
-export function withPartialRun(doc: string, sections: readonly string[], summary: string): string {
+export function withRun(doc: string, sections: readonly string[], summary: string): string {
   const key = [...sections].sort().join(',');
-  const begin = `<!-- partial run: ${key} -->`;
-  const end = `<!-- end of partial run: ${key} -->`;
+  const begin = `<!-- run: ${key} -->`;
+  const end = `<!-- end of run: ${key} -->`;
+  let rest = doc;
+  const start = rest.indexOf(begin);
+  const stop = rest.indexOf(end);
+  if (start !== -1 && stop > start) rest = rest.slice(0, start) + rest.slice(stop + end.length).replace(/^\n+/, '');
   const body = summary
     .split('\n')
     .map((line) => (line.startsWith('#') ? `#${line}` : line))
     .join('\n')
-    .replace(/^## Benchmarks$/m, `## Partial run: ${sections.join(', ')}`);
-  const block = `${begin}\n${body.trimEnd()}\n${end}\n`;
-  const start = doc.indexOf(begin);
-  const stop = doc.indexOf(end);
-  if (start !== -1 && stop > start) return doc.slice(0, start) + block + doc.slice(stop + end.length + 1);
-  return `${doc.trimEnd()}\n\n${block}`;
+    .replace(/^## Benchmarks$/m, `## Run: ${sections.join(', ')}`);
+  const title = '# Benchmarks\n';
+  const below = (rest.startsWith(title) ? rest.slice(title.length) : rest).replace(/^\n+/, '');
+  return `${title}\n${begin}\n${body.trimEnd()}\n${end}\n${below ? `\n${below}` : ''}`;
 }

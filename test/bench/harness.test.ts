@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { findProductById, pageProducts } from '../../src/catalog/products.repository.ts';
-import { withPartialRun } from '../../scripts/bench/report.ts';
+import { withRun } from '../../scripts/bench/report.ts';
 import { SessionsService } from '../../src/identity/sign-in/sessions.service.ts';
 import {
   AUTH_USERS,
@@ -80,21 +80,24 @@ t.test('the stubbed repository answers as the seeded database does', async (t) =
   }
 });
 
-t.test('a run of some sections updates only its own part of docs/benchmarks.md', async (t) => {
-  const full = '# Benchmarks\n\nfull run text\n';
-  const first = withPartialRun(full, ['scim'], '# Benchmarks\n\nat commit aaa\n\n## SCIM filters\n\np95 1 ms\n');
-  t.match(
+t.test('a run goes on top of docs/benchmarks.md and replaces the earlier run of the same sections', async (t) => {
+  const doc = '# Benchmarks\n\n## Hand-written figures\n\ntext\n';
+  const first = withRun(doc, ['scim'], '# Benchmarks\n\nat commit aaa\n\n## SCIM filters\n\np95 1 ms\n');
+  t.equal(
     first,
-    /^# Benchmarks\n\nfull run text\n\n<!-- partial run: scim -->\n## Partial run: scim\n\nat commit aaa\n\n### SCIM filters\n/,
+    '# Benchmarks\n\n<!-- run: scim -->\n## Run: scim\n\nat commit aaa\n\n### SCIM filters\n\np95 1 ms\n<!-- end of run: scim -->\n\n## Hand-written figures\n\ntext\n',
   );
-  const second = withPartialRun(first, ['scim'], '# Benchmarks\n\nat commit bbb\n');
-  t.notMatch(second, /aaa/, 'an earlier run of the same sections is replaced');
-  t.match(second, /full run text[\s\S]*at commit bbb\n<!-- end of partial run: scim -->\n$/);
-  const both = withPartialRun(second, ['products', 'graphql'], '# Benchmarks\n\nat commit ccc\n');
+  const both = withRun(first, ['products', 'graphql'], '# Benchmarks\n\nat commit bbb\n');
   t.match(
     both,
-    /at commit bbb[\s\S]*<!-- partial run: graphql,products -->\n## Partial run: products, graphql\n\nat commit ccc/,
-    'other sections get a block of their own',
+    /^# Benchmarks\n\n<!-- run: graphql,products -->\n## Run: products, graphql\n\nat commit bbb\n<!-- end of run: graphql,products -->\n\n<!-- run: scim -->[\s\S]*aaa[\s\S]*Hand-written/,
+    'the newest on top, the earlier run of other sections below it',
+  );
+  const again = withRun(both, ['scim'], '# Benchmarks\n\nat commit ccc\n');
+  t.notMatch(again, /aaa/, 'the earlier run of the same sections is gone');
+  t.match(
+    again,
+    /^# Benchmarks\n\n<!-- run: scim -->\n## Run: scim\n\nat commit ccc\n<!-- end of run: scim -->\n\n<!-- run: graphql,products -->[\s\S]*bbb[\s\S]*Hand-written figures\n\ntext\n$/,
   );
 });
 
