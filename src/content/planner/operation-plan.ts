@@ -17,7 +17,7 @@ import { parseIntegerId } from '../ids.ts';
 import { readable, type PostVisibility, type VisibilityBranch } from '../post-visibility.ts';
 import { directoryTenant } from '../../users/user-directory.ts';
 import { operationShape, type OperationShape } from './operation-shape.ts';
-import { operationStatement, Slot, slots, spliceLongText } from './operation-sql.ts';
+import { operationStatement, Slot, slots } from './operation-sql.ts';
 
 interface Statement {
   sql: string;
@@ -79,7 +79,7 @@ export class OperationPlan {
     }
     try {
       const { rows } = await this.db.executeQuery<{ data: string; complete: boolean }>(CompiledQuery.raw(statement.sql, parameters));
-      return rows[0]?.complete ? spliceLongText(rows[0].data) : undefined;
+      return rows[0]?.complete ? rows[0].data : undefined;
     } catch (error) {
       // The resolver path reads the same data and reports a failure as GraphQL errors do.
       this.log?.warn(

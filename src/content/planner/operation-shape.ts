@@ -27,23 +27,8 @@ import {
 } from 'graphql';
 import { FIELD_COLUMNS, type MappedType } from '../field-columns.ts';
 
-/**
- * How a column's value becomes its GraphQL value: as it is, an integer id as text, a timestamp as
- * ISO 8601 in UTC, or long text, written raw by the statement and escaped by V8 (operation-sql.ts
- * `longText`).
- */
-type ColumnFormat = 'value' | 'text' | 'timestamp' | 'long text';
-
-/**
- * The columns of free text a response may carry kilobytes of (a post's body, a comment, a bio):
- * PostgreSQL's JSON escaping of them was most of the statement's time (issue 47 item 1), so the
- * statement leaves it to JSON.stringify. Every other string is short and escaped by `to_json`.
- */
-const LONG_TEXT: { readonly [T in MappedType]?: readonly string[] } = {
-  User: ['bio'],
-  Post: ['content'],
-  Comment: ['content'],
-};
+/** How a column's value becomes its GraphQL value: as it is, an integer id as text, a timestamp as ISO 8601 in UTC. */
+type ColumnFormat = 'value' | 'text' | 'timestamp';
 
 /** A field with arguments, read per request (`getArgumentValues` with the request's variables). */
 export interface ArgumentsOf {
@@ -111,8 +96,7 @@ function columnOf(type: MappedType, field: GraphQLField<unknown, unknown>): Colu
   // PostgreSQL writes a json column's text as stored (its spacing, its key order), not as
   // JSON.stringify would: such a field is the resolvers' to answer.
   if (scalar === 'Json') return undefined;
-  const format = scalar === 'ID' ? 'text' : scalar === 'DateTime' ? 'timestamp' : LONG_TEXT[type]?.includes(column) ? 'long text' : 'value';
-  return { kind: 'column', column, format };
+  return { kind: 'column', column, format: scalar === 'ID' ? 'text' : scalar === 'DateTime' ? 'timestamp' : 'value' };
 }
 
 type Fragments = Record<string, FragmentDefinitionNode>;

@@ -3,8 +3,7 @@
  * the response's `data` as JSON text, concatenated in selection order and as compact as
  * JSON.stringify writes it (`to_json` escapes each value, `string_agg` joins list items),
  * with GraphQL's own formats (integer ids as text, timestamps as `toISOString` writes them), so the
- * server sends it as it comes, once the long texts it carries raw are escaped in JS
- * (`spliceLongText`). The rules are the loaders' own, from the same places: the directory
+ * server sends it as it comes. The rules are the loaders' own, from the same places: the directory
  * scope (users.repository.ts `directory`), post visibility (post-visibility.ts), per-author pages
  * newest first, active followers only, every like counted.
  *
@@ -55,34 +54,6 @@ const text = (json: string): Sql => sql.lit(json);
 /** A value as JSON text; `null` for SQL NULL (a concatenation with NULL would be NULL whole). */
 const json = (value: Sql): Sql => sql`coalesce(to_json(${value})::text, 'null')`;
 
-/**
- * What marks a long text written raw: U+0001, which JSON text never holds unescaped (JSON escapes
- * every control character), so in the statement's text it can only be a mark.
- */
-const LONG_TEXT_MARK = '\u0001';
-
-/**
- * A long text column (operation-shape.ts `LONG_TEXT`) raw between two marks, for `spliceLongText`
- * to escape in JS: PostgreSQL's `to_json` escapes character by character, V8's JSON.stringify in
- * bulk. A value that holds the mark itself (rare: a control character) is escaped by `to_json`
- * as any other, so a mark in the text always opens or closes a raw value; `strpos` of one byte is a
- * plain scan. Null stays `null`.
- */
-const longText = (value: Sql): Sql =>
-  sql`coalesce(case when strpos(${value}, chr(1)) = 0 then chr(1) || ${value} || chr(1) else to_json(${value})::text end, 'null')`;
-
-/**
- * The statement's text as the response's `data`: each raw long text between marks (`longText`)
- * replaced by its JSON string, written by JSON.stringify as graphql-js's serializer writes it. The
- * marks split the text into JSON (even pieces) and raw values (odd pieces), in document order.
- */
-export function spliceLongText(text: string): string {
-  if (!text.includes(LONG_TEXT_MARK)) return text;
-  const pieces = text.split(LONG_TEXT_MARK);
-  for (let i = 1; i < pieces.length; i += 2) pieces[i] = JSON.stringify(pieces[i]);
-  return pieces.join('');
-}
-
 class StatementBuilder {
   private aliases = 0;
   /** Common table expressions the statement starts with (the counted read of `post(id)`). */
@@ -109,7 +80,6 @@ class StatementBuilder {
     const ref = sql.ref(`${alias}.${column}`);
     if (format === 'text') return json(sql`${ref}::text`);
     if (format === 'timestamp') return json(sql`to_char(${ref} at time zone 'UTC', ${sql.raw(ISO_8601)})`);
-    if (format === 'long text') return longText(ref);
     return json(ref);
   }
 
