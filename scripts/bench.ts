@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- products (or rest)|pagination|graphql|scim|auth|webhooks|sso ...] [--db stand-in,pglite,postgres] [--quick] [--rounds N]
  *   [--seed N] [--write-doc] [--note TEXT]`; `npm run bench -- generate [--rounds N]` times `npm run generate`
- *   (scripts/bench/generate-timing.ts); `npm run bench -- portal [--rounds N]` the portal page in Chromium.
+ *   (scripts/bench/generate-timing.ts); `npm run bench -- portal [--rounds N]` the portal page in Chromium;
+ *   `npm run bench -- profile graphql|rest [--variant V]` CPU per request by function (scripts/bench/cpu-profile.ts).
  *
  * One harness for every benchmark (scripts/bench/): servers in their own processes, the load
  * generator in another, pinned to separate cores; warm-up; short rounds in a balanced random order;
@@ -51,6 +52,18 @@ if (process.argv[2] === 'portal') {
   process.exit(0);
 }
 
+// Where the CPU goes, ours against its peer (scripts/bench/cpu-profile.ts).
+if (process.argv[2] === 'profile') {
+  const { profileCase } = await import('./bench/cpu-profile.ts');
+  const { values: profile, positionals } = parseArgs({
+    args: process.argv.slice(3),
+    allowPositionals: true,
+    options: { variant: { type: 'string' }, seconds: { type: 'string', default: '10' } },
+  });
+  console.log(await profileCase(positionals[0] ?? 'graphql', profile.variant, Number(profile.seconds)));
+  process.exit(0);
+}
+
 // Not a comparison either: a long mixed load on PostgreSQL (scripts/bench/soak.ts).
 if (process.argv[2] === 'load') {
   const { soak } = await import('./bench/soak.ts');
@@ -66,6 +79,7 @@ const USAGE = `Usage: npm run bench [-- SECTION... ] [--db ${DB_CHOICES.join(','
        npm run bench -- generate [--rounds N]        time \`npm run generate\`
        npm run bench -- portal [--rounds N]          the portal page's sizes and first paint in Chromium
        npm run bench -- load [--minutes N] [--concurrency N]   a long mixed load on PostgreSQL
+       npm run bench -- profile graphql|rest [--variant V] [--seconds N]   CPU per request by function, ours and its peer
 
 Sections: ${Object.keys(SECTIONS).join(', ')} (rest = products); none: all of them. Results go to
 bench-results/<run>/; --write-doc writes the summary into docs/benchmarks.md.

@@ -16,8 +16,8 @@ import { seedPostgres, seedPGlite } from './databases.ts';
 import { GRAPHQL_POSTS_PER_USER, GRAPHQL_USERS, JWT_SECRET, MEMORY_GRAPHQL_PATH, OPERATIONS, VIEWER, seedGraphQL } from './fixtures.ts';
 import type { Server } from './procs.ts';
 
-type Variant = 'feed' | 'feed-bearer' | 'large' | 'mutation';
-const VARIANTS: Variant[] = ['feed', 'feed-bearer', 'large', 'mutation'];
+export type Variant = 'feed' | 'feed-bearer' | 'large' | 'mutation';
+export const VARIANTS: Variant[] = ['feed', 'feed-bearer', 'large', 'mutation'];
 
 const VARIANT_TITLE: Record<Variant, string> = {
   feed: 'query with variables, anonymous',
@@ -44,7 +44,7 @@ function checkCosts(): string {
   return `${costs.join(', ')} (limit ${limits.maxComplexity})`;
 }
 
-function request(variant: Variant, path: string, token: string): BenchRequest {
+export function request(variant: Variant, path: string, token: string): BenchRequest {
   const op = variant === 'mutation' ? OPERATIONS.mutation : variant === 'large' ? OPERATIONS.large : OPERATIONS.feed;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (variant === 'feed-bearer' || variant === 'mutation') headers.authorization = `Bearer ${token}`;

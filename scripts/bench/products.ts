@@ -10,7 +10,7 @@ import { seedPostgres, seedPGlite } from './databases.ts';
 import { JWT_SECRET, PRODUCTS, PRODUCT_ID, VIEWER, seedProducts } from './fixtures.ts';
 import type { Server } from './procs.ts';
 
-interface Variant {
+export interface Variant {
   id: string;
   title: string;
   path: string;
@@ -25,6 +25,7 @@ const BY_ID_BEARER: Variant = {
   bearer: true,
 };
 const PAGE: Variant = { id: 'page', title: 'GET /api/v1/products?size=20', path: '/api/v1/products?size=20', bearer: false };
+export const REST_VARIANTS = [BY_ID, BY_ID_BEARER, PAGE];
 
 async function runData(ctx: BenchContext, data: Data, variants: Variant[], token: string): Promise<CaseResult[]> {
   const servers: Server[] = [];

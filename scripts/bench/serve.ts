@@ -13,6 +13,8 @@
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import Fastify from 'fastify';
 import type { GraphQLSchema } from 'graphql';
@@ -195,8 +197,31 @@ switch (kind) {
     throw new Error(`unknown server kind ${kind}`);
 }
 
+// A CPU profile on request (scripts/bench/cpu-profile.ts): SIGUSR2 starts it after the warm-up,
+// and the end writes it to BENCH_CPU_PROFILE, so neither start-up nor warm-up is in it.
+const profiling = process.env.BENCH_CPU_PROFILE ? await startProfiler(process.env.BENCH_CPU_PROFILE) : null;
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
-    void (database?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+    void (profiling?.write() ?? Promise.resolve()).then(() => database?.close()).finally(() => process.exit(0));
   });
+}
+
+async function startProfiler(file: string): Promise<{ write(): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  let started = false;
+  process.on('SIGUSR2', () => {
+    started = true;
+    void session.post('Profiler.start');
+  });
+  return {
+    async write() {
+      if (!started) return;
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+    },
+  };
 }

@@ -39,7 +39,7 @@ import {
   type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import { costEstimator, operationComplexity } from './limits.ts';
+import { fieldCost, operationComplexity } from './limits.ts';
 
 export type CompiledCost = (variables: Record<string, unknown> | null | undefined) => number | null;
 
@@ -88,19 +88,17 @@ function hasVariable(value: ValueNode): boolean {
 const argumentsVary = (args: readonly ArgumentNode[] | undefined): boolean => args?.some((a) => hasVariable(a.value)) ?? false;
 
 /**
- * The library's estimate call, NaN included: an estimator answering no number is an error there
- * (0 × Infinity, a size times an overflowing child cost, is one).
+ * The library's estimate call (the cost model's `fieldCost` for this field, settled once), NaN
+ * included: an estimator answering no number is an error there (0 × Infinity, a size times an
+ * overflowing child cost, is one).
  */
-function estimate(
-  type: GraphQLCompositeType,
-  field: GraphQLField<unknown, unknown>,
-  node: FieldNode,
-  args: Record<string, unknown>,
-  childComplexity: number,
-): number {
-  const score = costEstimator({ type, field, node, args, childComplexity });
-  if (typeof score === 'number' && !isNaN(score)) return score;
-  throw new Error(`No complexity could be calculated for field ${type.name}.${field.name}`);
+function estimator(type: GraphQLCompositeType, field: GraphQLField<unknown, unknown>) {
+  const cost = fieldCost(type, field);
+  return (args: Record<string, unknown>, childComplexity: number): number => {
+    const score = cost(args, childComplexity);
+    if (typeof score === 'number' && !isNaN(score)) return score;
+    throw new Error(`No complexity could be calculated for field ${type.name}.${field.name}`);
+  };
 }
 
 /**
@@ -268,9 +266,10 @@ class Compiler {
     }
     const fieldType = getNamedType(field.type);
     const child = isCompositeType(fieldType) ? this.selectionSet(node.selectionSet, fieldType, active) : 0;
+    const estimate = estimator(type, field);
     if (!varying && typeof child === 'number') {
       try {
-        return { types, cost: estimate(type, field, node, args, child) };
+        return { types, cost: estimate(args, child) };
       } catch (error) {
         return { types, cost: thrower(error) };
       }
@@ -278,13 +277,7 @@ class Compiler {
     return {
       types,
       cost: (variables) =>
-        estimate(
-          type,
-          field,
-          node,
-          varying ? getArgumentValues(field, node, variables) : args,
-          typeof child === 'number' ? child : child(variables),
-        ),
+        estimate(varying ? getArgumentValues(field, node, variables) : args, typeof child === 'number' ? child : child(variables)),
     };
   }
 

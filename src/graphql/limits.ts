@@ -28,6 +28,7 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLArgument,
+  type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLSchema,
   type SelectionSetNode,
@@ -173,22 +174,35 @@ export function sizeArgument(field: GraphQLField<unknown, unknown>): GraphQLArgu
   return field.args.find((a) => a.name === 'size' || a.name === 'limit');
 }
 
-/** The estimator of the cost model above, for operationComplexity and its compiled form (cost.ts). */
-export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
-  if (field.name.startsWith('__') || isIntrospectionType(type)) return 0;
+/**
+ * The cost model above for one field of one type, with what does not depend on the request
+ * (introspection, leaf, the size argument, a list) settled once: the compiled cost (cost.ts) keeps
+ * one per field of the document, so a request only reads the size and multiplies.
+ */
+export function fieldCost(
+  type: GraphQLCompositeType,
+  field: GraphQLField<unknown, unknown>,
+): (args: Record<string, unknown>, childComplexity: number) => number {
+  if (field.name.startsWith('__') || isIntrospectionType(type)) return () => 0;
   // A scalar or enum is a column of a row its parent field already fetched (and charged for):
   // measured, a response object costs the server about 2 µs, a fetch per parent far more.
-  if (isLeafType(getNamedType(field.type))) return 0;
+  if (isLeafType(getNamedType(field.type))) return () => 0;
   const sized = sizeArgument(field);
   if (sized) {
-    const value: unknown = args[sized.name] ?? sized.defaultValue;
-    return 1 + (typeof value === 'number' ? Math.max(value, 0) : 1) * childComplexity;
+    const { name, defaultValue } = sized;
+    return (args, childComplexity) => {
+      const value: unknown = args[name] ?? defaultValue;
+      return 1 + (typeof value === 'number' ? Math.max(value, 0) : 1) * childComplexity;
+    };
   }
   if (isListType(getNullableType(field.type)) && !type.name.endsWith('Connection')) {
-    return 1 + UNPAGED_LIST_FACTOR * childComplexity;
+    return (_args, childComplexity) => 1 + UNPAGED_LIST_FACTOR * childComplexity;
   }
-  return 1 + childComplexity;
-};
+  return (_args, childComplexity) => 1 + childComplexity;
+}
+
+/** The estimator of the cost model above, for operationComplexity (graphql-query-complexity). */
+export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => fieldCost(type, field)(args, childComplexity);
 
 /**
  * The estimated cost of the operation, or null when it cannot be estimated because its variables do

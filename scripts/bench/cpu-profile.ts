@@ -1,0 +1,203 @@
+/**
+ * `npm run bench -- profile graphql|rest [--variant V] [--seconds N]`: where each server's CPU goes
+ * on one request, ours against its peer, side by side (issue 47 item 3). Not a comparison of
+ * speed (that is `npm run bench`): a table of self time per request, by function and by package.
+ *
+ * - graphql: ours on in-memory resolvers (`serve.ts ours-memory`) and Mercurius with graphql-jit,
+ *   the same operation (variants feed, feed-bearer, large, mutation; default feed).
+ * - rest: ours on the stubbed repository (`serve.ts ours-stub`) and the bare Fastify route
+ *   (variants by-id, by-id-bearer, page; default by-id).
+ *
+ * Each server runs alone, pinned as in the bench (production settings, logs to /dev/null), with the
+ * load generator on the other core: a warm-up of 3 s, then SIGUSR2 starts the V8 sampling profiler
+ * inside the server (100 µs interval, `serve.ts`), autocannon runs for `--seconds` (10), and the
+ * profile written at the server's end is read: each function's self time divided by the requests
+ * answered while it ran. The idle time (`(idle)`) is left out; `(program)` and the garbage
+ * collector are kept, as they are work done for the requests.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { signToken } from '../../src/auth/jwt.ts';
+import { JWT_SECRET, MEMORY_GRAPHQL_PATH, VIEWER } from './fixtures.ts';
+import { request as graphqlRequest, VARIANTS as GRAPHQL_VARIANTS, type Variant as GraphQLVariant } from './graphql.ts';
+import { LoadGenerator } from './load.ts';
+import { choosePinning, ROOT, startServer, tsx } from './procs.ts';
+import { REST_VARIANTS } from './products.ts';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+interface Target {
+  name: string;
+  kind: string;
+  data: 'memory' | 'stub';
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+interface Measured {
+  target: Target;
+  requests: number;
+  rps: number;
+  /** Self time in µs by function key, and by package. */
+  byFunction: Map<string, number>;
+  byPackage: Map<string, number>;
+  busyUs: number;
+}
+
+/** Where a function lives: its package under node_modules, our source file, or Node's own. */
+function packageOf(url: string): string {
+  if (!url) return '(V8 / native)';
+  const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (modules) return modules[1]!;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  const local = url.replace(/^file:\/\//, '');
+  return local.startsWith(ROOT) ? path.relative(ROOT, local) : local;
+}
+
+function keyOf(frame: CallFrame): string {
+  const where = frame.url ? `${packageOf(frame.url)}:${frame.lineNumber + 1}` : '';
+  return `${frame.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
+}
+
+function analyse(profile: Profile): { byFunction: Map<string, number>; byPackage: Map<string, number>; busyUs: number } {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let busyUs = 0;
+  // timeDeltas[i] is the time before sample i: the time a sample stands for is the next delta.
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = nodes.get(profile.samples[i]!)!;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    if (node.callFrame.functionName === '(idle)') continue;
+    busyUs += us;
+    const key = keyOf(node.callFrame);
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+    const pkg = node.callFrame.url ? packageOf(node.callFrame.url) : node.callFrame.functionName;
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
+  }
+  return { byFunction, byPackage, busyUs };
+}
+
+async function profileTarget(target: Target, seconds: number, load: LoadGenerator, cpu: string | null): Promise<Measured> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-profile-')), 'profile.json');
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    AUTH_JWT_SECRET: JWT_SECRET,
+    SECRETS_KEY: JWT_SECRET,
+    DATA_DIR: path.dirname(file),
+    DATABASE_URL: '',
+    BENCH_CPU_PROFILE: file,
+  };
+  const server = await startServer(target.name, tsx('scripts/bench/serve.ts', target.kind, target.data), env, cpu);
+  try {
+    const request = {
+      url: `${server.url}${target.path}`,
+      method: target.method,
+      headers: target.headers,
+      body: target.body,
+      connections: 10,
+    };
+    await load.measure({ ...request, seconds: 3 });
+    process.kill(server.pid!, 'SIGUSR2');
+    const measured = await load.measure({ ...request, seconds });
+    await server.stop();
+    const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+    // BENCH_KEEP_PROFILES=<dir>: the profiles kept, for Chrome DevTools or a closer look.
+    if (process.env.BENCH_KEEP_PROFILES) {
+      fs.mkdirSync(process.env.BENCH_KEEP_PROFILES, { recursive: true });
+      fs.copyFileSync(file, path.join(process.env.BENCH_KEEP_PROFILES, `${target.kind}.cpuprofile`));
+    }
+    return { target, requests: measured.requests, rps: measured.rps, ...analyse(profile) };
+  } finally {
+    await server.stop();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+const us = (value: number) => value.toFixed(1);
+
+function table(results: Measured[], pick: (m: Measured) => Map<string, number>, rows: number): string[] {
+  const [ours, peer] = results as [Measured, Measured];
+  const perRequest = (m: Measured, key: string) => (pick(m).get(key) ?? 0) / m.requests;
+  const keys = new Set([...pick(ours).keys(), ...pick(peer).keys()]);
+  // Ordered by what ours spends beyond the peer: where our time goes and theirs does not.
+  const ordered = [...keys]
+    .map((key) => ({ key, ours: perRequest(ours, key), peer: perRequest(peer, key) }))
+    .sort((a, b) => b.ours - b.peer - (a.ours - a.peer))
+    .slice(0, rows);
+  return [
+    `| ours µs/req | ${peer.target.name} µs/req | ours − peer | |`,
+    '|---:|---:|---:|---|',
+    ...ordered.map((r) => `| ${us(r.ours)} | ${us(r.peer)} | ${us(r.ours - r.peer)} | \`${r.key.replaceAll('|', '\\|')}\` |`),
+  ];
+}
+
+export async function profileCase(caseName: string, variant: string | undefined, seconds: number): Promise<string> {
+  const pinning = choosePinning();
+  let targets: Target[];
+  let title: string;
+  if (caseName === 'graphql') {
+    const v = (variant ?? 'feed') as GraphQLVariant;
+    if (!GRAPHQL_VARIANTS.includes(v)) throw new Error(`graphql variants: ${GRAPHQL_VARIANTS.join(', ')}`);
+    const token = await signToken(JWT_SECRET, { sub: VIEWER, expiresIn: 24 * 3600 });
+    const of = (name: string, kind: string, at: string): Target => {
+      const r = graphqlRequest(v, at, token);
+      return { name, kind, data: 'memory', method: 'POST', path: r.path, headers: r.headers ?? {}, body: r.body };
+    };
+    targets = [of('ours', 'ours-memory', MEMORY_GRAPHQL_PATH), of('Mercurius+jit', 'mercurius', '/graphql')];
+    title = `GraphQL on in-memory resolvers, ${v}`;
+  } else if (caseName === 'rest') {
+    const v = REST_VARIANTS.find((r) => r.id === (variant ?? 'by-id'));
+    if (!v) throw new Error(`rest variants: ${REST_VARIANTS.map((r) => r.id).join(', ')}`);
+    const token = await signToken(JWT_SECRET, { sub: VIEWER, expiresIn: 24 * 3600 });
+    const headers = { accept: 'application/json', ...(v.bearer ? { authorization: `Bearer ${token}` } : {}) };
+    targets = [
+      { name: 'ours', kind: 'ours-stub', data: 'stub', method: 'GET', path: v.path, headers },
+      { name: 'bare Fastify', kind: 'fastify-bare', data: 'stub', method: 'GET', path: v.path, headers },
+    ];
+    title = `REST on the stubbed repository, ${v.title}`;
+  } else throw new Error('profile: graphql or rest');
+
+  const load = await LoadGenerator.start(pinning.load);
+  const results: Measured[] = [];
+  try {
+    for (const target of targets) results.push(await profileTarget(target, seconds, load, pinning.server));
+  } finally {
+    await load.close();
+  }
+  const [ours, peer] = results as [Measured, Measured];
+  const cpuPerRequest = (m: Measured) => m.busyUs / m.requests;
+  return [
+    `### CPU profile: ${title}`,
+    '',
+    `\`npm run bench -- profile ${caseName}${variant ? ` --variant ${variant}` : ''} --seconds ${seconds}\`; ${pinning.note}. ` +
+      `Ours ${Math.round(ours.rps)} req/s, **${us(cpuPerRequest(ours))} µs of CPU per request**; ${peer.target.name} ${Math.round(peer.rps)} req/s, **${us(cpuPerRequest(peer))} µs**.`,
+    '',
+    'By package or source file (self time per request):',
+    '',
+    ...table(results, (m) => m.byPackage, 20),
+    '',
+    'By function, where ours spends most beyond the peer:',
+    '',
+    ...table(results, (m) => m.byFunction, 30),
+    '',
+  ].join('\n');
+}
