@@ -202,7 +202,7 @@ export function fieldCost(
 }
 
 /** The estimator of the cost model above, for operationComplexity (graphql-query-complexity). */
-export const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => fieldCost(type, field)(args, childComplexity);
+const costEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => fieldCost(type, field)(args, childComplexity);
 
 /**
  * The estimated cost of the operation, or null when it cannot be estimated because its variables do
