@@ -568,17 +568,34 @@ t.test('planned mutations: the bytes, the stored rows and the events the resolve
     otherTenant(others[1]!, ['ADMIN']),
     principal('no-such-user', []),
   ];
-  const tally = { planned: 0, steppedAside: 0 };
+  // Comments to reply to: top-level ones and replies, on posts of every status and tenant.
+  const commentIds = (await db.selectFrom('comments').select('id').orderBy('id').execute()).map((c) => String(c.id));
+  const tally = { planned: 0, steppedAside: 0, replies: 0 };
   await assertProperty(
     fc.asyncProperty(
       answeredComment,
-      fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...postIds) }, { weight: 1, arbitrary: fc.constantFrom('abc', '999999', '') }),
+      // addComment on a post, or replyToComment under a comment (a reply's reply too).
+      fc.oneof(
+        fc.tuple(
+          fc.constant(false),
+          fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...postIds) }, { weight: 1, arbitrary: fc.constantFrom('abc', '999999', '') }),
+        ),
+        fc.tuple(
+          fc.constant(true),
+          fc.oneof(
+            { weight: 8, arbitrary: fc.constantFrom(...commentIds) },
+            { weight: 1, arbitrary: fc.constantFrom('abc', '999999', '') },
+          ),
+        ),
+      ),
       commentText,
       fc.integer({ min: 0, max: viewers.length - 1 }),
-      async (selection, postId, content, v) => {
+      async (selection, [reply, targetId], content, v) => {
         const viewer = viewers[v]!;
-        const source = `mutation Add($postId: ID!, $content: String!) { r0: addComment(postId: $postId, content: $content) { ${selection} } }`;
-        const variables = { postId, content };
+        const source = reply
+          ? `mutation Reply($commentId: ID!, $content: String!) { r0: replyToComment(commentId: $commentId, content: $content) { ${selection} } }`
+          : `mutation Add($postId: ID!, $content: String!) { r0: addComment(postId: $postId, content: $content) { ${selection} } }`;
+        const variables = reply ? { commentId: targetId, content } : { postId: targetId, content };
         const as = `${source} ${JSON.stringify(variables).slice(0, 200)} as ${viewer?.userId ?? 'anonymous'}`;
         const plan = planner.planOperation(schema, parse(source), undefined);
         if (!plan) throw new Error(`not planned: ${source}`);
@@ -621,15 +638,19 @@ t.test('planned mutations: the bytes, the stored rows and the events the resolve
             `events differ for ${as}:\nplanner:   ${JSON.stringify(plannedEvents)}\nresolvers: ${JSON.stringify(resolverEvents)}`,
           );
         tally.planned++;
+        if (reply) tally.replies++;
       },
     ),
-    150,
+    250,
   );
-  t.comment(`${tally.planned} planned and identical (bytes, row, event), ${tally.steppedAside} left to the resolvers`);
-  t.ok(tally.planned >= 40, 'a good part of the mutations were planned');
+  t.comment(
+    `${tally.planned} planned and identical (bytes, row, event; ${tally.replies} replies), ${tally.steppedAside} left to the resolvers`,
+  );
+  t.ok(tally.planned >= 60, 'a good part of the mutations were planned');
+  t.ok(tally.replies >= 20, 'replies among them');
   t.ok(
     tally.steppedAside > 0,
-    'some (no viewer, a post not readable or archived, a bad argument, no such user) were left to the resolvers',
+    'some (no viewer, a post or parent not readable or archived, a bad argument, no such user) were left to the resolvers',
   );
 
   // likePost: the post with its likeCount counting the like, the like stored once, no event.
@@ -718,6 +739,8 @@ t.test('planned mutations: the bytes, the stored rows and the events the resolve
   for (const reaching of ['post { comments { totalElements } }', 'author { posts { content { comments { content { id } } } } }']) {
     const source = `mutation { addComment(postId: "${postIds[0]}", content: "x") { id ${reaching} } }`;
     t.equal(planner.planOperation(schema, parse(source), undefined), null, `not planned: ${reaching}`);
+    const reply = `mutation { replyToComment(commentId: "${commentIds[0]}", content: "x") { id ${reaching} } }`;
+    t.equal(planner.planOperation(schema, parse(reply), undefined), null, `not planned (a reply): ${reaching}`);
   }
 });
 

@@ -65,7 +65,9 @@ export class OperationPlan {
     private readonly log: OperationPlanLog | null,
     private readonly names: StatementNames,
   ) {
-    this.writes = shape.roots.some(([, value]) => value.kind === 'addComment' || value.kind === 'likePost');
+    this.writes = shape.roots.some(
+      ([, value]) => value.kind === 'addComment' || value.kind === 'replyToComment' || value.kind === 'likePost',
+    );
   }
 
   /** The response's `data` as JSON text, or undefined: run the operation through its resolvers. */
@@ -109,15 +111,16 @@ export class OperationPlan {
         query?: string;
         limit?: number | null;
         postId?: string;
+        commentId?: string;
         content?: string;
       };
       if (!constraintsAccept(field, args)) return null;
-      if (field.name === 'addComment' || field.name === 'likePost') {
-        // Not an integer id: the service's POST_NOT_FOUND.
-        const id = parseIntegerId(args.postId!);
+      if (field.name === 'addComment' || field.name === 'replyToComment' || field.name === 'likePost') {
+        // Not an integer id: the service's POST_NOT_FOUND (COMMENT_NOT_FOUND for a reply).
+        const id = parseIntegerId(field.name === 'replyToComment' ? args.commentId! : args.postId!);
         if (id === null) return null;
         values.set(`id:${index}`, id);
-        if (field.name === 'addComment') values.set(`content:${index}`, args.content);
+        if (field.name !== 'likePost') values.set(`content:${index}`, args.content);
         continue;
       }
       if (field.name === 'user') {

@@ -249,29 +249,30 @@ class StatementBuilder {
    * user (the service's checks), and the `commentAdded` NOTIFY of content.events.ts for the row it
    * inserted, delivered when the statement commits. Nothing inserted: the resolvers run and give
    * the error (POST_NOT_FOUND, POST_ARCHIVED, USER_NOT_FOUND), having nothing to undo.
+   * `replyToComment(commentId, content)` (`reply`) is the same insert from the parent comment and
+   * its post, with the parent's id (COMMENT_NOT_FOUND when there is no parent or its post is not
+   * readable).
    */
-  addedComment(shape: CommentShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+  addedComment(shape: CommentShape, args: ArgumentsOf, reply: boolean): { data: Sql; found: Sql } {
     const r = this.alias('r');
     const n = this.alias('r');
     const viewer = sql`${slots.viewer}::text`;
-    const insert = this.db
-      .insertInto('comments')
-      .columns(['post_id', 'author_id', 'parent_id', 'content'])
-      .expression(
-        this.db
-          .selectFrom('posts')
-          .select([
-            'posts.id',
-            sql<string>`${viewer}`.as('author_id'),
-            sql<null>`null::integer`.as('parent_id'),
-            sql<string>`${argumentSlot(args, 'content')}::text`.as('content'),
-          ])
-          .where('posts.id', '=', argumentSlot(args, 'id') as unknown as number)
-          .where(visibilityCondition(this.visibility))
-          .where('posts.status', '<>', 'ARCHIVED')
-          .where(sql<boolean>`exists (select 1 from users where users.id = ${viewer})`),
-      )
-      .returningAll();
+    const id = argumentSlot(args, 'id') as unknown as number;
+    // A reply: the parent's post, when there is such a comment (then the parent's id is the reply's parent_id).
+    const post = reply ? sql<number>`(select parent.post_id from comments as parent where parent.id = ${id})` : id;
+    const from = this.db
+      .selectFrom('posts')
+      .select([
+        'posts.id',
+        sql<string>`${viewer}`.as('author_id'),
+        (reply ? sql<number | null>`${id}::integer` : sql<number | null>`null::integer`).as('parent_id'),
+        sql<string>`${argumentSlot(args, 'content')}::text`.as('content'),
+      ])
+      .where('posts.id', '=', post)
+      .where(visibilityCondition(this.visibility))
+      .where('posts.status', '<>', 'ARCHIVED')
+      .where(sql<boolean>`exists (select 1 from users where users.id = ${viewer})`);
+    const insert = this.db.insertInto('comments').columns(['post_id', 'author_id', 'parent_id', 'content']).expression(from).returningAll();
     this.ctes.push(sql`${sql.raw(r)} as (${insert})`);
     // The payload JSON.stringify writes for the event (content.events.ts `publishContentEvent`).
     const payload = sql`'{"type":"commentAdded","commentId":' || ${sql.ref(`${r}.id`)} || ',"postId":' || ${sql.ref(`${r}.post_id`)} || '}'`;
@@ -391,13 +392,13 @@ export function operationStatement(db: Database, shape: OperationShape, visibili
     if (value.kind === 'typename') return text(JSON.stringify(value.name));
     if (value.kind === 'users') return builder.users(value.connection, value.args);
     if (value.kind === 'searchUsers') return builder.searchUsers(value.user, value.args);
-    if (value.kind === 'post' || value.kind === 'addComment' || value.kind === 'likePost') {
+    if (value.kind === 'post' || value.kind === 'addComment' || value.kind === 'replyToComment' || value.kind === 'likePost') {
       const written =
         value.kind === 'post'
           ? builder.countedPost(value.post, value.args)
-          : value.kind === 'addComment'
-            ? builder.addedComment(value.comment, value.args)
-            : builder.likedPost(value.post, value.args);
+          : value.kind === 'likePost'
+            ? builder.likedPost(value.post, value.args)
+            : builder.addedComment(value.comment, value.args, value.kind === 'replyToComment');
       found.push(written.found);
       return written.data;
     }
