@@ -74,7 +74,7 @@ export class OperationPlan {
   async run(viewer: Principal | null, variables: Record<string, unknown> | null | undefined): Promise<string | undefined> {
     // `@authenticated` (a mutation's root): without a viewer, the resolvers give UNAUTHENTICATED.
     if (this.writes && !viewer) return undefined;
-    const values = this.argumentValues(variables);
+    const values = this.argumentValues(variables, viewer);
     if (!values) return undefined;
     const tenant = directoryTenant(viewer);
     const visibility = readable(viewer);
@@ -99,7 +99,7 @@ export class OperationPlan {
   }
 
   /** Every argument's per-request values by slot name, or null when the resolver path must answer. */
-  private argumentValues(variables: Record<string, unknown> | null | undefined): Map<string, unknown> | null {
+  private argumentValues(variables: Record<string, unknown> | null | undefined, viewer: Principal | null): Map<string, unknown> | null {
     const coerced = getVariableValues(this.schema, this.shape.operation.variableDefinitions ?? [], variables ?? {});
     if ('errors' in coerced) return null;
     const values = new Map<string, unknown>();
@@ -113,6 +113,7 @@ export class OperationPlan {
         postId?: string;
         commentId?: string;
         content?: string;
+        input?: { displayName?: string | null; bio?: string | null; avatarUrl?: string | null };
       };
       if (!constraintsAccept(field, args)) return null;
       if (field.name === 'addComment' || field.name === 'replyToComment' || field.name === 'likePost') {
@@ -121,6 +122,14 @@ export class OperationPlan {
         if (id === null) return null;
         values.set(`id:${index}`, id);
         if (field.name !== 'likePost') values.set(`content:${index}`, args.content);
+        continue;
+      }
+      if (field.name === 'updateUser') {
+        // Someone else's profile: the service's FORBIDDEN.
+        if (args.id !== viewer?.userId) return null;
+        values.set(`displayName:${index}`, args.input!.displayName ?? null);
+        values.set(`bio:${index}`, args.input!.bio ?? null);
+        values.set(`avatarUrl:${index}`, args.input!.avatarUrl ?? null);
         continue;
       }
       if (field.name === 'user') {

@@ -20,6 +20,7 @@ import type { PostsRow } from '../../../generated/db/types.ts';
 import type { Database } from '../../db/database.ts';
 import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
 import { CONTENT_EVENTS_CHANNEL } from '../content.events.ts';
+import { ALL_EVENTS } from '../../webhooks/event-types.ts';
 import { directory, searchUsersQuery } from '../../users/users.repository.ts';
 import type {
   ArgumentsOf,
@@ -44,8 +45,10 @@ export const slots = {
   viewer: new Slot('viewer'),
 };
 /** The per-request values of one field with arguments: its page, size and offset, or its id. */
-const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit' | 'content') =>
-  new Slot(`${name}:${args.index}`);
+const argumentSlot = (
+  args: ArgumentsOf,
+  name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit' | 'content' | 'displayName' | 'bio' | 'avatarUrl',
+) => new Slot(`${name}:${args.index}`);
 
 const ISO_8601 = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
@@ -364,6 +367,60 @@ class StatementBuilder {
     };
   }
 
+  /**
+   * `updateUser(id, input)` as users.service.ts `update` does it (the id is the viewer's: the plan
+   * checked it, the service's FORBIDDEN otherwise): the viewer's row locked and read as it was, then
+   * changed unless every field is null (null: unchanged; an empty bio: cleared; a display name
+   * given: no longer derived), with its version moved and `updated_at` now (users.repository.ts
+   * `updateUser`). Its `user.updated` webhook event when the display name changed (the one field of
+   * the directory's user it may change: user-events.ts `recordUserChanged`), recorded and fanned out
+   * as outbox.repository.ts `recordEvent` does. No such user: nothing written, USER_NOT_FOUND from
+   * the resolvers.
+   */
+  updatedUser(shape: UserShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+    const [b, u, e, q] = [this.alias('r'), this.alias('r'), this.alias('r'), this.alias('r')];
+    const [before, after, event] = [sql.raw(b), sql.raw(u), sql.raw(e)];
+    const viewer = sql`${slots.viewer}::text`;
+    const displayName = sql`${argumentSlot(args, 'displayName')}::text`;
+    const bio = sql`${argumentSlot(args, 'bio')}::text`;
+    const avatarUrl = sql`${argumentSlot(args, 'avatarUrl')}::text`;
+    this.ctes.push(sql`${before} as (select * from users where users.id = ${viewer} for update)`);
+    this.ctes.push(sql`${after} as (update users set
+      display_name = coalesce(${displayName}, users.display_name),
+      bio = case when ${bio} is null then users.bio else nullif(${bio}, '') end,
+      avatar_url = coalesce(${avatarUrl}, users.avatar_url),
+      display_name_derived = (${displayName} is null and users.display_name_derived),
+      version = users.version + 1,
+      updated_at = now()
+      from ${before} where users.id = ${before}.id and (${displayName} is not null or ${bio} is not null or ${avatarUrl} is not null)
+      returning users.*)`);
+    const iso = (column: string) => sql`to_char(${sql.ref(`a.${column}`)} at time zone 'UTC', ${sql.raw(ISO_8601)})`;
+    // user-events.ts `toDirectoryUser` of the changed row (jsonb keeps no key order, as `recordEvent`'s `::jsonb`).
+    const object = sql`jsonb_build_object('id', a.id, 'tenantId', a.tenant_id, 'username', a.username, 'email', a.email,
+      'displayName', a.display_name, 'givenName', a.given_name, 'familyName', a.family_name, 'department', a.department,
+      'externalId', a.external_id, 'active', a.active, 'source', a.source, 'version', a.version,
+      'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
+    this.ctes
+      .push(sql`${event} as (insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path, tenant_id)
+      select 'user.updated', 'user', a.id, a.version, ${object}, jsonb_build_object('displayName', o.display_name), '/scim/v2/Users/' || a.id, a.tenant_id
+      from ${after} as a join ${before} as o on o.id = a.id
+      where a.display_name is distinct from o.display_name
+      returning id, position, resource_id, tenant_id)`);
+    this.ctes.push(sql`${sql.raw(q)} as (insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+      select ep.id, ${event}.id, ${event}.position, 'user:' || ${event}.resource_id,
+             case ep.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
+      from webhook_endpoints as ep, ${event}
+      where ('user.updated' = any(ep.events) or ${ALL_EVENTS} = any(ep.events))
+        and case when ${event}.tenant_id is null then ep.tenant_id is null
+                 else ep.tenant_id = ${event}.tenant_id or (ep.tenant_id is null and ep.all_tenants) end)`);
+    const x = this.alias('u');
+    const answered = sql`(select * from ${after} union all select * from ${before} where not exists (select 1 from ${after}))`;
+    return {
+      data: sql`coalesce((select ${this.user(shape, x)} from ${answered} as ${sql.raw(x)}), 'null')`,
+      found: sql`exists (select 1 from ${before})`,
+    };
+  }
+
   /** `user(id)`: the user (deactivated ones too, as `findUserById`), null when there is none. */
   oneUser(shape: UserShape, args: ArgumentsOf): Sql {
     const u = this.alias('u');
@@ -399,6 +456,11 @@ export function operationStatement(db: Database, shape: OperationShape, visibili
           : value.kind === 'likePost'
             ? builder.likedPost(value.post, value.args)
             : builder.addedComment(value.comment, value.args, value.kind === 'replyToComment');
+      found.push(written.found);
+      return written.data;
+    }
+    if (value.kind === 'updateUser') {
+      const written = builder.updatedUser(value.user, value.args);
       found.push(written.found);
       return written.data;
     }
