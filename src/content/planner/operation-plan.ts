@@ -65,14 +65,16 @@ export class OperationPlan {
     private readonly log: OperationPlanLog | null,
     private readonly names: StatementNames,
   ) {
-    this.writes = shape.roots.some(([, value]) => value.kind === 'addComment' || value.kind === 'likePost');
+    this.writes = shape.roots.some(
+      ([, value]) => value.kind === 'addComment' || value.kind === 'replyToComment' || value.kind === 'likePost',
+    );
   }
 
   /** The response's `data` as JSON text, or undefined: run the operation through its resolvers. */
   async run(viewer: Principal | null, variables: Record<string, unknown> | null | undefined): Promise<string | undefined> {
     // `@authenticated` (a mutation's root): without a viewer, the resolvers give UNAUTHENTICATED.
     if (this.writes && !viewer) return undefined;
-    const values = this.argumentValues(variables);
+    const values = this.argumentValues(variables, viewer);
     if (!values) return undefined;
     const tenant = directoryTenant(viewer);
     const visibility = readable(viewer);
@@ -97,7 +99,7 @@ export class OperationPlan {
   }
 
   /** Every argument's per-request values by slot name, or null when the resolver path must answer. */
-  private argumentValues(variables: Record<string, unknown> | null | undefined): Map<string, unknown> | null {
+  private argumentValues(variables: Record<string, unknown> | null | undefined, viewer: Principal | null): Map<string, unknown> | null {
     const coerced = getVariableValues(this.schema, this.shape.operation.variableDefinitions ?? [], variables ?? {});
     if ('errors' in coerced) return null;
     const values = new Map<string, unknown>();
@@ -109,15 +111,25 @@ export class OperationPlan {
         query?: string;
         limit?: number | null;
         postId?: string;
+        commentId?: string;
         content?: string;
+        input?: { displayName?: string | null; bio?: string | null; avatarUrl?: string | null };
       };
       if (!constraintsAccept(field, args)) return null;
-      if (field.name === 'addComment' || field.name === 'likePost') {
-        // Not an integer id: the service's POST_NOT_FOUND.
-        const id = parseIntegerId(args.postId!);
+      if (field.name === 'addComment' || field.name === 'replyToComment' || field.name === 'likePost') {
+        // Not an integer id: the service's POST_NOT_FOUND (COMMENT_NOT_FOUND for a reply).
+        const id = parseIntegerId(field.name === 'replyToComment' ? args.commentId! : args.postId!);
         if (id === null) return null;
         values.set(`id:${index}`, id);
-        if (field.name === 'addComment') values.set(`content:${index}`, args.content);
+        if (field.name !== 'likePost') values.set(`content:${index}`, args.content);
+        continue;
+      }
+      if (field.name === 'updateUser') {
+        // Someone else's profile: the service's FORBIDDEN.
+        if (args.id !== viewer?.userId) return null;
+        values.set(`displayName:${index}`, args.input!.displayName ?? null);
+        values.set(`bio:${index}`, args.input!.bio ?? null);
+        values.set(`avatarUrl:${index}`, args.input!.avatarUrl ?? null);
         continue;
       }
       if (field.name === 'user') {

@@ -1,7 +1,7 @@
 /**
  * Whether a whole operation is covered by the planner, and its shape if it is: a query whose every
  * root field is `users`, `user`, `searchUsers` or `post` (alone: it counts a read), or a mutation
- * whose one root field is `addComment` or `likePost` (decision 215), and every field under
+ * whose one root field is `addComment`, `replyToComment`, `likePost` or `updateUser` (decision 215), and every field under
  * them one the database can answer as GraphQL would (a column, a count, a nested page of posts or
  * comments, an author, tags). Such an operation is answered by one statement
  * that builds the response's `data` itself (operation-sql.ts), so neither graphql-jit nor the JSON
@@ -84,8 +84,12 @@ export type RootValue =
   | { readonly kind: 'post'; readonly args: ArgumentsOf; readonly post: PostShape }
   /** The mutation `addComment(postId, content)`: the comment inserted, its event, and the answer. */
   | { readonly kind: 'addComment'; readonly args: ArgumentsOf; readonly comment: CommentShape }
+  /** The mutation `replyToComment(commentId, content)`: the same, under the parent comment, on its post. */
+  | { readonly kind: 'replyToComment'; readonly args: ArgumentsOf; readonly comment: CommentShape }
   /** The mutation `likePost(postId)`: the like inserted (once), and the post with it counted. */
-  | { readonly kind: 'likePost'; readonly args: ArgumentsOf; readonly post: PostShape };
+  | { readonly kind: 'likePost'; readonly args: ArgumentsOf; readonly post: PostShape }
+  /** The mutation `updateUser(id, input)`: the viewer's profile changed, its webhook event, and the user. */
+  | { readonly kind: 'updateUser'; readonly args: ArgumentsOf; readonly user: UserShape };
 
 export interface OperationShape {
   readonly operation: OperationDefinitionNode;
@@ -278,7 +282,7 @@ class ShapeBuilder {
   }
 
   /**
-   * The root of a covered mutation: `addComment` or `likePost` alone (besides `__typename`). Its definition's one
+   * The root of a covered mutation: `addComment`, `replyToComment`, `likePost` or `updateUser` alone (besides `__typename`). Its definition's one
    * directive, `@authenticated`, is applied by the plan (no viewer: the resolvers answer). The
    * answer is read in the statement's snapshot, from before its own insert: a selection that
    * lists comments anywhere would miss the new one, where the resolvers (insert, commit, then
@@ -299,10 +303,17 @@ class ShapeBuilder {
         if (postReadsLikeCountBelow(post)) notCovered();
         return [key, { kind: 'likePost', args: this.argumentsOf(field, nodes), post }];
       }
-      if (name !== 'addComment') notCovered();
+      if (name === 'updateUser') {
+        // The answer is the changed row; a user read again below it (an author of its posts or of
+        // their comments, who may be the same user) would come from the snapshot, before the change.
+        const user = this.user(selectionSets(nodes));
+        if (userReadsUsers(user)) notCovered();
+        return [key, { kind: 'updateUser', args: this.argumentsOf(field, nodes), user }];
+      }
+      if (name !== 'addComment' && name !== 'replyToComment') return notCovered();
       const comment = this.comment(selectionSets(nodes), true);
       if (commentReadsComments(comment)) notCovered();
-      return [key, { kind: 'addComment', args: this.argumentsOf(field, nodes), comment }];
+      return [key, { kind: name, args: this.argumentsOf(field, nodes), comment }];
     });
   }
 }
@@ -325,6 +336,24 @@ function commentReadsComments(comment: CommentShape): boolean {
   const ofPost = (post: PostShape): boolean =>
     post.some(([, value]) => value.kind === 'comments' || (value.kind === 'author' && ofUser(value.user)));
   return comment.some(([, value]) => (value.kind === 'author' && ofUser(value.user)) || (value.kind === 'post' && ofPost(value.post)));
+}
+
+/** Whether a user's selection reads a user again (an author of its posts, of their comments). */
+function userReadsUsers(user: UserShape): boolean {
+  return user.some(
+    ([, value]) =>
+      value.kind === 'posts' &&
+      value.connection.some(
+        ([, c]) =>
+          c.kind === 'content' &&
+          c.item.some(
+            ([, v]) =>
+              v.kind === 'author' ||
+              (v.kind === 'comments' &&
+                v.connection.some(([, cc]) => cc.kind === 'content' && cc.item.some(([, w]) => w.kind === 'author'))),
+          ),
+      ),
+  );
 }
 
 /** Whether a post's selection counts likes of a post below it (through an author's posts, a comment's author). */

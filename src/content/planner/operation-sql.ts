@@ -20,6 +20,7 @@ import type { PostsRow } from '../../../generated/db/types.ts';
 import type { Database } from '../../db/database.ts';
 import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
 import { CONTENT_EVENTS_CHANNEL } from '../content.events.ts';
+import { ALL_EVENTS } from '../../webhooks/event-types.ts';
 import { directory, searchUsersQuery } from '../../users/users.repository.ts';
 import type {
   ArgumentsOf,
@@ -44,8 +45,10 @@ export const slots = {
   viewer: new Slot('viewer'),
 };
 /** The per-request values of one field with arguments: its page, size and offset, or its id. */
-const argumentSlot = (args: ArgumentsOf, name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit' | 'content') =>
-  new Slot(`${name}:${args.index}`);
+const argumentSlot = (
+  args: ArgumentsOf,
+  name: 'page' | 'size' | 'offset' | 'id' | 'query' | 'limit' | 'content' | 'displayName' | 'bio' | 'avatarUrl',
+) => new Slot(`${name}:${args.index}`);
 
 const ISO_8601 = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
@@ -249,29 +252,30 @@ class StatementBuilder {
    * user (the service's checks), and the `commentAdded` NOTIFY of content.events.ts for the row it
    * inserted, delivered when the statement commits. Nothing inserted: the resolvers run and give
    * the error (POST_NOT_FOUND, POST_ARCHIVED, USER_NOT_FOUND), having nothing to undo.
+   * `replyToComment(commentId, content)` (`reply`) is the same insert from the parent comment and
+   * its post, with the parent's id (COMMENT_NOT_FOUND when there is no parent or its post is not
+   * readable).
    */
-  addedComment(shape: CommentShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+  addedComment(shape: CommentShape, args: ArgumentsOf, reply: boolean): { data: Sql; found: Sql } {
     const r = this.alias('r');
     const n = this.alias('r');
     const viewer = sql`${slots.viewer}::text`;
-    const insert = this.db
-      .insertInto('comments')
-      .columns(['post_id', 'author_id', 'parent_id', 'content'])
-      .expression(
-        this.db
-          .selectFrom('posts')
-          .select([
-            'posts.id',
-            sql<string>`${viewer}`.as('author_id'),
-            sql<null>`null::integer`.as('parent_id'),
-            sql<string>`${argumentSlot(args, 'content')}::text`.as('content'),
-          ])
-          .where('posts.id', '=', argumentSlot(args, 'id') as unknown as number)
-          .where(visibilityCondition(this.visibility))
-          .where('posts.status', '<>', 'ARCHIVED')
-          .where(sql<boolean>`exists (select 1 from users where users.id = ${viewer})`),
-      )
-      .returningAll();
+    const id = argumentSlot(args, 'id') as unknown as number;
+    // A reply: the parent's post, when there is such a comment (then the parent's id is the reply's parent_id).
+    const post = reply ? sql<number>`(select parent.post_id from comments as parent where parent.id = ${id})` : id;
+    const from = this.db
+      .selectFrom('posts')
+      .select([
+        'posts.id',
+        sql<string>`${viewer}`.as('author_id'),
+        (reply ? sql<number | null>`${id}::integer` : sql<number | null>`null::integer`).as('parent_id'),
+        sql<string>`${argumentSlot(args, 'content')}::text`.as('content'),
+      ])
+      .where('posts.id', '=', post)
+      .where(visibilityCondition(this.visibility))
+      .where('posts.status', '<>', 'ARCHIVED')
+      .where(sql<boolean>`exists (select 1 from users where users.id = ${viewer})`);
+    const insert = this.db.insertInto('comments').columns(['post_id', 'author_id', 'parent_id', 'content']).expression(from).returningAll();
     this.ctes.push(sql`${sql.raw(r)} as (${insert})`);
     // The payload JSON.stringify writes for the event (content.events.ts `publishContentEvent`).
     const payload = sql`'{"type":"commentAdded","commentId":' || ${sql.ref(`${r}.id`)} || ',"postId":' || ${sql.ref(`${r}.post_id`)} || '}'`;
@@ -363,6 +367,60 @@ class StatementBuilder {
     };
   }
 
+  /**
+   * `updateUser(id, input)` as users.service.ts `update` does it (the id is the viewer's: the plan
+   * checked it, the service's FORBIDDEN otherwise): the viewer's row locked and read as it was, then
+   * changed unless every field is null (null: unchanged; an empty bio: cleared; a display name
+   * given: no longer derived), with its version moved and `updated_at` now (users.repository.ts
+   * `updateUser`). Its `user.updated` webhook event when the display name changed (the one field of
+   * the directory's user it may change: user-events.ts `recordUserChanged`), recorded and fanned out
+   * as outbox.repository.ts `recordEvent` does. No such user: nothing written, USER_NOT_FOUND from
+   * the resolvers.
+   */
+  updatedUser(shape: UserShape, args: ArgumentsOf): { data: Sql; found: Sql } {
+    const [b, u, e, q] = [this.alias('r'), this.alias('r'), this.alias('r'), this.alias('r')];
+    const [before, after, event] = [sql.raw(b), sql.raw(u), sql.raw(e)];
+    const viewer = sql`${slots.viewer}::text`;
+    const displayName = sql`${argumentSlot(args, 'displayName')}::text`;
+    const bio = sql`${argumentSlot(args, 'bio')}::text`;
+    const avatarUrl = sql`${argumentSlot(args, 'avatarUrl')}::text`;
+    this.ctes.push(sql`${before} as (select * from users where users.id = ${viewer} for update)`);
+    this.ctes.push(sql`${after} as (update users set
+      display_name = coalesce(${displayName}, users.display_name),
+      bio = case when ${bio} is null then users.bio else nullif(${bio}, '') end,
+      avatar_url = coalesce(${avatarUrl}, users.avatar_url),
+      display_name_derived = (${displayName} is null and users.display_name_derived),
+      version = users.version + 1,
+      updated_at = now()
+      from ${before} where users.id = ${before}.id and (${displayName} is not null or ${bio} is not null or ${avatarUrl} is not null)
+      returning users.*)`);
+    const iso = (column: string) => sql`to_char(${sql.ref(`a.${column}`)} at time zone 'UTC', ${sql.raw(ISO_8601)})`;
+    // user-events.ts `toDirectoryUser` of the changed row (jsonb keeps no key order, as `recordEvent`'s `::jsonb`).
+    const object = sql`jsonb_build_object('id', a.id, 'tenantId', a.tenant_id, 'username', a.username, 'email', a.email,
+      'displayName', a.display_name, 'givenName', a.given_name, 'familyName', a.family_name, 'department', a.department,
+      'externalId', a.external_id, 'active', a.active, 'source', a.source, 'version', a.version,
+      'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
+    this.ctes
+      .push(sql`${event} as (insert into webhook_events (type, resource_type, resource_id, sequence, object, previous_attributes, resource_path, tenant_id)
+      select 'user.updated', 'user', a.id, a.version, ${object}, jsonb_build_object('displayName', o.display_name), '/scim/v2/Users/' || a.id, a.tenant_id
+      from ${after} as a join ${before} as o on o.id = a.id
+      where a.display_name is distinct from o.display_name
+      returning id, position, resource_id, tenant_id)`);
+    this.ctes.push(sql`${sql.raw(q)} as (insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+      select ep.id, ${event}.id, ${event}.position, 'user:' || ${event}.resource_id,
+             case ep.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
+      from webhook_endpoints as ep, ${event}
+      where ('user.updated' = any(ep.events) or ${ALL_EVENTS} = any(ep.events))
+        and case when ${event}.tenant_id is null then ep.tenant_id is null
+                 else ep.tenant_id = ${event}.tenant_id or (ep.tenant_id is null and ep.all_tenants) end)`);
+    const x = this.alias('u');
+    const answered = sql`(select * from ${after} union all select * from ${before} where not exists (select 1 from ${after}))`;
+    return {
+      data: sql`coalesce((select ${this.user(shape, x)} from ${answered} as ${sql.raw(x)}), 'null')`,
+      found: sql`exists (select 1 from ${before})`,
+    };
+  }
+
   /** `user(id)`: the user (deactivated ones too, as `findUserById`), null when there is none. */
   oneUser(shape: UserShape, args: ArgumentsOf): Sql {
     const u = this.alias('u');
@@ -391,13 +449,18 @@ export function operationStatement(db: Database, shape: OperationShape, visibili
     if (value.kind === 'typename') return text(JSON.stringify(value.name));
     if (value.kind === 'users') return builder.users(value.connection, value.args);
     if (value.kind === 'searchUsers') return builder.searchUsers(value.user, value.args);
-    if (value.kind === 'post' || value.kind === 'addComment' || value.kind === 'likePost') {
+    if (value.kind === 'post' || value.kind === 'addComment' || value.kind === 'replyToComment' || value.kind === 'likePost') {
       const written =
         value.kind === 'post'
           ? builder.countedPost(value.post, value.args)
-          : value.kind === 'addComment'
-            ? builder.addedComment(value.comment, value.args)
-            : builder.likedPost(value.post, value.args);
+          : value.kind === 'likePost'
+            ? builder.likedPost(value.post, value.args)
+            : builder.addedComment(value.comment, value.args, value.kind === 'replyToComment');
+      found.push(written.found);
+      return written.data;
+    }
+    if (value.kind === 'updateUser') {
+      const written = builder.updatedUser(value.user, value.args);
       found.push(written.found);
       return written.data;
     }
