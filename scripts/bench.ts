@@ -58,9 +58,9 @@ if (process.argv[2] === 'profile') {
   const { values: profile, positionals } = parseArgs({
     args: process.argv.slice(3),
     allowPositionals: true,
-    options: { variant: { type: 'string' }, seconds: { type: 'string', default: '10' } },
+    options: { variant: { type: 'string' }, rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '5' } },
   });
-  console.log(await profileCase(positionals[0] ?? 'graphql', profile.variant, Number(profile.seconds)));
+  console.log(await profileCase(positionals[0] ?? 'graphql', profile.variant, Number(profile.rounds), Number(profile.seconds)));
   process.exit(0);
 }
 
@@ -79,7 +79,7 @@ const USAGE = `Usage: npm run bench [-- SECTION... ] [--db ${DB_CHOICES.join(','
        npm run bench -- generate [--rounds N]        time \`npm run generate\`
        npm run bench -- portal [--rounds N]          the portal page's sizes and first paint in Chromium
        npm run bench -- load [--minutes N] [--concurrency N]   a long mixed load on PostgreSQL
-       npm run bench -- profile graphql|rest [--variant V] [--seconds N]   CPU per request by function, ours and its peer
+       npm run bench -- profile graphql|rest [--variant V] [--rounds N] [--seconds N]   CPU per request by function, ours and its peer
 
 Sections: ${Object.keys(SECTIONS).join(', ')} (rest = products); none: all of them. Results go to
 bench-results/<run>/; --write-doc writes the summary into docs/benchmarks.md.

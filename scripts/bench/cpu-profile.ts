@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- profile graphql|rest [--variant V] [--seconds N]`: where each server's CPU goes
+ * `npm run bench -- profile graphql|rest [--variant V] [--rounds N] [--seconds N]`: where each server's CPU goes
  * on one request, ours against its peer, side by side (issue 47 item 3). Not a comparison of
  * speed (that is `npm run bench`): a table of self time per request, by function and by package.
  *
@@ -8,12 +8,14 @@
  * - rest: ours on the stubbed repository (`serve.ts ours-stub`) and the bare Fastify route
  *   (variants by-id, by-id-bearer, page; default by-id).
  *
- * Each server runs alone, pinned as in the bench (production settings, logs to /dev/null), with the
- * load generator on the other core: a warm-up of 3 s, then SIGUSR2 starts the V8 sampling profiler
- * inside the server (100 µs interval, `serve.ts`), autocannon runs for `--seconds` (10), and the
- * profile written at the server's end is read: each function's self time divided by the requests
- * answered while it ran. The idle time (`(idle)`) is left out; `(program)` and the garbage
- * collector are kept, as they are work done for the requests.
+ * Both servers run at once, pinned as in the bench to the same core (production settings, logs to
+ * /dev/null), the load generator on the other core; each is warmed up for 3 s, then measured in
+ * `--rounds` (4) alternating rounds of `--seconds` (5): SIGUSR2 starts the V8 sampling profiler
+ * inside the server (100 µs interval, `serve.ts`), autocannon runs, SIGUSR2 stops it. Alternating
+ * spreads the machine's changes in speed over both. The profiles are read at the servers' end: each
+ * function's self time over the rounds divided by the requests answered in them. The idle time
+ * (`(idle)`) is left out; `(program)` and the garbage collector are kept, as they are work done for
+ * the requests.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -94,8 +96,18 @@ function analyse(profile: Profile): { byFunction: Map<string, number>; byPackage
   return { byFunction, byPackage, busyUs };
 }
 
-async function profileTarget(target: Target, seconds: number, load: LoadGenerator, cpu: string | null): Promise<Measured> {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-profile-')), 'profile.json');
+interface Running {
+  target: Target;
+  pid: number;
+  stop(): Promise<void>;
+  file: string;
+  url: string;
+  requests: number;
+  seconds: number;
+}
+
+async function startTarget(target: Target, cpu: string | null): Promise<Running> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-profile-')), 'profiles.json');
   const env = {
     ...process.env,
     NODE_ENV: 'production',
@@ -107,28 +119,70 @@ async function profileTarget(target: Target, seconds: number, load: LoadGenerato
     BENCH_CPU_PROFILE: file,
   };
   const server = await startServer(target.name, tsx('scripts/bench/serve.ts', target.kind, target.data), env, cpu);
+  return { target, pid: server.pid!, stop: server.stop, file, url: server.url, requests: 0, seconds: 0 };
+}
+
+const loadRequest = (running: Running, seconds: number) => ({
+  url: `${running.url}${running.target.path}`,
+  method: running.target.method,
+  headers: running.target.headers,
+  body: running.target.body,
+  connections: 10,
+  seconds,
+});
+
+/** The merged self times of the profiles a server wrote. */
+function read(running: Running): Measured {
+  const profiles = JSON.parse(fs.readFileSync(running.file, 'utf8')) as Profile[];
+  // BENCH_KEEP_PROFILES=<dir>: the profiles kept (one .cpuprofile per round), for DevTools or a closer look.
+  if (process.env.BENCH_KEEP_PROFILES) {
+    fs.mkdirSync(process.env.BENCH_KEEP_PROFILES, { recursive: true });
+    profiles.forEach((p, i) =>
+      fs.writeFileSync(path.join(process.env.BENCH_KEEP_PROFILES!, `${running.target.kind}-${i + 1}.cpuprofile`), JSON.stringify(p)),
+    );
+  }
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let busyUs = 0;
+  for (const profile of profiles) {
+    const one = analyse(profile);
+    for (const [k, v] of one.byFunction) byFunction.set(k, (byFunction.get(k) ?? 0) + v);
+    for (const [k, v] of one.byPackage) byPackage.set(k, (byPackage.get(k) ?? 0) + v);
+    busyUs += one.busyUs;
+  }
+  return { target: running.target, requests: running.requests, rps: running.requests / running.seconds, byFunction, byPackage, busyUs };
+}
+
+async function profileTargets(
+  targets: Target[],
+  rounds: number,
+  seconds: number,
+  load: LoadGenerator,
+  cpu: string | null,
+): Promise<Measured[]> {
+  const running: Running[] = [];
   try {
-    const request = {
-      url: `${server.url}${target.path}`,
-      method: target.method,
-      headers: target.headers,
-      body: target.body,
-      connections: 10,
-    };
-    await load.measure({ ...request, seconds: 3 });
-    process.kill(server.pid!, 'SIGUSR2');
-    const measured = await load.measure({ ...request, seconds });
-    await server.stop();
-    const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
-    // BENCH_KEEP_PROFILES=<dir>: the profiles kept, for Chrome DevTools or a closer look.
-    if (process.env.BENCH_KEEP_PROFILES) {
-      fs.mkdirSync(process.env.BENCH_KEEP_PROFILES, { recursive: true });
-      fs.copyFileSync(file, path.join(process.env.BENCH_KEEP_PROFILES, `${target.kind}.cpuprofile`));
+    for (const target of targets) running.push(await startTarget(target, cpu));
+    for (const r of running) await load.measure(loadRequest(r, 3));
+    for (let round = 0; round < rounds; round++) {
+      // ours first in even rounds, the peer first in odd ones
+      for (const r of round % 2 ? [...running].reverse() : running) {
+        process.kill(r.pid, 'SIGUSR2');
+        const measured = await load.measure(loadRequest(r, seconds));
+        process.kill(r.pid, 'SIGUSR2');
+        r.requests += measured.requests;
+        r.seconds += measured.seconds;
+      }
     }
-    return { target, requests: measured.requests, rps: measured.rps, ...analyse(profile) };
+    // The last stop is asynchronous in the server: a moment for it before the end writes the file.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const r of running) await r.stop();
+    return running.map(read);
   } finally {
-    await server.stop();
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    for (const r of running) {
+      await r.stop();
+      fs.rmSync(path.dirname(r.file), { recursive: true, force: true });
+    }
   }
 }
 
@@ -150,7 +204,7 @@ function table(results: Measured[], pick: (m: Measured) => Map<string, number>, 
   ];
 }
 
-export async function profileCase(caseName: string, variant: string | undefined, seconds: number): Promise<string> {
+export async function profileCase(caseName: string, variant: string | undefined, rounds: number, seconds: number): Promise<string> {
   const pinning = choosePinning();
   let targets: Target[];
   let title: string;
@@ -177,9 +231,9 @@ export async function profileCase(caseName: string, variant: string | undefined,
   } else throw new Error('profile: graphql or rest');
 
   const load = await LoadGenerator.start(pinning.load);
-  const results: Measured[] = [];
+  let results: Measured[];
   try {
-    for (const target of targets) results.push(await profileTarget(target, seconds, load, pinning.server));
+    results = await profileTargets(targets, rounds, seconds, load, pinning.server);
   } finally {
     await load.close();
   }
@@ -188,7 +242,7 @@ export async function profileCase(caseName: string, variant: string | undefined,
   return [
     `### CPU profile: ${title}`,
     '',
-    `\`npm run bench -- profile ${caseName}${variant ? ` --variant ${variant}` : ''} --seconds ${seconds}\`; ${pinning.note}. ` +
+    `\`npm run bench -- profile ${caseName}${variant ? ` --variant ${variant}` : ''} --rounds ${rounds} --seconds ${seconds}\`; ${pinning.note}, ${rounds} alternating rounds of ${seconds} s. ` +
       `Ours ${Math.round(ours.rps)} req/s, **${us(cpuPerRequest(ours))} µs of CPU per request**; ${peer.target.name} ${Math.round(peer.rps)} req/s, **${us(cpuPerRequest(peer))} µs**.`,
     '',
     'By package or source file (self time per request):',

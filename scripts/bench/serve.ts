@@ -197,8 +197,9 @@ switch (kind) {
     throw new Error(`unknown server kind ${kind}`);
 }
 
-// A CPU profile on request (scripts/bench/cpu-profile.ts): SIGUSR2 starts it after the warm-up,
-// and the end writes it to BENCH_CPU_PROFILE, so neither start-up nor warm-up is in it.
+// CPU profiles on request (scripts/bench/cpu-profile.ts): each SIGUSR2 starts or stops V8's sampling
+// profiler, so only the measured stretches are in them (no start-up, no warm-up), and the end writes
+// the profiles taken to BENCH_CPU_PROFILE as a JSON array.
 const profiling = process.env.BENCH_CPU_PROFILE ? await startProfiler(process.env.BENCH_CPU_PROFILE) : null;
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -212,16 +213,18 @@ async function startProfiler(file: string): Promise<{ write(): Promise<void> }> 
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
-  let started = false;
+  const profiles: unknown[] = [];
+  let running: Promise<unknown> | null = null;
   process.on('SIGUSR2', () => {
-    started = true;
-    void session.post('Profiler.start');
+    if (running) {
+      const started = running;
+      running = null;
+      void started.then(() => session.post('Profiler.stop')).then(({ profile }) => profiles.push(profile));
+    } else running = session.post('Profiler.start');
   });
   return {
     async write() {
-      if (!started) return;
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(file, JSON.stringify(profile));
+      writeFileSync(file, JSON.stringify(profiles));
     },
   };
 }

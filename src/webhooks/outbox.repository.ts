@@ -6,7 +6,7 @@
  * (stored, sent once the endpoint is active again), disabled → skipped (replayable). The insert's
  * trigger wakes the workers on commit (migration 0011).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/transaction.ts';
 import { ALL_EVENTS, type EventType } from './event-types.ts';
 
@@ -45,17 +45,32 @@ export async function recordEvent(db: Executor, event: NewEvent): Promise<string
               ${JSON.stringify(event.object)}::jsonb, ${event.previousAttributes ? JSON.stringify(event.previousAttributes) : null}::jsonb,
               ${event.resourcePath}, ${tenantId})
       returning id, position
-    ), queued as (
-      insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
-      select e.id, event.id, event.position, ${`${event.resourceType}:${event.resourceId}`},
-             case e.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
-      from webhook_endpoints e, event
-      where (${event.type} = any(e.events) or ${ALL_EVENTS} = any(e.events))
-        and case when ${tenantId}::text is null then e.tenant_id is null
-                 else e.tenant_id = ${tenantId}::text or (e.tenant_id is null and e.all_tenants) end
-    )
+    ), queued as (${queueDeliveries(sql.raw('event'), sql`${event.type}`, sql`${`${event.resourceType}:${event.resourceId}`}`, sql`${tenantId}::text`)})
     select id from event`.execute(db);
   return rows[0]!.id;
+}
+
+/**
+ * The fan-out of an event, as an INSERT for a common table expression: a delivery for every endpoint
+ * subscribed to its type (or to every event) in its audience (the event's tenant's endpoints and the
+ * platform's that take all tenants; the platform's alone for a platform event), pending for an active
+ * endpoint, held for a degraded one, skipped for a disabled one. `event` names the CTE that inserted
+ * the event (its `id` and `position`); the one rule of every writer of events (`recordEvent`, the
+ * GraphQL planner's statements).
+ */
+export function queueDeliveries(
+  event: RawBuilder<unknown>,
+  type: RawBuilder<unknown>,
+  orderingKey: RawBuilder<unknown>,
+  tenantId: RawBuilder<unknown>,
+) {
+  return sql`insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
+      select e.id, ${event}.id, ${event}.position, ${orderingKey},
+             case e.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
+      from webhook_endpoints e, ${event}
+      where (${type} = any(e.events) or ${ALL_EVENTS} = any(e.events))
+        and case when ${tenantId} is null then e.tenant_id is null
+                 else e.tenant_id = ${tenantId} or (e.tenant_id is null and e.all_tenants) end`;
 }
 
 /**

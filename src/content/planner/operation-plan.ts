@@ -174,7 +174,7 @@ export class OperationPlan {
 }
 
 /**
- * The content graph's planner: a plan for each query operation covered whole (operation-shape.ts),
+ * The content graph's planner: a plan for each query or mutation covered whole (operation-shape.ts),
  * or null, and the operation is executed by its resolvers and their DataLoaders. Those are the two
  * ways a field of the graph is answered; test/graphql/planner.property.test.ts holds them to the
  * same bytes.

@@ -20,7 +20,7 @@ import type { PostsRow } from '../../../generated/db/types.ts';
 import type { Database } from '../../db/database.ts';
 import { visibilityCondition, type PostVisibility } from '../post-visibility.ts';
 import { CONTENT_EVENTS_CHANNEL } from '../content.events.ts';
-import { ALL_EVENTS } from '../../webhooks/event-types.ts';
+import { queueDeliveries } from '../../webhooks/outbox.repository.ts';
 import { directory, searchUsersQuery } from '../../users/users.repository.ts';
 import type {
   ArgumentsOf,
@@ -406,13 +406,9 @@ class StatementBuilder {
       from ${after} as a join ${before} as o on o.id = a.id
       where a.display_name is distinct from o.display_name
       returning id, position, resource_id, tenant_id)`);
-    this.ctes.push(sql`${sql.raw(q)} as (insert into webhook_deliveries (endpoint_id, event_id, event_position, ordering_key, state)
-      select ep.id, ${event}.id, ${event}.position, 'user:' || ${event}.resource_id,
-             case ep.status when 'active' then 'pending' when 'degraded' then 'held' else 'skipped' end
-      from webhook_endpoints as ep, ${event}
-      where ('user.updated' = any(ep.events) or ${ALL_EVENTS} = any(ep.events))
-        and case when ${event}.tenant_id is null then ep.tenant_id is null
-                 else ep.tenant_id = ${event}.tenant_id or (ep.tenant_id is null and ep.all_tenants) end)`);
+    this.ctes.push(
+      sql`${sql.raw(q)} as (${queueDeliveries(event, sql`'user.updated'`, sql`'user:' || ${event}.resource_id`, sql`${event}.tenant_id`)})`,
+    );
     const x = this.alias('u');
     const answered = sql`(select * from ${after} union all select * from ${before} where not exists (select 1 from ${after}))`;
     return {
