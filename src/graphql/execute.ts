@@ -15,8 +15,8 @@
  *   problem in its own (tested, documented) words, or runs the operation should it accept them;
  * - for a schema other than the one compiled against (a caller passing its own args).
  *
- * Each compiled operation also carries a JSON serializer for its results without errors
- * (response-serializer.ts), compiled alongside, which the HTTP transport writes responses with.
+ * Each compiled operation also carries the serializer the HTTP transport writes its results without
+ * errors with: JSON.stringify, or a planned result's text in its envelope (decision 216).
  */
 import {
   execute as executeJs,
@@ -30,9 +30,11 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery, type CompilerOptions } from 'graphql-jit';
 import type { GraphQLRequestContext, OperationPlanner, PlannedOperation } from './context.ts';
-import { compileDataSerializer, type DataSerializer } from './response-serializer.ts';
 
 type MaybePromise<T> = T | Promise<T>;
+
+/** Writes a result that has data and no errors. */
+export type DataSerializer = (result: ExecutionResult) => string;
 
 /**
  * Runs around each operation executed or subscribed to, on every transport (tracing,
@@ -53,7 +55,7 @@ const COMPILER_OPTIONS: Partial<CompilerOptions> = {
   // Stack traces never leave the server (errors.ts replaces unknown errors), so capturing one for
   // every field error is wasted work; errors thrown by resolvers keep their own stacks for the log.
   disablingCapturingStackErrors: true,
-  // Off: ours (response-serializer.ts) is compiled instead; graphql-jit's refuses custom scalars.
+  // Off: JSON.stringify writes the results (decision 216); graphql-jit's refuses custom scalars.
   customJSONSerializer: false,
 };
 
@@ -63,7 +65,7 @@ const INTERPRETED = null;
 /** One operation of one document, compiled. */
 interface CompiledOperation {
   query: CompiledQuery;
-  /** Writes a result of this operation that has no errors (JSON.stringify is the fallback). */
+  /** Writes a result of this operation that has no errors. */
   serialize: DataSerializer;
   /** The graph's plan for it, tried first; null: executed by graphql-jit. */
   planned: PlannedOperation | null;
@@ -168,21 +170,11 @@ export class OperationExecutor {
       return INTERPRETED;
     }
     const planned = this.options.plan?.(this.schema, document, operationName) ?? null;
-    const serialize = serializerFor(this.schema, document, operationName);
-    return { query: compiled, serialize: planned ? withPlannedText(serialize) : serialize, planned };
+    return { query: compiled, serialize: planned ? withPlannedText(JSON.stringify) : JSON.stringify, planned };
   }
 }
 
 /** A result without `data` means graphql-jit refused the variables before running anything. */
 function checked(result: ExecutionResult, args: ExecutionArgs): MaybePromise<ExecutionResult> {
   return 'data' in result ? result : executeJs(args);
-}
-
-/** The compiled serializer, or JSON.stringify should fast-json-stringify refuse the derived schema. */
-function serializerFor(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): DataSerializer {
-  try {
-    return compileDataSerializer(schema, document, operationName) ?? JSON.stringify;
-  } catch {
-    return JSON.stringify;
-  }
 }

@@ -18,7 +18,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { GraphQLRequestContext } from './context.ts';
 import { mapGraphQLError } from './errors.ts';
 import type { OperationExecutor } from './execute.ts';
-import type { DataSerializer } from './response-serializer.ts';
+import type { DataSerializer } from './execute.ts';
 import type { OperationPreparer } from './operation.ts';
 import { paramsOfObject, paramsOfUrl, requestError, urlOf, type RequestParams } from './request-params.ts';
 import type { Admission, TrustedDocuments } from './trusted/trusted-documents.ts';
@@ -218,7 +218,7 @@ export function registerGraphQLHttp(
     return true;
   };
 
-  /** A result without errors goes through the operation's compiled serializer. */
+  /** A result without errors goes through the operation's serializer (JSON.stringify, or a plan's text). */
   const sendResult = (reply: FastifyReply, mediaType: string, result: ExecutionResult, serializeData: DataSerializer): void => {
     reply
       .code(200)
