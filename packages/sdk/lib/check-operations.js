@@ -528,8 +528,8 @@ var QueryComplexity = class {
               type: typeDef,
               context: this.requestContext
             };
-            const validScore = this.estimators.find((estimator) => {
-              const tmpComplexity = estimator(estimatorArgs);
+            const validScore = this.estimators.find((estimator2) => {
+              const tmpComplexity = estimator2(estimatorArgs);
               if (typeof tmpComplexity === "number" && !isNaN(tmpComplexity)) {
                 innerComplexities = addComplexities(tmpComplexity, complexities, possibleTypeNames);
                 return true;
@@ -727,19 +727,23 @@ function aliasLimitRule(maxAliases) {
 function sizeArgument(field) {
   return field.args.find((a) => a.name === "size" || a.name === "limit");
 }
-var costEstimator = ({ type, field, args, childComplexity }) => {
-  if (field.name.startsWith("__") || isIntrospectionType(type)) return 0;
-  if (isLeafType(getNamedType2(field.type))) return 0;
+function fieldCost(type, field) {
+  if (field.name.startsWith("__") || isIntrospectionType(type)) return () => 0;
+  if (isLeafType(getNamedType2(field.type))) return () => 0;
   const sized = sizeArgument(field);
   if (sized) {
-    const value = args[sized.name] ?? sized.defaultValue;
-    return 1 + (typeof value === "number" ? Math.max(value, 0) : 1) * childComplexity;
+    const { name, defaultValue } = sized;
+    return (args, childComplexity) => {
+      const value = args[name] ?? defaultValue;
+      return 1 + (typeof value === "number" ? Math.max(value, 0) : 1) * childComplexity;
+    };
   }
   if (isListType(getNullableType(field.type)) && !type.name.endsWith("Connection")) {
-    return 1 + UNPAGED_LIST_FACTOR * childComplexity;
+    return (_args, childComplexity) => 1 + UNPAGED_LIST_FACTOR * childComplexity;
   }
-  return 1 + childComplexity;
-};
+  return (_args, childComplexity) => 1 + childComplexity;
+}
+var costEstimator = ({ type, field, args, childComplexity }) => fieldCost(type, field)(args, childComplexity);
 function operationComplexity(schema, document, variables, operationName) {
   try {
     return getComplexity({
@@ -1379,10 +1383,13 @@ function hasVariable(value) {
   return false;
 }
 var argumentsVary = (args) => args?.some((a) => hasVariable(a.value)) ?? false;
-function estimate(type, field, node, args, childComplexity) {
-  const score = costEstimator({ type, field, node, args, childComplexity });
-  if (typeof score === "number" && !isNaN(score)) return score;
-  throw new Error(`No complexity could be calculated for field ${type.name}.${field.name}`);
+function estimator(type, field) {
+  const cost = fieldCost(type, field);
+  return (args, childComplexity) => {
+    const score = cost(args, childComplexity);
+    if (typeof score === "number" && !isNaN(score)) return score;
+    throw new Error(`No complexity could be calculated for field ${type.name}.${field.name}`);
+  };
 }
 var maxOf = (sums) => Math.max(...sums, 0);
 function sumPerType(contributions, width) {
@@ -1514,22 +1521,17 @@ var Compiler = class {
     }
     const fieldType = getNamedType3(field.type);
     const child = isCompositeType2(fieldType) ? this.selectionSet(node.selectionSet, fieldType, active) : 0;
+    const estimate = estimator(type, field);
     if (!varying && typeof child === "number") {
       try {
-        return { types, cost: estimate(type, field, node, args, child) };
+        return { types, cost: estimate(args, child) };
       } catch (error) {
         return { types, cost: thrower(error) };
       }
     }
     return {
       types,
-      cost: (variables) => estimate(
-        type,
-        field,
-        node,
-        varying ? getArgumentValues2(field, node, variables) : args,
-        typeof child === "number" ? child : child(variables)
-      )
+      cost: (variables) => estimate(varying ? getArgumentValues2(field, node, variables) : args, typeof child === "number" ? child : child(variables))
     };
   }
   fieldDefinition(name, type) {
