@@ -676,7 +676,7 @@ t.test('planned mutations: the bytes, the stored rows and the events the resolve
         if (!plan) throw new Error(`not planned: ${source}`);
         // Liked already or not: the like is then kept, or inserted once.
         const userExists = viewer && viewer.userId !== 'no-such-user';
-        if (likedBefore && userExists && /^\d+$/.test(postId))
+        if (likedBefore && userExists && postIds.includes(postId))
           await db
             .insertInto('post_likes')
             .values({ post_id: Number(postId), user_id: viewer.userId })
