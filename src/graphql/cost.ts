@@ -8,15 +8,14 @@
  * the same operations, the per-possible-type sums and their maximum, the same fragment and type
  * lookups, the same treatment of @skip/@include. What cannot depend on variables is computed here
  * once; only selections whose arguments or @skip/@include hold a variable stay closures, and those
- * call graphql's own getArgumentValues/getDirectiveValues, so values coerce as the library sees them.
+ * read their values as graphql's getArgumentValues/getDirectiveValues would (cost-coercion.ts, which
+ * compiles the common shapes and hands the others to graphql), so values coerce as the library sees them.
  * Wherever getComplexity fails (variables that do not coerce, an argument or directive value that
  * does not, an estimate that is not a number) the compiled code throws, and the function answers null.
  */
 import {
   getArgumentValues,
-  getDirectiveValues,
   getNamedType,
-  getVariableValues,
   GraphQLInterfaceType,
   GraphQLObjectType,
   isAbstractType,
@@ -37,14 +36,11 @@ import {
   type SelectionNode,
   type SelectionSetNode,
   type ValueNode,
-  type VariableDefinitionNode,
 } from 'graphql';
+import { compileArguments, compileVariableCoercion, type Variables } from './cost-coercion.ts';
 import { fieldCost, operationComplexity } from './limits.ts';
 
 export type CompiledCost = (variables: Record<string, unknown> | null | undefined) => number | null;
-
-/** Coerced variables as the library hands them to graphql: undefined when there are none. */
-type Variables = Record<string, unknown> | undefined;
 
 /** A cost known now, or computed from the variables (throwing where getComplexity would fail). */
 type Cost = number | ((variables: Variables) => number);
@@ -210,20 +206,25 @@ class Compiler {
 
   /** The library's loop: each @include/@skip reads the node's first directive of that name. */
   private conditionOf(node: SelectionNode): Condition {
-    const { include: includeDirective, skip: skipDirective } = this;
-    const valueOf = (directive: GraphQLDirective | null | undefined, name: string, variables: Variables): unknown => {
-      if (!directive) throw new Error(`The schema has no @${name} directive`);
-      return getDirectiveValues(directive, node, variables)?.['if'];
+    // getDirectiveValues reads the node's first directive of the name, whichever the loop is at.
+    const argumentsOf = (directive: GraphQLDirective | null | undefined, name: string) => {
+      const first = node.directives?.find((d) => d.name.value === name);
+      if (!directive) return thrower(new Error(`The schema has no @${name} directive`));
+      return first ? compileArguments(directive, first) : () => undefined;
     };
+    const includeArguments = argumentsOf(this.include, 'include');
+    const skipArguments = argumentsOf(this.skip, 'skip');
+    const valueOf = (directive: 'include' | 'skip', variables: Variables): unknown =>
+      (directive === 'include' ? includeArguments : skipArguments)(variables)?.['if'];
     return (variables) => {
       let include = true;
       let skip = false;
       for (const directive of node.directives ?? []) {
         if (directive.name.value === 'include') {
-          const value = valueOf(includeDirective, 'include', variables);
+          const value = valueOf('include', variables);
           if (typeof value === 'boolean') include = value;
         } else if (directive.name.value === 'skip') {
-          const value = valueOf(skipDirective, 'skip', variables);
+          const value = valueOf('skip', variables);
           if (typeof value === 'boolean') skip = value;
         }
       }
@@ -274,11 +275,8 @@ class Compiler {
         return { types, cost: thrower(error) };
       }
     }
-    return {
-      types,
-      cost: (variables) =>
-        estimate(varying ? getArgumentValues(field, node, variables) : args, typeof child === 'number' ? child : child(variables)),
-    };
+    const argumentsOf = varying ? compileArguments(field, node) : () => args;
+    return { types, cost: (variables) => estimate(argumentsOf(variables), typeof child === 'number' ? child : child(variables)) };
   }
 
   private fieldDefinition(name: string, type: GraphQLCompositeType): GraphQLField<unknown, unknown> | undefined {
@@ -295,19 +293,13 @@ class Compiler {
 }
 
 interface CompiledOperation {
-  definitions: readonly VariableDefinitionNode[];
+  /** The operation's coerced variables as the library passes them on, or null when they do not coerce; absent without variables. */
+  coerce?: (inputs: Record<string, unknown>) => Variables | null;
   cost: Cost;
 }
 
-/** The operation's coerced variables as the library passes them on, or null when they do not coerce. */
-function coerce(schema: GraphQLSchema, definitions: readonly VariableDefinitionNode[], inputs: Record<string, unknown>): Variables | null {
-  const result = getVariableValues(schema, definitions, inputs);
-  if (result.errors) return null;
-  return Object.keys(result.coerced).length ? result.coerced : undefined;
-}
-
-function evaluate(schema: GraphQLSchema, operations: readonly CompiledOperation[]): CompiledCost {
-  if (operations.every((o) => !o.definitions.length && typeof o.cost === 'number')) {
+function evaluate(operations: readonly CompiledOperation[]): CompiledCost {
+  if (operations.every((o) => !o.coerce && typeof o.cost === 'number')) {
     const total = operations.reduce((sum, o) => sum + (o.cost as number), 0);
     return () => total;
   }
@@ -315,8 +307,8 @@ function evaluate(schema: GraphQLSchema, operations: readonly CompiledOperation[
     const inputs = variables ?? {};
     let total = 0;
     try {
-      for (const { definitions, cost } of operations) {
-        const coerced = definitions.length ? coerce(schema, definitions, inputs) : undefined;
+      for (const { coerce, cost } of operations) {
+        const coerced = coerce ? coerce(inputs) : undefined;
         if (coerced === null) return null;
         total += typeof cost === 'number' ? cost : cost(coerced);
       }
@@ -346,8 +338,10 @@ export function compileCost(schema: GraphQLSchema, document: DocumentNode, opera
   const compiler = new Compiler(schema, document);
   try {
     return evaluate(
-      schema,
-      selected.map((o) => ({ definitions: o.variableDefinitions ?? [], cost: compiler.operation(o) })),
+      selected.map((o) => ({
+        ...(o.variableDefinitions?.length ? { coerce: compileVariableCoercion(schema, o.variableDefinitions) } : {}),
+        cost: compiler.operation(o),
+      })),
     );
   } catch (error) {
     if (!(error instanceof TooManyNodes)) throw error;
