@@ -761,14 +761,14 @@ function operationComplexity(schema, document, variables, operationName) {
 // scripts/check-operations/check.ts
 import {
   GraphQLError as GraphQLError4,
-  Kind as Kind6,
+  Kind as Kind7,
   parse as parse2,
   print as print2,
   visit as visit3
 } from "graphql";
 
 // src/graphql/operation.ts
-import { Kind as Kind4, parse, specifiedRules, validate, GraphQLError as GraphQLError3 } from "graphql";
+import { Kind as Kind5, parse, specifiedRules, validate, GraphQLError as GraphQLError3 } from "graphql";
 
 // node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
@@ -1357,19 +1357,121 @@ var I = class d2 {
 
 // src/graphql/cost.ts
 import {
-  getArgumentValues as getArgumentValues2,
-  getDirectiveValues as getDirectiveValues3,
+  getArgumentValues as getArgumentValues3,
   getNamedType as getNamedType3,
-  getVariableValues as getVariableValues2,
   GraphQLInterfaceType as GraphQLInterfaceType2,
   GraphQLObjectType as GraphQLObjectType2,
   isAbstractType as isAbstractType2,
   isCompositeType as isCompositeType2,
-  Kind as Kind2,
+  Kind as Kind3,
   SchemaMetaFieldDef as SchemaMetaFieldDef2,
   TypeMetaFieldDef as TypeMetaFieldDef2,
   TypeNameMetaFieldDef as TypeNameMetaFieldDef2
 } from "graphql";
+
+// src/graphql/cost-coercion.ts
+import {
+  getArgumentValues as getArgumentValues2,
+  getVariableValues as getVariableValues2,
+  isLeafType as isLeafType2,
+  isNonNullType,
+  Kind as Kind2,
+  typeFromAST,
+  valueFromAST
+} from "graphql";
+var NotCoerced = class extends Error {
+};
+var fail = () => {
+  throw new NotCoerced();
+};
+var hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+function compileVariableCoercion(schema, definitions) {
+  const leaves = [];
+  for (const definition of definitions) {
+    const type = typeFromAST(schema, definition.type);
+    const named = type && isNonNullType(type) ? type.ofType : type;
+    if (!type || !isLeafType2(named)) return (inputs) => libraryCoercion(schema, definitions, inputs);
+    const leaf = { name: definition.variable.name.value, type: named, nonNull: isNonNullType(type) };
+    if (definition.defaultValue) leaf.default = { value: valueFromAST(definition.defaultValue, type) };
+    leaves.push(leaf);
+  }
+  return (inputs) => {
+    const coerced = {};
+    for (const { name, type, nonNull, default: fallback } of leaves) {
+      if (!hasOwn(inputs, name)) {
+        if (fallback) coerced[name] = fallback.value;
+        else if (nonNull) return null;
+        continue;
+      }
+      const value = inputs[name];
+      if (value == null) {
+        if (nonNull) return null;
+        coerced[name] = null;
+        continue;
+      }
+      let parsed;
+      try {
+        parsed = type.parseValue(value);
+      } catch {
+        return null;
+      }
+      if (parsed === void 0) return null;
+      coerced[name] = parsed;
+    }
+    return Object.keys(coerced).length ? coerced : void 0;
+  };
+}
+function libraryCoercion(schema, definitions, inputs) {
+  const result = getVariableValues2(schema, definitions, inputs);
+  if (result.errors) return null;
+  return Object.keys(result.coerced).length ? result.coerced : void 0;
+}
+function holdsVariable(node) {
+  if (node.kind === Kind2.VARIABLE) return true;
+  if (node.kind === Kind2.LIST) return node.values.some(holdsVariable);
+  if (node.kind === Kind2.OBJECT) return node.fields.some((field) => holdsVariable(field.value));
+  return false;
+}
+function stepOf(definition, node) {
+  const { name, type, defaultValue } = definition;
+  const nonNull = isNonNullType(type);
+  if (!node) {
+    if (defaultValue !== void 0) return { name, kind: "value", value: defaultValue };
+    return { name, kind: nonNull ? "fail" : "skip" };
+  }
+  if (node.value.kind === Kind2.VARIABLE) return { name, kind: "variable", variable: node.value.name.value, nonNull, default: defaultValue };
+  if (node.value.kind === Kind2.NULL && nonNull) return { name, kind: "fail" };
+  const value = valueFromAST(node.value, type);
+  return value === void 0 ? { name, kind: "fail" } : { name, kind: "value", value };
+}
+function compileArguments(definition, node) {
+  const byName = /* @__PURE__ */ new Map();
+  for (const argument of node.arguments ?? []) byName.set(argument.name.value, argument);
+  if ([...byName.values()].some((argument) => argument.value.kind !== Kind2.VARIABLE && holdsVariable(argument.value))) {
+    return (variables) => getArgumentValues2(definition, node, variables);
+  }
+  const steps = definition.args.map((argument) => stepOf(argument, byName.get(argument.name)));
+  return (variables) => {
+    const values = {};
+    for (const step of steps) {
+      if (step.kind === "value") values[step.name] = step.value;
+      else if (step.kind === "fail") fail();
+      else if (step.kind === "variable") {
+        if (variables == null || !hasOwn(variables, step.variable)) {
+          if (step.default !== void 0) values[step.name] = step.default;
+          else if (step.nonNull) fail();
+          continue;
+        }
+        const value = variables[step.variable];
+        if (value === void 0 || value === null && step.nonNull) fail();
+        values[step.name] = value;
+      }
+    }
+    return values;
+  };
+}
+
+// src/graphql/cost.ts
 var MAX_QUERY_NODES = 1e4;
 var TooManyNodes = class extends Error {
 };
@@ -1377,9 +1479,9 @@ var thrower = (error) => () => {
   throw error;
 };
 function hasVariable(value) {
-  if (value.kind === Kind2.VARIABLE) return true;
-  if (value.kind === Kind2.LIST) return value.values.some(hasVariable);
-  if (value.kind === Kind2.OBJECT) return value.fields.some((field) => hasVariable(field.value));
+  if (value.kind === Kind3.VARIABLE) return true;
+  if (value.kind === Kind3.LIST) return value.values.some(hasVariable);
+  if (value.kind === Kind3.OBJECT) return value.fields.some((field) => hasVariable(field.value));
   return false;
 }
 var argumentsVary = (args) => args?.some((a) => hasVariable(a.value)) ?? false;
@@ -1416,7 +1518,7 @@ var Compiler = class {
   constructor(schema, document) {
     this.schema = schema;
     for (const definition of document.definitions) {
-      if (definition.kind === Kind2.FRAGMENT_DEFINITION) this.fragments.set(definition.name.value, definition);
+      if (definition.kind === Kind3.FRAGMENT_DEFINITION) this.fragments.set(definition.name.value, definition);
     }
     this.include = schema.getDirective("include");
     this.skip = schema.getDirective("skip");
@@ -1468,20 +1570,23 @@ var Compiler = class {
   }
   /** The library's loop: each @include/@skip reads the node's first directive of that name. */
   conditionOf(node) {
-    const { include: includeDirective, skip: skipDirective } = this;
-    const valueOf = (directive, name, variables) => {
-      if (!directive) throw new Error(`The schema has no @${name} directive`);
-      return getDirectiveValues3(directive, node, variables)?.["if"];
+    const argumentsOf = (directive, name) => {
+      const first = node.directives?.find((d3) => d3.name.value === name);
+      if (!directive) return thrower(new Error(`The schema has no @${name} directive`));
+      return first ? compileArguments(directive, first) : () => void 0;
     };
+    const includeArguments = argumentsOf(this.include, "include");
+    const skipArguments = argumentsOf(this.skip, "skip");
+    const valueOf = (directive, variables) => (directive === "include" ? includeArguments : skipArguments)(variables)?.["if"];
     return (variables) => {
       let include = true;
       let skip = false;
       for (const directive of node.directives ?? []) {
         if (directive.name.value === "include") {
-          const value = valueOf(includeDirective, "include", variables);
+          const value = valueOf("include", variables);
           if (typeof value === "boolean") include = value;
         } else if (directive.name.value === "skip") {
-          const value = valueOf(skipDirective, "skip", variables);
+          const value = valueOf("skip", variables);
           if (typeof value === "boolean") skip = value;
         }
       }
@@ -1490,8 +1595,8 @@ var Compiler = class {
   }
   /** The selection's types and cost once included; null when the library adds nothing for it. */
   part(selection, type, active) {
-    if (selection.kind === Kind2.FIELD) return this.field(selection, type, active);
-    if (selection.kind === Kind2.FRAGMENT_SPREAD) return this.spread(selection.name.value, active);
+    if (selection.kind === Kind3.FIELD) return this.field(selection, type, active);
+    if (selection.kind === Kind3.FRAGMENT_SPREAD) return this.spread(selection.name.value, active);
     const condition = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : type;
     if (!isCompositeType2(condition)) return null;
     return { types: this.typeNames(condition), cost: this.selectionSet(selection.selectionSet, condition, active) };
@@ -1514,7 +1619,7 @@ var Compiler = class {
     let args = {};
     if (!varying) {
       try {
-        args = getArgumentValues2(field, node, void 0);
+        args = getArgumentValues3(field, node, void 0);
       } catch (error) {
         return { types, cost: thrower(error) };
       }
@@ -1529,10 +1634,8 @@ var Compiler = class {
         return { types, cost: thrower(error) };
       }
     }
-    return {
-      types,
-      cost: (variables) => estimate(varying ? getArgumentValues2(field, node, variables) : args, typeof child === "number" ? child : child(variables))
-    };
+    const argumentsOf = varying ? compileArguments(field, node) : () => args;
+    return { types, cost: (variables) => estimate(argumentsOf(variables), typeof child === "number" ? child : child(variables)) };
   }
   fieldDefinition(name, type) {
     if (name === SchemaMetaFieldDef2.name) return SchemaMetaFieldDef2;
@@ -1542,13 +1645,8 @@ var Compiler = class {
     return fields[name];
   }
 };
-function coerce(schema, definitions, inputs) {
-  const result = getVariableValues2(schema, definitions, inputs);
-  if (result.errors) return null;
-  return Object.keys(result.coerced).length ? result.coerced : void 0;
-}
-function evaluate(schema, operations) {
-  if (operations.every((o) => !o.definitions.length && typeof o.cost === "number")) {
+function evaluate(operations) {
+  if (operations.every((o) => !o.coerce && typeof o.cost === "number")) {
     const total = operations.reduce((sum, o) => sum + o.cost, 0);
     return () => total;
   }
@@ -1556,8 +1654,8 @@ function evaluate(schema, operations) {
     const inputs = variables ?? {};
     let total = 0;
     try {
-      for (const { definitions, cost } of operations) {
-        const coerced = definitions.length ? coerce(schema, definitions, inputs) : void 0;
+      for (const { coerce, cost } of operations) {
+        const coerced = coerce ? coerce(inputs) : void 0;
         if (coerced === null) return null;
         total += typeof cost === "number" ? cost : cost(coerced);
       }
@@ -1569,14 +1667,16 @@ function evaluate(schema, operations) {
 }
 function compileCost(schema, document, operationName) {
   const name = operationName || void 0;
-  const operations = document.definitions.filter((d3) => d3.kind === Kind2.OPERATION_DEFINITION);
+  const operations = document.definitions.filter((d3) => d3.kind === Kind3.OPERATION_DEFINITION);
   if (name !== void 0 && operations.some((o) => !o.name)) return () => null;
   const selected = operations.filter((o) => name === void 0 || o.name?.value === name);
   const compiler = new Compiler(schema, document);
   try {
     return evaluate(
-      schema,
-      selected.map((o) => ({ definitions: o.variableDefinitions ?? [], cost: compiler.operation(o) }))
+      selected.map((o) => ({
+        ...o.variableDefinitions?.length ? { coerce: compileVariableCoercion(schema, o.variableDefinitions) } : {},
+        cost: compiler.operation(o)
+      }))
     );
   } catch (error) {
     if (!(error instanceof TooManyNodes)) throw error;
@@ -1585,7 +1685,7 @@ function compileCost(schema, document, operationName) {
 }
 
 // src/graphql/document-bounds.ts
-import { Kind as Kind3 } from "graphql";
+import { Kind as Kind4 } from "graphql";
 var MAX_TEXT_NESTING = 150;
 var MAX_EXPANDED_FIELDS = 2e3;
 function textNesting(text, limit = MAX_TEXT_NESTING) {
@@ -1622,7 +1722,7 @@ function textNesting(text, limit = MAX_TEXT_NESTING) {
 function largestExpansion(document) {
   const fragments = /* @__PURE__ */ new Map();
   for (const definition of document.definitions) {
-    if (definition.kind === Kind3.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
+    if (definition.kind === Kind4.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
   }
   const sizes = /* @__PURE__ */ new Map();
   const inProgress = /* @__PURE__ */ new Set();
@@ -1640,8 +1740,8 @@ function largestExpansion(document) {
   const selectionSetSize = (selectionSet) => {
     let size = 0;
     for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind3.FIELD) size += 1 + (selection.selectionSet ? selectionSetSize(selection.selectionSet) : 0);
-      else if (selection.kind === Kind3.INLINE_FRAGMENT) size += selectionSetSize(selection.selectionSet);
+      if (selection.kind === Kind4.FIELD) size += 1 + (selection.selectionSet ? selectionSetSize(selection.selectionSet) : 0);
+      else if (selection.kind === Kind4.INLINE_FRAGMENT) size += selectionSetSize(selection.selectionSet);
       else size += fragmentSize(selection.name.value);
       if (size > Number.MAX_SAFE_INTEGER / 4) return size;
     }
@@ -1655,13 +1755,13 @@ function largestExpansion(document) {
   return largest;
 }
 function definitionSize(definition, selectionSetSize, fragmentSize) {
-  if (definition.kind === Kind3.OPERATION_DEFINITION) return selectionSetSize(definition.selectionSet);
-  if (definition.kind === Kind3.FRAGMENT_DEFINITION) return fragmentSize(definition.name.value);
+  if (definition.kind === Kind4.OPERATION_DEFINITION) return selectionSetSize(definition.selectionSet);
+  if (definition.kind === Kind4.FRAGMENT_DEFINITION) return fragmentSize(definition.name.value);
   return 0;
 }
 function nameOf(definition) {
-  if (definition.kind === Kind3.FRAGMENT_DEFINITION) return `fragment ${definition.name.value}`;
-  if (definition.kind === Kind3.OPERATION_DEFINITION) return definition.name ? `operation ${definition.name.value}` : "the operation";
+  if (definition.kind === Kind4.FRAGMENT_DEFINITION) return `fragment ${definition.name.value}`;
+  if (definition.kind === Kind4.OPERATION_DEFINITION) return definition.name ? `operation ${definition.name.value}` : "the operation";
   return "the document";
 }
 
@@ -1679,7 +1779,7 @@ var tooNested = () => new GraphQLError3(`Syntax Error: the document nests bracke
 var MAX_TOKENS = 5e3;
 var DEFAULT_DOCUMENT_CACHE_SIZE = 1e3;
 function namesOperation(document, name) {
-  return document.definitions.some((d3) => d3.kind === Kind4.OPERATION_DEFINITION && d3.name?.value === name);
+  return document.definitions.some((d3) => d3.kind === Kind5.OPERATION_DEFINITION && d3.name?.value === name);
 }
 var OperationPreparer = class {
   constructor(schema, limits, cacheSize = DEFAULT_DOCUMENT_CACHE_SIZE) {
@@ -1750,20 +1850,20 @@ import {
   isEnumType,
   isInputObjectType,
   isListType as isListType2,
-  isNonNullType,
+  isNonNullType as isNonNullType2,
   print,
   TypeInfo as TypeInfo2,
-  typeFromAST,
+  typeFromAST as typeFromAST2,
   visit as visit2,
   visitWithTypeInfo as visitWithTypeInfo2,
-  Kind as Kind5
+  Kind as Kind6
 } from "graphql";
 function standInValue(type, skipped) {
-  if (isNonNullType(type)) return standInValue(type.ofType, skipped);
+  if (isNonNullType2(type)) return standInValue(type.ofType, skipped);
   if (isListType2(type)) return [];
   if (isEnumType(type)) return type.getValues()[0]?.value;
   if (isInputObjectType(type)) {
-    const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === void 0);
+    const required = Object.values(type.getFields()).filter((f) => isNonNullType2(f.type) && f.defaultValue === void 0);
     return Object.fromEntries(required.map((f) => [f.name, standInValue(f.type, false)]));
   }
   if (type.name === "Int" || type.name === "Float") return 0;
@@ -1778,7 +1878,7 @@ function variableUses(schema, document) {
     document,
     visitWithTypeInfo2(typeInfo, {
       Argument(node) {
-        if (node.value.kind !== Kind5.VARIABLE) return;
+        if (node.value.kind !== Kind6.VARIABLE) return;
         const variable = node.value.name.value;
         const directive = typeInfo.getDirective();
         if (directive) {
@@ -1803,10 +1903,10 @@ function assumedVariables(schema, document, operation) {
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     const uses = sizes.get(name) ?? [];
-    const type = typeFromAST(schema, definition.type);
+    const type = typeFromAST2(schema, definition.type);
     if (definition.defaultValue) {
       if (uses.length) notes.push(`$${name} = ${print(definition.defaultValue)}, its default`);
-    } else if (!isNonNullType(type)) {
+    } else if (!isNonNullType2(type)) {
       for (const use of uses) {
         notes.push(
           use.defaultValue === void 0 ? `$${name} unset: ${use.argument} has no default and counts 1` : `$${name} unset: ${use.argument} at its default ${JSON.stringify(use.defaultValue)}`
@@ -1866,13 +1966,13 @@ function checkOperations(schema, texts, limits) {
   }
   const fragments = /* @__PURE__ */ new Map();
   for (const { document } of parsed) {
-    for (const d3 of document.definitions) if (d3.kind === Kind6.FRAGMENT_DEFINITION) fragments.set(d3.name.value, d3);
+    for (const d3 of document.definitions) if (d3.kind === Kind7.FRAGMENT_DEFINITION) fragments.set(d3.name.value, d3);
   }
   const preparer = new OperationPreparer(schema, limits);
   for (const { text, document: whole } of parsed) {
     for (const operation of whole.definitions) {
-      if (operation.kind !== Kind6.OPERATION_DEFINITION) continue;
-      const document = { kind: Kind6.DOCUMENT, definitions: [operation, ...neededFragments(operation, fragments)] };
+      if (operation.kind !== Kind7.OPERATION_DEFINITION) continue;
+      const document = { kind: Kind7.DOCUMENT, definitions: [operation, ...neededFragments(operation, fragments)] };
       const name = operation.name?.value ?? "";
       const { values, notes } = assumedVariables(schema, document, operation);
       const prepared = preparer.prepare({ query: print2(document), variables: values, operationName: name || null });
