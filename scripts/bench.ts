@@ -64,6 +64,19 @@ if (process.argv[2] === 'profile') {
   process.exit(0);
 }
 
+// What a feature costs, as a setting that turns it off (scripts/bench/settings-ab.ts).
+if (process.argv[2] === 'settings') {
+  const { compareSettings } = await import('./bench/settings-ab.ts');
+  const { values: options, positionals } = parseArgs({
+    args: process.argv.slice(3),
+    allowPositionals: true,
+    options: { variant: { type: 'string' }, rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '4' } },
+  });
+  const [caseName = 'graphql', ...settings] = positionals;
+  console.log(await compareSettings(caseName, options.variant, settings, Number(options.rounds), Number(options.seconds)));
+  process.exit(0);
+}
+
 // Not a comparison either: a long mixed load on PostgreSQL (scripts/bench/soak.ts).
 if (process.argv[2] === 'load') {
   const { soak } = await import('./bench/soak.ts');
@@ -80,6 +93,7 @@ const USAGE = `Usage: npm run bench [-- SECTION... ] [--db ${DB_CHOICES.join(','
        npm run bench -- portal [--rounds N]          the portal page's sizes and first paint in Chromium
        npm run bench -- load [--minutes N] [--concurrency N]   a long mixed load on PostgreSQL
        npm run bench -- profile graphql|rest [--variant V] [--rounds N] [--seconds N]   CPU per request by function, ours and its peer
+       npm run bench -- settings graphql|rest [--variant V] [--rounds N] [--seconds N] NAME=VALUE...   ours as configured and with each setting, beside the peer
 
 Sections: ${Object.keys(SECTIONS).join(', ')} (rest = products); none: all of them. Results go to
 bench-results/<run>/; --write-doc writes the summary into docs/benchmarks.md.
