@@ -3,10 +3,8 @@
  * on one request, ours against its peer, side by side (issue 47 item 3). Not a comparison of
  * speed (that is `npm run bench`): a table of self time per request, by function and by package.
  *
- * - graphql: ours on in-memory resolvers (`serve.ts ours-memory`) and Mercurius with graphql-jit,
- *   the same operation (variants feed, feed-bearer, large, mutation; default feed).
- * - rest: ours on the stubbed repository (`serve.ts ours-stub`) and the bare Fastify route
- *   (variants by-id, by-id-bearer, page; default by-id).
+ * The cases are stand-in-targets.ts's: graphql, ours on in-memory resolvers and Mercurius with
+ * graphql-jit; rest, ours on the stubbed repository and the bare Fastify route.
  *
  * Both servers run at once, pinned as in the bench to the same core (production settings, logs to
  * /dev/null), the load generator on the other core; each is warmed up for 3 s, then measured in
@@ -20,12 +18,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signToken } from '../../src/auth/jwt.ts';
-import { JWT_SECRET, MEMORY_GRAPHQL_PATH, VIEWER } from './fixtures.ts';
-import { request as graphqlRequest, VARIANTS as GRAPHQL_VARIANTS, type Variant as GraphQLVariant } from './graphql.ts';
 import { LoadGenerator } from './load.ts';
 import { choosePinning, ROOT, startServer, tsx } from './procs.ts';
-import { REST_VARIANTS } from './products.ts';
+import { standInCase, standInEnv, standInLoad, type StandInTarget as Target } from './stand-in-targets.ts';
 
 interface CallFrame {
   functionName: string;
@@ -40,16 +35,6 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
-}
-
-interface Target {
-  name: string;
-  kind: string;
-  data: 'memory' | 'stub';
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
 }
 
 interface Measured {
@@ -108,28 +93,12 @@ interface Running {
 
 async function startTarget(target: Target, cpu: string | null): Promise<Running> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-profile-')), 'profiles.json');
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    AUTH_JWT_SECRET: JWT_SECRET,
-    SECRETS_KEY: JWT_SECRET,
-    DATA_DIR: path.dirname(file),
-    DATABASE_URL: '',
-    BENCH_CPU_PROFILE: file,
-  };
+  const env = { ...standInEnv(target, path.dirname(file)), BENCH_CPU_PROFILE: file };
   const server = await startServer(target.name, tsx('scripts/bench/serve.ts', target.kind, target.data), env, cpu);
   return { target, pid: server.pid!, stop: server.stop, file, url: server.url, requests: 0, seconds: 0 };
 }
 
-const loadRequest = (running: Running, seconds: number) => ({
-  url: `${running.url}${running.target.path}`,
-  method: running.target.method,
-  headers: running.target.headers,
-  body: running.target.body,
-  connections: 10,
-  seconds,
-});
+const loadRequest = (running: Running, seconds: number) => standInLoad(running.target, running.url, seconds);
 
 /** The merged self times of the profiles a server wrote. */
 function read(running: Running): Measured {
@@ -206,30 +175,8 @@ function table(results: Measured[], pick: (m: Measured) => Map<string, number>, 
 
 export async function profileCase(caseName: string, variant: string | undefined, rounds: number, seconds: number): Promise<string> {
   const pinning = choosePinning();
-  let targets: Target[];
-  let title: string;
-  if (caseName === 'graphql') {
-    const v = (variant ?? 'feed') as GraphQLVariant;
-    if (!GRAPHQL_VARIANTS.includes(v)) throw new Error(`graphql variants: ${GRAPHQL_VARIANTS.join(', ')}`);
-    const token = await signToken(JWT_SECRET, { sub: VIEWER, expiresIn: 24 * 3600 });
-    const of = (name: string, kind: string, at: string): Target => {
-      const r = graphqlRequest(v, at, token);
-      return { name, kind, data: 'memory', method: 'POST', path: r.path, headers: r.headers ?? {}, body: r.body };
-    };
-    targets = [of('ours', 'ours-memory', MEMORY_GRAPHQL_PATH), of('Mercurius+jit', 'mercurius', '/graphql')];
-    title = `GraphQL on in-memory resolvers, ${v}`;
-  } else if (caseName === 'rest') {
-    const v = REST_VARIANTS.find((r) => r.id === (variant ?? 'by-id'));
-    if (!v) throw new Error(`rest variants: ${REST_VARIANTS.map((r) => r.id).join(', ')}`);
-    const token = await signToken(JWT_SECRET, { sub: VIEWER, expiresIn: 24 * 3600 });
-    const headers = { accept: 'application/json', ...(v.bearer ? { authorization: `Bearer ${token}` } : {}) };
-    targets = [
-      { name: 'ours', kind: 'ours-stub', data: 'stub', method: 'GET', path: v.path, headers },
-      { name: 'bare Fastify', kind: 'fastify-bare', data: 'stub', method: 'GET', path: v.path, headers },
-    ];
-    title = `REST on the stubbed repository, ${v.title}`;
-  } else throw new Error('profile: graphql or rest');
-
+  const { title, ours: oursTarget, peer: peerTarget } = await standInCase(caseName, variant);
+  const targets = [oursTarget, peerTarget];
   const load = await LoadGenerator.start(pinning.load);
   let results: Measured[];
   try {

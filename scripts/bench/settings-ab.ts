@@ -11,23 +11,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signToken } from '../../src/auth/jwt.ts';
-import { JWT_SECRET, MEMORY_GRAPHQL_PATH, VIEWER } from './fixtures.ts';
-import { request as graphqlRequest, VARIANTS as GRAPHQL_VARIANTS, type Variant as GraphQLVariant } from './graphql.ts';
 import { LoadGenerator } from './load.ts';
 import { choosePinning, startServer, tsx, type Server } from './procs.ts';
-import { REST_VARIANTS } from './products.ts';
-
-interface Target {
-  name: string;
-  kind: string;
-  data: 'memory' | 'stub';
-  env: Record<string, string>;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
+import { standInCase, standInEnv, standInLoad, type StandInTarget as Target } from './stand-in-targets.ts';
 
 /** User and system CPU seconds of a process so far (clock ticks of /proc/<pid>/stat, fields 14 and 15). */
 function cpuSeconds(pid: number): number {
@@ -41,40 +27,15 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/** Ours as configured, then ours once per NAME=VALUE setting, then the peer. */
 async function targetsOf(caseName: string, variant: string | undefined, settings: string[]): Promise<Target[]> {
-  const token = await signToken(JWT_SECRET, { sub: VIEWER, expiresIn: 24 * 3600 });
-  const envOf = (setting: string | null): Record<string, string> => {
-    if (setting === null) return {};
+  const { ours, peer } = await standInCase(caseName, variant);
+  const withSetting = (setting: string): Target => {
     const [name, value] = setting.split('=', 2);
     if (!name || value === undefined) throw new Error(`settings are NAME=VALUE, not ${setting}`);
-    return { [name]: value };
+    return { ...ours, name: `ours, ${setting}`, env: { [name]: value } };
   };
-  const ours = [null, ...settings];
-  if (caseName === 'graphql') {
-    const v = (variant ?? 'feed') as GraphQLVariant;
-    if (!GRAPHQL_VARIANTS.includes(v)) throw new Error(`graphql variants: ${GRAPHQL_VARIANTS.join(', ')}`);
-    const of = (name: string, kind: string, env: Record<string, string>): Target => {
-      const r = graphqlRequest(v, kind === 'ours-memory' ? MEMORY_GRAPHQL_PATH : '/graphql', token);
-      return { name, kind, data: 'memory', env, method: 'POST', path: r.path, headers: r.headers ?? {}, body: r.body };
-    };
-    return [...ours.map((s) => of(s ? `ours, ${s}` : 'ours', 'ours-memory', envOf(s))), of('Mercurius+jit', 'mercurius', {})];
-  }
-  if (caseName === 'rest') {
-    const v = REST_VARIANTS.find((r) => r.id === (variant ?? 'by-id'));
-    if (!v) throw new Error(`rest variants: ${REST_VARIANTS.map((r) => r.id).join(', ')}`);
-    const headers = { accept: 'application/json', ...(v.bearer ? { authorization: `Bearer ${token}` } : {}) };
-    const of = (name: string, kind: string, env: Record<string, string>): Target => ({
-      name,
-      kind,
-      data: 'stub',
-      env,
-      method: 'GET',
-      path: v.path,
-      headers,
-    });
-    return [...ours.map((s) => of(s ? `ours, ${s}` : 'ours', 'ours-stub', envOf(s))), of('bare Fastify', 'fastify-bare', {})];
-  }
-  throw new Error('settings: graphql or rest');
+  return [ours, ...settings.map(withSetting), peer];
 }
 
 export async function compareSettings(
@@ -90,27 +51,11 @@ export async function compareSettings(
   const running: { target: Target; server: Server; rps: number[]; cpuUs: number[] }[] = [];
   try {
     for (const target of targets) {
-      const env = {
-        ...process.env,
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info',
-        AUTH_JWT_SECRET: JWT_SECRET,
-        SECRETS_KEY: JWT_SECRET,
-        DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-settings-')),
-        DATABASE_URL: '',
-        ...target.env,
-      };
+      const env = standInEnv(target, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-settings-')));
       const server = await startServer(target.name, tsx('scripts/bench/serve.ts', target.kind, target.data), env, pinning.server);
       running.push({ target, server, rps: [], cpuUs: [] });
     }
-    const request = (r: (typeof running)[number], s: number) => ({
-      url: `${r.server.url}${r.target.path}`,
-      method: r.target.method,
-      headers: r.target.headers,
-      body: r.target.body,
-      connections: 10,
-      seconds: s,
-    });
+    const request = (r: (typeof running)[number], s: number) => standInLoad(r.target, r.server.url, s);
     for (const r of running) await load.measure(request(r, 3));
     for (let round = 0; round < rounds; round++) {
       for (const r of round % 2 ? [...running].reverse() : running) {
