@@ -57,7 +57,7 @@ process.on('exit', () => fs.rmSync(DATA_DIRS, { recursive: true, force: true }))
 const NPM_START = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--enable-source-maps', 'dist/src/main.js'];
 
 /** The environment `npm start` runs with in production: info logs (to /dev/null here), a JWT secret and a secrets key. */
-function productionEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function productionEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const dataDir = fs.mkdtempSync(path.join(DATA_DIRS, 'server-'));
   return {
     ...process.env,

@@ -20,7 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { LoadGenerator } from './load.ts';
 import { choosePinning, ROOT, startServer, tsx } from './procs.ts';
-import { standInCase, standInEnv, standInLoad, type StandInTarget as Target } from './stand-in-targets.ts';
+import { productionEnv } from './context.ts';
+import { standInCase, standInLoad, type StandInTarget as Target } from './stand-in-targets.ts';
 
 interface CallFrame {
   functionName: string;
@@ -93,7 +94,7 @@ interface Running {
 
 async function startTarget(target: Target, cpu: string | null): Promise<Running> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpu-profile-')), 'profiles.json');
-  const env = { ...standInEnv(target, path.dirname(file)), BENCH_CPU_PROFILE: file };
+  const env = productionEnv({ ...target.env, BENCH_CPU_PROFILE: file });
   const server = await startServer(target.name, tsx('scripts/bench/serve.ts', target.kind, target.data), env, cpu);
   return { target, pid: server.pid!, stop: server.stop, file, url: server.url, requests: 0, seconds: 0 };
 }

@@ -9,11 +9,10 @@
  * samples (cpu-profile.ts) includes system calls and the garbage collector's threads.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { LoadGenerator } from './load.ts';
 import { choosePinning, startServer, tsx, type Server } from './procs.ts';
-import { standInCase, standInEnv, standInLoad, type StandInTarget as Target } from './stand-in-targets.ts';
+import { productionEnv } from './context.ts';
+import { standInCase, standInLoad, type StandInTarget as Target } from './stand-in-targets.ts';
 
 /** User and system CPU seconds of a process so far (clock ticks of /proc/<pid>/stat, fields 14 and 15). */
 function cpuSeconds(pid: number): number {
@@ -51,7 +50,7 @@ export async function compareSettings(
   const running: { target: Target; server: Server; rps: number[]; cpuUs: number[] }[] = [];
   try {
     for (const target of targets) {
-      const env = standInEnv(target, fs.mkdtempSync(path.join(os.tmpdir(), 'bench-settings-')));
+      const env = productionEnv(target.env);
       const server = await startServer(target.name, tsx('scripts/bench/serve.ts', target.kind, target.data), env, pinning.server);
       running.push({ target, server, rps: [], cpuUs: [] });
     }

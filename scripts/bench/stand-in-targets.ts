@@ -1,8 +1,7 @@
 /**
  * The stand-in cases of `npm run bench -- profile` (cpu-profile.ts) and `npm run bench -- settings`
  * (settings-ab.ts): ours on in-memory resolvers or the stubbed repository, and its peer, each a
- * server of scripts/bench/serve.ts with the request it is measured with and the environment it
- * starts in.
+ * server of scripts/bench/serve.ts with the request it is measured with.
  */
 import { signToken } from '../../src/auth/jwt.ts';
 import { JWT_SECRET, MEMORY_GRAPHQL_PATH, VIEWER } from './fixtures.ts';
@@ -15,7 +14,7 @@ export interface StandInTarget {
   /** serve.ts's server kind and data. */
   kind: string;
   data: 'memory' | 'stub';
-  /** Settings of this target beside standInEnv's (settings-ab.ts). */
+  /** Settings of this target beside the production environment (context.ts productionEnv; settings-ab.ts). */
   env: Record<string, string>;
   method: 'GET' | 'POST';
   path: string;
@@ -57,20 +56,6 @@ export async function standInCase(caseName: string, variant: string | undefined)
     return { title: `REST on the stubbed repository, ${v.title}`, ours: of('ours', 'ours-stub'), peer: of('bare Fastify', 'fastify-bare') };
   }
   throw new Error('graphql or rest');
-}
-
-/** How a stand-in server starts: as `npm start` configures ours (production, access lines), its data under `dataDir`. */
-export function standInEnv(target: StandInTarget, dataDir: string): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    AUTH_JWT_SECRET: JWT_SECRET,
-    SECRETS_KEY: JWT_SECRET,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    ...target.env,
-  };
 }
 
 /** The load generator's request for a target served at `url`. */
