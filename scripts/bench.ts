@@ -52,28 +52,30 @@ if (process.argv[2] === 'portal') {
   process.exit(0);
 }
 
+/** The stand-in commands' arguments: the case and what follows it, --variant, --rounds, --seconds. */
+function standInArgs(rounds: string, seconds: string) {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(3),
+    allowPositionals: true,
+    options: { variant: { type: 'string' }, rounds: { type: 'string', default: rounds }, seconds: { type: 'string', default: seconds } },
+  });
+  const [caseName = 'graphql', ...rest] = positionals;
+  return { caseName, rest, variant: values.variant, rounds: Number(values.rounds), seconds: Number(values.seconds) };
+}
+
 // Where the CPU goes, ours against its peer (scripts/bench/cpu-profile.ts).
 if (process.argv[2] === 'profile') {
   const { profileCase } = await import('./bench/cpu-profile.ts');
-  const { values: profile, positionals } = parseArgs({
-    args: process.argv.slice(3),
-    allowPositionals: true,
-    options: { variant: { type: 'string' }, rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '5' } },
-  });
-  console.log(await profileCase(positionals[0] ?? 'graphql', profile.variant, Number(profile.rounds), Number(profile.seconds)));
+  const { caseName, variant, rounds, seconds } = standInArgs('4', '5');
+  console.log(await profileCase(caseName, variant, rounds, seconds));
   process.exit(0);
 }
 
 // What a feature costs, as a setting that turns it off (scripts/bench/settings-ab.ts).
 if (process.argv[2] === 'settings') {
   const { compareSettings } = await import('./bench/settings-ab.ts');
-  const { values: options, positionals } = parseArgs({
-    args: process.argv.slice(3),
-    allowPositionals: true,
-    options: { variant: { type: 'string' }, rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '4' } },
-  });
-  const [caseName = 'graphql', ...settings] = positionals;
-  console.log(await compareSettings(caseName, options.variant, settings, Number(options.rounds), Number(options.seconds)));
+  const { caseName, rest: settings, variant, rounds, seconds } = standInArgs('8', '4');
+  console.log(await compareSettings(caseName, variant, settings, rounds, seconds));
   process.exit(0);
 }
 
